@@ -1,0 +1,99 @@
+//! Library error type. Every fallible operation in the library returns [`Result`]; nothing panics on
+//! bad input.
+
+use std::path::PathBuf;
+
+/// Where in an input file something went wrong (1-based line and column; column 0 = unknown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file, when the input came from one.
+    pub file: Option<PathBuf>,
+    /// 1-based line number.
+    pub line: u64,
+    /// 1-based column, 0 when unknown.
+    pub column: u64,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}:", file.display())?;
+        }
+        write!(f, "{}", self.line)?;
+        if self.column > 0 {
+            write!(f, ":{}", self.column)?;
+        }
+        Ok(())
+    }
+}
+
+/// Everything that can go wrong in gemp.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An I/O error on a named file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Malformed input data at a location.
+    #[error("{location}: {message}")]
+    Parse {
+        /// Where.
+        location: Location,
+        /// What.
+        message: String,
+    },
+    /// An input file that cannot be used at all (wrong header, unknown format, empty when it must not be).
+    #[error("{path}: {message}")]
+    BadFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A snapshot file that is truncated, corrupted or of another version.
+    #[error("snapshot {path}: {message}")]
+    Snapshot {
+        /// The snapshot file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A graph that breaks the model's invariants or limits (too many nodes, conflicting property types…).
+    #[error("model: {0}")]
+    Model(String),
+    /// A query that does not parse or does not fit the model.
+    #[error("{0}")]
+    Query(String),
+    /// An OpenCL failure (no platform, kernel build error with its log, enqueue failure…).
+    #[error("OpenCL: {0}")]
+    OpenCl(String),
+    /// A caller passed an argument that is out of range or inconsistent.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+impl Error {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// A parse error at `file:line[:column]`.
+    pub fn parse(file: Option<PathBuf>, line: u64, column: u64, message: impl Into<String>) -> Self {
+        Error::Parse {
+            location: Location { file, line, column },
+            message: message.into(),
+        }
+    }
+}
+
+/// Result alias used across the library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

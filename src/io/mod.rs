@@ -1,0 +1,1 @@
+//! Loaders, writers and generators.

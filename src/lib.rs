@@ -1,0 +1,14 @@
+//! # gemp — GPU-accelerated graph pattern matching and graph similarity on OpenCL
+//!
+//! One graph model ([`model`]) shared by every algorithm: GEMP's two-phase pattern matching pipeline,
+//! A* graph similarity and AMonG, TruST inexact matching and GpSense filter-and-join matching.
+//! See `README.md` and the architecture map for the big picture.
+
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod io;
+pub mod model;
+pub mod pattern;
+
+pub use error::{Error, Result};

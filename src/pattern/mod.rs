@@ -1,0 +1,1 @@
+//! The pattern query language: lexer, parser, AST, semantic checks and planner.
