@@ -1,1 +1,6 @@
-//! Loaders, writers and generators.
+//! Loaders, writers and generators: IMDb TSV dumps and plain-text lists, synthetic IMDb data.
+
+pub mod input;
+pub mod report;
+
+pub use report::{FileReport, LoadOptions, LoadReport, Malformed};

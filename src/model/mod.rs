@@ -1,1 +1,378 @@
-//! The shared graph model.
+//! The shared graph model: a frozen, directed, labelled multigraph with typed properties.
+//!
+//! - Node and edge ids are dense `u32`. Nodes carry one or more interned labels; edges carry one
+//!   interned relationship type.
+//! - Adjacency is a flattened CSR in both directions ([`Adjacency`]), each list sorted by
+//!   (type, neighbour id).
+//! - Nodes are numbered so that nodes with the same primary (first) label are contiguous
+//!   ([`PropertyGroup`]); node properties are typed columns per group, edge properties typed columns
+//!   over all edges.
+//! - Models are built with [`ModelBuilder`] and saved/opened as memory-mapped snapshots
+//!   ([`snapshot`]).
+
+mod builder;
+mod column;
+mod csr;
+mod interner;
+mod schema;
+mod slab;
+pub mod snapshot;
+mod value;
+
+use std::sync::OnceLock;
+
+use hashbrown::HashMap;
+
+pub use builder::{ModelBuilder, MAX_ELEMENTS};
+pub use column::{Column, ColumnData};
+pub use csr::{Adjacency, ANY_TYPE};
+pub use interner::Interner;
+pub use schema::{DegreeStats, LabelInfo, PropertyInfo, RelTypeInfo, Schema};
+pub use slab::{Slab, StringHeap};
+pub use value::{PropType, Value, ValueRef};
+
+use crate::error::{Error, Result};
+
+/// Marker for "no label" (a node created only because an edge named it).
+pub const NO_LABEL: u32 = u32::MAX;
+
+/// A contiguous range of node ids sharing a primary label, with that group's property columns.
+#[derive(Debug)]
+pub struct PropertyGroup {
+    /// The primary label, or [`NO_LABEL`].
+    pub label: u32,
+    /// First node id of the group.
+    pub start: u32,
+    /// One past the last node id.
+    pub end: u32,
+    /// Property columns, each with `end - start` rows.
+    pub columns: Vec<Column>,
+}
+
+impl PropertyGroup {
+    /// The column named `name`, if this group has it.
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+}
+
+/// The parts a model is assembled from (by the builder or the snapshot reader).
+pub(crate) struct ModelParts {
+    pub labels: Interner,
+    pub rel_types: Interner,
+    pub node_label_offsets: Slab<u32>,
+    pub node_labels: Slab<u32>,
+    pub label_index_offsets: Slab<u32>,
+    pub label_index: Slab<u32>,
+    pub out: Adjacency,
+    pub inc: Adjacency,
+    pub groups: Vec<PropertyGroup>,
+    pub edge_columns: Vec<Column>,
+    pub keys: StringHeap,
+}
+
+/// A frozen graph. Cheap to query from many threads (`Sync`); immutable.
+#[derive(Debug)]
+pub struct Model {
+    labels: Interner,
+    rel_types: Interner,
+    node_label_offsets: Slab<u32>,
+    node_labels: Slab<u32>,
+    label_index_offsets: Slab<u32>,
+    label_index: Slab<u32>,
+    out: Adjacency,
+    inc: Adjacency,
+    groups: Vec<PropertyGroup>,
+    edge_columns: Vec<Column>,
+    keys: StringHeap,
+    type_counts: Vec<u64>,
+    key_index: OnceLock<HashMap<Box<str>, u32>>,
+}
+
+impl Model {
+    /// Assembles a model and checks the structural invariants every reader relies on.
+    pub(crate) fn from_parts(p: ModelParts) -> Result<Model> {
+        let mut type_counts = vec![0u64; p.rel_types.len()];
+        for &t in p.out.types.iter() {
+            match type_counts.get_mut(t as usize) {
+                Some(c) => *c += 1,
+                None => return Err(Error::Model(format!("edge type id {t} out of range"))),
+            }
+        }
+        let model = Model {
+            labels: p.labels,
+            rel_types: p.rel_types,
+            node_label_offsets: p.node_label_offsets,
+            node_labels: p.node_labels,
+            label_index_offsets: p.label_index_offsets,
+            label_index: p.label_index,
+            out: p.out,
+            inc: p.inc,
+            groups: p.groups,
+            edge_columns: p.edge_columns,
+            keys: p.keys,
+            type_counts,
+            key_index: OnceLock::new(),
+        };
+        model.validate()?;
+        Ok(model)
+    }
+
+    /// Checks every offset and id so that no accessor can index out of bounds, whatever the input
+    /// (snapshots may be corrupted).
+    fn validate(&self) -> Result<()> {
+        let n = self.node_count();
+        let bad = |what: &str| Err(Error::Model(format!("corrupt model: {what}")));
+        check_offsets(&self.node_label_offsets, n, self.node_labels.len(), "node label offsets")?;
+        check_ids(&self.node_labels, self.labels.len(), "node labels")?;
+        check_offsets(
+            &self.label_index_offsets,
+            self.labels.len(),
+            self.label_index.len(),
+            "label index offsets",
+        )?;
+        check_ids(&self.label_index, n, "label index")?;
+        let m = self.out.neighbors.len();
+        for (adj, name) in [(&self.out, "out"), (&self.inc, "in")] {
+            check_offsets(&adj.offsets, n, adj.neighbors.len(), name)?;
+            if adj.types.len() != adj.neighbors.len() || adj.neighbors.len() != m {
+                return bad("adjacency arrays differ in length");
+            }
+            check_ids(&adj.neighbors, n, name)?;
+            check_ids(&adj.types, self.rel_types.len(), name)?;
+        }
+        if self.inc.edge_ids.len() != m || !self.out.edge_ids.is_empty() {
+            return bad("edge id arrays");
+        }
+        check_ids(&self.inc.edge_ids, m, "in edge ids")?;
+        if self.keys.len() != n {
+            return bad("node key count");
+        }
+        check_heap(&self.keys, "node keys")?;
+        let mut expected = 0u32;
+        for g in &self.groups {
+            if g.start != expected || g.end <= g.start {
+                return bad("property groups do not tile the node ids");
+            }
+            expected = g.end;
+            for c in &g.columns {
+                check_column(c, (g.end - g.start) as usize)?;
+            }
+        }
+        if expected as usize != n {
+            return bad("property groups do not cover every node");
+        }
+        for c in &self.edge_columns {
+            check_column(c, m)?;
+        }
+        Ok(())
+    }
+
+    /// Number of nodes.
+    pub fn node_count(&self) -> usize {
+        self.node_label_offsets.len().saturating_sub(1)
+    }
+
+    /// Number of edges.
+    pub fn edge_count(&self) -> usize {
+        self.out.neighbors.len()
+    }
+
+    /// The label interner.
+    pub fn labels(&self) -> &Interner {
+        &self.labels
+    }
+
+    /// The relationship-type interner.
+    pub fn rel_types(&self) -> &Interner {
+        &self.rel_types
+    }
+
+    /// The labels of `node`, sorted by label id.
+    pub fn node_labels(&self, node: u32) -> &[u32] {
+        let n = node as usize;
+        match (self.node_label_offsets.get(n), self.node_label_offsets.get(n + 1)) {
+            (Some(&s), Some(&e)) => &self.node_labels[s as usize..e as usize],
+            _ => &[],
+        }
+    }
+
+    /// True when `node` carries `label`.
+    pub fn has_label(&self, node: u32, label: u32) -> bool {
+        self.node_labels(node).binary_search(&label).is_ok()
+    }
+
+    /// The nodes carrying `label`, sorted by id.
+    pub fn nodes_with_label(&self, label: u32) -> &[u32] {
+        let l = label as usize;
+        match (self.label_index_offsets.get(l), self.label_index_offsets.get(l + 1)) {
+            (Some(&s), Some(&e)) => &self.label_index[s as usize..e as usize],
+            _ => &[],
+        }
+    }
+
+    /// Number of nodes carrying `label`.
+    pub fn label_count(&self, label: u32) -> usize {
+        self.nodes_with_label(label).len()
+    }
+
+    /// Number of edges of type `ty`.
+    pub fn type_count(&self, ty: u32) -> usize {
+        self.type_counts.get(ty as usize).copied().unwrap_or(0) as usize
+    }
+
+    /// Outgoing adjacency.
+    pub fn out(&self) -> &Adjacency {
+        &self.out
+    }
+
+    /// Incoming adjacency.
+    pub fn inc(&self) -> &Adjacency {
+        &self.inc
+    }
+
+    /// The external key of `node` (e.g. `tt0000001`).
+    pub fn node_key(&self, node: u32) -> Option<&str> {
+        self.keys.get(node as usize)
+    }
+
+    /// All node keys as a string heap.
+    pub fn keys(&self) -> &StringHeap {
+        &self.keys
+    }
+
+    /// The node with external key `key` (builds a hash index on first use).
+    pub fn node_by_key(&self, key: &str) -> Option<u32> {
+        self.key_index
+            .get_or_init(|| {
+                self.keys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| (Box::from(k), i as u32))
+                    .collect()
+            })
+            .get(key)
+            .copied()
+    }
+
+    /// The property groups (contiguous id ranges by primary label).
+    pub fn groups(&self) -> &[PropertyGroup] {
+        &self.groups
+    }
+
+    /// The group holding `node`.
+    pub fn group_of(&self, node: u32) -> Option<&PropertyGroup> {
+        let i = self.groups.partition_point(|g| g.start <= node);
+        self.groups.get(i.checked_sub(1)?).filter(|g| node < g.end)
+    }
+
+    /// Property `name` of `node` (null when the node does not have it).
+    pub fn node_property(&self, node: u32, name: &str) -> ValueRef<'_> {
+        match self.group_of(node) {
+            Some(g) => g
+                .column(name)
+                .map_or(ValueRef::Null, |c| c.get((node - g.start) as usize)),
+            None => ValueRef::Null,
+        }
+    }
+
+    /// Edge property columns.
+    pub fn edge_columns(&self) -> &[Column] {
+        &self.edge_columns
+    }
+
+    /// Property `name` of `edge` (null when absent).
+    pub fn edge_property(&self, edge: u32, name: &str) -> ValueRef<'_> {
+        self.edge_columns
+            .iter()
+            .find(|c| c.name == name)
+            .map_or(ValueRef::Null, |c| c.get(edge as usize))
+    }
+
+    /// Source node of `edge` (edge ids are out-CSR positions).
+    pub fn edge_source(&self, edge: u32) -> Option<u32> {
+        if edge as usize >= self.edge_count() {
+            return None;
+        }
+        let i = self.out.offsets.partition_point(|&o| o <= edge);
+        Some(i as u32 - 1)
+    }
+
+    /// Target node and type of `edge`.
+    pub fn edge_target(&self, edge: u32) -> Option<(u32, u32)> {
+        let e = edge as usize;
+        Some((*self.out.neighbors.get(e)?, *self.out.types.get(e)?))
+    }
+
+    /// The schema: labels, types, properties, counts.
+    pub fn schema(&self) -> Schema {
+        Schema::of(self)
+    }
+}
+
+fn check_offsets(offsets: &[u32], count: usize, total: usize, what: &str) -> Result<()> {
+    if offsets.len() != count + 1 || offsets[0] != 0 || offsets[count] as usize != total {
+        return Err(Error::Model(format!("corrupt model: {what} have the wrong size")));
+    }
+    if offsets.windows(2).any(|w| w[0] > w[1]) {
+        return Err(Error::Model(format!("corrupt model: {what} are not monotone")));
+    }
+    Ok(())
+}
+
+fn check_ids(ids: &[u32], bound: usize, what: &str) -> Result<()> {
+    let max = rayon_max(ids);
+    if !ids.is_empty() && max as usize >= bound {
+        return Err(Error::Model(format!("corrupt model: {what} hold id {max} >= {bound}")));
+    }
+    Ok(())
+}
+
+fn rayon_max(ids: &[u32]) -> u32 {
+    use rayon::prelude::*;
+    ids.par_chunks(1 << 20)
+        .map(|c| c.iter().copied().max().unwrap_or(0))
+        .max()
+        .unwrap_or(0)
+}
+
+fn check_heap(h: &StringHeap, what: &str) -> Result<()> {
+    let off = &h.offsets;
+    let ok = (off.is_empty() && h.bytes.is_empty())
+        || (off.first() == Some(&0)
+            && off.last().copied() == Some(h.bytes.len() as u64)
+            && off.windows(2).all(|w| w[0] <= w[1]));
+    if !ok {
+        return Err(Error::Model(format!("corrupt model: {what} string offsets")));
+    }
+    if std::str::from_utf8(&h.bytes).is_err() {
+        return Err(Error::Model(format!("corrupt model: {what} are not UTF-8")));
+    }
+    Ok(())
+}
+
+fn check_column(c: &Column, rows: usize) -> Result<()> {
+    let bad = || Err(Error::Model(format!("corrupt model: column `{}`", c.name)));
+    if c.len != rows || (!c.validity.is_empty() && c.validity.len() != rows.div_ceil(64)) {
+        return bad();
+    }
+    match &c.data {
+        ColumnData::Int(v) if v.len() != rows => bad(),
+        ColumnData::Float(v) if v.len() != rows => bad(),
+        ColumnData::Bool(v) if v.len() != rows => bad(),
+        ColumnData::Str(h) => {
+            if h.len() != rows {
+                return bad();
+            }
+            check_heap(h, &c.name)
+        }
+        ColumnData::Dict { codes, dict } => {
+            if codes.len() != rows {
+                return bad();
+            }
+            check_heap(dict, &c.name)?;
+            check_ids(codes, dict.len(), &c.name)
+        }
+        _ => Ok(()),
+    }
+}

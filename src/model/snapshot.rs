@@ -1,0 +1,507 @@
+//! The `.gemp` snapshot: a frozen [`Model`] written so that opening it is a memory map plus
+//! validation, with no parsing of graph data.
+//!
+//! Layout (all integers little-endian):
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 0..8 | magic `GEMPSNAP` |
+//! | 8..12 | format version ([`FORMAT_VERSION`]) |
+//! | 12..16 | number of sections `S` |
+//! | 16..24 | length of the JSON metadata block |
+//! | 24..32 | xxh3 checksum of bytes 0..24, the section table and the metadata |
+//! | 32.. | section table: `S` entries of 32 bytes (offset, length in bytes, xxh3 checksum, element size, reserved) |
+//! | then | metadata (JSON: interners, group and column descriptors naming sections by index) |
+//! | then | sections, each starting at a multiple of 64 bytes |
+//!
+//! Opening checks the magic, version, header checksum, that every section lies inside the file and is
+//! aligned, every section checksum (in parallel; can be skipped with [`OpenOptions::verify_checksums`]),
+//! and then every structural invariant of the model (offsets monotone, ids in range, UTF-8), so a
+//! truncated, bit-flipped or hostile file is a clean [`Error::Snapshot`], never undefined behaviour.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bytemuck::Pod;
+use memmap2::Mmap;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::{
+    Adjacency, Column, ColumnData, Interner, Model, ModelParts, PropertyGroup, Slab, StringHeap,
+};
+use crate::error::{Error, Result};
+
+/// File magic.
+pub const MAGIC: &[u8; 8] = b"GEMPSNAP";
+/// Current format version; files of another version are rejected with a clear message.
+pub const FORMAT_VERSION: u32 = 1;
+const HEADER_LEN: usize = 32;
+const ENTRY_LEN: usize = 32;
+const ALIGN: usize = 64;
+
+#[derive(Serialize, Deserialize)]
+struct Meta {
+    labels: Vec<String>,
+    rel_types: Vec<String>,
+    node_label_offsets: usize,
+    node_labels: usize,
+    label_index_offsets: usize,
+    label_index: usize,
+    out: AdjMeta,
+    inc: AdjMeta,
+    keys: HeapMeta,
+    groups: Vec<GroupMeta>,
+    edge_columns: Vec<ColumnMeta>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct AdjMeta {
+    offsets: usize,
+    neighbors: usize,
+    types: usize,
+    edge_ids: usize,
+}
+
+#[derive(Serialize, Deserialize)]
+struct HeapMeta {
+    offsets: usize,
+    bytes: usize,
+}
+
+#[derive(Serialize, Deserialize)]
+struct GroupMeta {
+    label: u32,
+    start: u32,
+    end: u32,
+    columns: Vec<ColumnMeta>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ColumnMeta {
+    name: String,
+    len: usize,
+    kind: ColumnKind,
+    data: usize,
+    heap: Option<HeapMeta>,
+    validity: usize,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum ColumnKind {
+    Int,
+    Float,
+    Bool,
+    Str,
+    Dict,
+}
+
+/// Collects the byte sections of a model in write order.
+struct SectionList<'a> {
+    sections: Vec<(&'a [u8], u32)>,
+}
+
+impl<'a> SectionList<'a> {
+    fn add<T: Pod>(&mut self, slab: &'a Slab<T>) -> usize {
+        self.sections.push((slab.as_bytes(), std::mem::size_of::<T>() as u32));
+        self.sections.len() - 1
+    }
+
+    fn heap(&mut self, h: &'a StringHeap) -> HeapMeta {
+        HeapMeta {
+            offsets: self.add(&h.offsets),
+            bytes: self.add(&h.bytes),
+        }
+    }
+
+    fn adjacency(&mut self, a: &'a Adjacency) -> AdjMeta {
+        AdjMeta {
+            offsets: self.add(&a.offsets),
+            neighbors: self.add(&a.neighbors),
+            types: self.add(&a.types),
+            edge_ids: self.add(&a.edge_ids),
+        }
+    }
+
+    fn column(&mut self, c: &'a Column) -> ColumnMeta {
+        let (kind, data, heap) = match &c.data {
+            ColumnData::Int(v) => (ColumnKind::Int, self.add(v), None),
+            ColumnData::Float(v) => (ColumnKind::Float, self.add(v), None),
+            ColumnData::Bool(v) => (ColumnKind::Bool, self.add(v), None),
+            ColumnData::Str(h) => {
+                let hm = self.heap(h);
+                (ColumnKind::Str, hm.offsets, Some(hm))
+            }
+            ColumnData::Dict { codes, dict } => {
+                let d = self.add(codes);
+                (ColumnKind::Dict, d, Some(self.heap(dict)))
+            }
+        };
+        ColumnMeta {
+            name: c.name.clone(),
+            len: c.len,
+            kind,
+            data,
+            heap,
+            validity: self.add(&c.validity),
+        }
+    }
+}
+
+/// Writes `model` to `path` (atomically: a temporary file renamed into place).
+pub fn write(model: &Model, path: &Path) -> Result<()> {
+    let mut list = SectionList {
+        sections: Vec::new(),
+    };
+    let meta = Meta {
+        labels: model.labels.names().to_vec(),
+        rel_types: model.rel_types.names().to_vec(),
+        node_label_offsets: list.add(&model.node_label_offsets),
+        node_labels: list.add(&model.node_labels),
+        label_index_offsets: list.add(&model.label_index_offsets),
+        label_index: list.add(&model.label_index),
+        out: list.adjacency(&model.out),
+        inc: list.adjacency(&model.inc),
+        keys: list.heap(&model.keys),
+        groups: model
+            .groups
+            .iter()
+            .map(|g| GroupMeta {
+                label: g.label,
+                start: g.start,
+                end: g.end,
+                columns: g.columns.iter().map(|c| list.column(c)).collect(),
+            })
+            .collect(),
+        edge_columns: model.edge_columns.iter().map(|c| list.column(c)).collect(),
+    };
+    let meta_json = serde_json::to_vec(&meta).map_err(|e| Error::Model(e.to_string()))?;
+    let sections = list.sections;
+    let checksums: Vec<u64> = sections.par_iter().map(|(b, _)| xxh3_64(b)).collect();
+
+    let table_len = sections.len() * ENTRY_LEN;
+    let mut offset = align_up(HEADER_LEN + table_len + meta_json.len());
+    let mut table = Vec::with_capacity(table_len);
+    let mut offsets = Vec::with_capacity(sections.len());
+    for ((bytes, elem), sum) in sections.iter().zip(&checksums) {
+        offsets.push(offset);
+        table.extend_from_slice(&(offset as u64).to_le_bytes());
+        table.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        table.extend_from_slice(&sum.to_le_bytes());
+        table.extend_from_slice(&elem.to_le_bytes());
+        table.extend_from_slice(&0u32.to_le_bytes());
+        offset = align_up(offset + bytes.len());
+    }
+    let mut header = Vec::with_capacity(HEADER_LEN);
+    header.extend_from_slice(MAGIC);
+    header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    header.extend_from_slice(&(sections.len() as u32).to_le_bytes());
+    header.extend_from_slice(&(meta_json.len() as u64).to_le_bytes());
+    let header_sum = header_checksum(&header, &table, &meta_json);
+    header.extend_from_slice(&header_sum.to_le_bytes());
+
+    let tmp = path.with_extension("gemp.tmp");
+    let io = |e| Error::io(path, e);
+    let file = File::create(&tmp).map_err(io)?;
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    let mut pos = 0usize;
+    let mut put = |w: &mut BufWriter<File>, b: &[u8]| -> std::io::Result<()> {
+        w.write_all(b)?;
+        pos += b.len();
+        Ok(())
+    };
+    put(&mut w, &header).map_err(io)?;
+    put(&mut w, &table).map_err(io)?;
+    put(&mut w, &meta_json).map_err(io)?;
+    let zeros = [0u8; ALIGN];
+    let mut written = HEADER_LEN + table_len + meta_json.len();
+    for ((bytes, _), &off) in sections.iter().zip(&offsets) {
+        w.write_all(&zeros[..off - written]).map_err(io)?;
+        w.write_all(bytes).map_err(io)?;
+        written = off + bytes.len();
+    }
+    let end = align_up(written);
+    w.write_all(&zeros[..end - written]).map_err(io)?;
+    let file = w.into_inner().map_err(|e| io(e.into_error()))?;
+    file.sync_all().map_err(io)?;
+    drop(file);
+    std::fs::rename(&tmp, path).map_err(io)?;
+    Ok(())
+}
+
+fn header_checksum(first24: &[u8], table: &[u8], meta: &[u8]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&first24[..24]);
+    h.update(table);
+    h.update(meta);
+    h.digest()
+}
+
+fn align_up(x: usize) -> usize {
+    x.div_ceil(ALIGN) * ALIGN
+}
+
+/// Options for [`open_with`].
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    /// Verify every section's checksum (default true). Structural validation always runs.
+    pub verify_checksums: bool,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            verify_checksums: true,
+        }
+    }
+}
+
+/// True when `path` starts with the snapshot magic.
+pub fn is_snapshot(path: &Path) -> bool {
+    use std::io::Read;
+    let mut buf = [0u8; 8];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut buf))
+        .map(|_| &buf == MAGIC)
+        .unwrap_or(false)
+}
+
+/// Opens a snapshot with default options.
+pub fn open(path: &Path) -> Result<Model> {
+    open_with(path, &OpenOptions::default())
+}
+
+/// Opens a snapshot: memory-maps it and validates it (see the module docs).
+pub fn open_with(path: &Path, options: &OpenOptions) -> Result<Model> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    // SAFETY: the mapping is read-only; the file may be modified by another process while mapped,
+    // which is the usual caveat of memory-mapped files. Every byte is validated before use.
+    let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+    from_mmap(Arc::new(map), path.to_path_buf(), options)
+}
+
+/// Reads a snapshot from bytes (copied into an anonymous mapping). Used by tests and fuzzing.
+pub fn from_bytes(bytes: &[u8], options: &OpenOptions) -> Result<Model> {
+    let path = PathBuf::from("<memory>");
+    let mut anon = memmap2::MmapMut::map_anon(bytes.len().max(1)).map_err(|e| Error::io(&path, e))?;
+    anon[..bytes.len()].copy_from_slice(bytes);
+    let map = anon.make_read_only().map_err(|e| Error::io(&path, e))?;
+    let map = Arc::new(map);
+    let len = bytes.len();
+    Reader {
+        map: map.clone(),
+        len,
+        path,
+        sections: Vec::new(),
+    }
+    .read(options)
+}
+
+fn from_mmap(map: Arc<Mmap>, path: PathBuf, options: &OpenOptions) -> Result<Model> {
+    let len = map.len();
+    Reader {
+        map,
+        len,
+        path,
+        sections: Vec::new(),
+    }
+    .read(options)
+}
+
+struct Section {
+    offset: usize,
+    len: usize,
+    checksum: u64,
+    elem: usize,
+}
+
+struct Reader {
+    map: Arc<Mmap>,
+    len: usize,
+    path: PathBuf,
+    sections: Vec<Section>,
+}
+
+impl Reader {
+    fn err(&self, message: impl Into<String>) -> Error {
+        Error::Snapshot {
+            path: self.path.clone(),
+            message: message.into(),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.map[..self.len]
+    }
+
+    fn read(mut self, options: &OpenOptions) -> Result<Model> {
+        let data = self.bytes();
+        if data.len() < HEADER_LEN {
+            return Err(self.err("file is too short to be a snapshot (truncated?)"));
+        }
+        if &data[..8] != MAGIC {
+            return Err(self.err("not a gemp snapshot (bad magic)"));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(data[o..o + 4].try_into().unwrap_or([0; 4]));
+        let u64_at = |o: usize| u64::from_le_bytes(data[o..o + 8].try_into().unwrap_or([0; 8]));
+        let version = u32_at(8);
+        if version != FORMAT_VERSION {
+            return Err(self.err(format!(
+                "format version {version}, this gemp reads version {FORMAT_VERSION}: re-create it with `gemp load`"
+            )));
+        }
+        let count = u32_at(12) as usize;
+        let meta_len = u64_at(16);
+        let table_end = count
+            .checked_mul(ENTRY_LEN)
+            .and_then(|t| t.checked_add(HEADER_LEN))
+            .filter(|&e| e <= data.len());
+        let Some(table_end) = table_end else {
+            return Err(self.err("section table extends past the end of the file (truncated?)"));
+        };
+        let meta_end = usize::try_from(meta_len)
+            .ok()
+            .and_then(|m| table_end.checked_add(m))
+            .filter(|&e| e <= data.len());
+        let Some(meta_end) = meta_end else {
+            return Err(self.err("metadata extends past the end of the file (truncated?)"));
+        };
+        let expected = u64_at(24);
+        let actual = header_checksum(&data[..24], &data[HEADER_LEN..table_end], &data[table_end..meta_end]);
+        if expected != actual {
+            return Err(self.err("header checksum mismatch (corrupted file)"));
+        }
+        let mut sections = Vec::with_capacity(count);
+        for i in 0..count {
+            let e = HEADER_LEN + i * ENTRY_LEN;
+            let (offset, len) = (u64_at(e), u64_at(e + 8));
+            let elem = u32_at(e + 24) as usize;
+            let end = offset.checked_add(len).filter(|&x| x <= data.len() as u64);
+            if end.is_none() {
+                return Err(self.err(format!("section {i} extends past the end of the file (truncated?)")));
+            }
+            let (offset, len) = (offset as usize, len as usize);
+            if offset % 8 != 0 || !matches!(elem, 1 | 4 | 8) || len % elem != 0 {
+                return Err(self.err(format!("section {i} is misaligned or has a bad element size")));
+            }
+            sections.push(Section {
+                offset,
+                len,
+                checksum: u64_at(e + 16),
+                elem,
+            });
+        }
+        if options.verify_checksums {
+            let bad = sections
+                .par_iter()
+                .position_any(|s| xxh3_64(&data[s.offset..s.offset + s.len]) != s.checksum);
+            if let Some(i) = bad {
+                return Err(self.err(format!("checksum mismatch in section {i} (corrupted file)")));
+            }
+        }
+        let meta: Meta = serde_json::from_slice(&data[table_end..meta_end])
+            .map_err(|e| self.err(format!("bad metadata: {e}")))?;
+        self.sections = sections;
+        let model = self.assemble(meta)?;
+        Ok(model)
+    }
+
+    fn slab<T: Pod>(&self, index: usize) -> Result<Slab<T>> {
+        let s = self
+            .sections
+            .get(index)
+            .ok_or_else(|| self.err(format!("metadata names missing section {index}")))?;
+        let size = std::mem::size_of::<T>();
+        if s.elem != size || s.offset % std::mem::align_of::<T>() != 0 {
+            return Err(self.err(format!("section {index} has the wrong element type")));
+        }
+        Ok(Slab::Mapped {
+            map: self.map.clone(),
+            offset: s.offset,
+            len: s.len / size,
+        })
+    }
+
+    fn heap(&self, h: &HeapMeta) -> Result<StringHeap> {
+        Ok(StringHeap {
+            offsets: self.slab(h.offsets)?,
+            bytes: self.slab(h.bytes)?,
+        })
+    }
+
+    fn adjacency(&self, a: &AdjMeta) -> Result<Adjacency> {
+        Ok(Adjacency {
+            offsets: self.slab(a.offsets)?,
+            neighbors: self.slab(a.neighbors)?,
+            types: self.slab(a.types)?,
+            edge_ids: self.slab(a.edge_ids)?,
+        })
+    }
+
+    fn column(&self, c: &ColumnMeta) -> Result<Column> {
+        let heap = || {
+            c.heap
+                .as_ref()
+                .ok_or_else(|| self.err(format!("column `{}` lacks its string heap", c.name)))
+                .and_then(|h| self.heap(h))
+        };
+        let data = match c.kind {
+            ColumnKind::Int => ColumnData::Int(self.slab(c.data)?),
+            ColumnKind::Float => ColumnData::Float(self.slab(c.data)?),
+            ColumnKind::Bool => ColumnData::Bool(self.slab(c.data)?),
+            ColumnKind::Str => ColumnData::Str(heap()?),
+            ColumnKind::Dict => ColumnData::Dict {
+                codes: self.slab(c.data)?,
+                dict: heap()?,
+            },
+        };
+        Ok(Column {
+            name: c.name.clone(),
+            len: c.len,
+            data,
+            validity: self.slab(c.validity)?,
+        })
+    }
+
+    fn assemble(&self, meta: Meta) -> Result<Model> {
+        let groups = meta
+            .groups
+            .iter()
+            .map(|g| {
+                Ok(PropertyGroup {
+                    label: g.label,
+                    start: g.start,
+                    end: g.end,
+                    columns: g.columns.iter().map(|c| self.column(c)).collect::<Result<_>>()?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        for g in &groups {
+            if g.label != super::NO_LABEL && g.label as usize >= meta.labels.len() {
+                return Err(self.err("group label out of range"));
+            }
+        }
+        let parts = ModelParts {
+            labels: Interner::from_names(meta.labels),
+            rel_types: Interner::from_names(meta.rel_types),
+            node_label_offsets: self.slab(meta.node_label_offsets)?,
+            node_labels: self.slab(meta.node_labels)?,
+            label_index_offsets: self.slab(meta.label_index_offsets)?,
+            label_index: self.slab(meta.label_index)?,
+            out: self.adjacency(&meta.out)?,
+            inc: self.adjacency(&meta.inc)?,
+            keys: self.heap(&meta.keys)?,
+            groups,
+            edge_columns: meta
+                .edge_columns
+                .iter()
+                .map(|c| self.column(c))
+                .collect::<Result<_>>()?,
+        };
+        Model::from_parts(parts).map_err(|e| self.err(e.to_string()))
+    }
+}
