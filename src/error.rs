@@ -87,7 +87,12 @@ impl Error {
     }
 
     /// A parse error at `file:line[:column]`.
-    pub fn parse(file: Option<PathBuf>, line: u64, column: u64, message: impl Into<String>) -> Self {
+    pub fn parse(
+        file: Option<PathBuf>,
+        line: u64,
+        column: u64,
+        message: impl Into<String>,
+    ) -> Self {
         Error::Parse {
             location: Location { file, line, column },
             message: message.into(),

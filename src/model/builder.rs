@@ -119,7 +119,9 @@ impl PropertyTable {
         let name = self.names.name(key).unwrap_or("?").to_owned();
         match self.columns.get_mut(key as usize) {
             Some(col) => col.push(row, value, &name),
-            None => Err(Error::InvalidArgument(format!("unknown property key {key}"))),
+            None => Err(Error::InvalidArgument(format!(
+                "unknown property key {key}"
+            ))),
         }
     }
 }
@@ -279,7 +281,9 @@ impl ModelBuilder {
             )));
         }
         if ty as usize >= self.rel_types.len() {
-            return Err(Error::InvalidArgument(format!("unknown relationship type id {ty}")));
+            return Err(Error::InvalidArgument(format!(
+                "unknown relationship type id {ty}"
+            )));
         }
         if self.edge_src.len() >= MAX_ELEMENTS {
             return Err(Error::Model(format!("more than {MAX_ELEMENTS} edges")));
@@ -293,7 +297,9 @@ impl ModelBuilder {
     /// Sets a property of `node` (`key` from [`ModelBuilder::node_property`]); null is a no-op.
     pub fn set_node_property(&mut self, node: u32, key: u32, value: ValueRef<'_>) -> Result<()> {
         if node as usize >= self.node_count() {
-            return Err(Error::InvalidArgument(format!("node {node} does not exist")));
+            return Err(Error::InvalidArgument(format!(
+                "node {node} does not exist"
+            )));
         }
         self.node_props.set(node, key, value)
     }
@@ -301,7 +307,9 @@ impl ModelBuilder {
     /// Sets a property of `edge` (`key` from [`ModelBuilder::edge_property`]); null is a no-op.
     pub fn set_edge_property(&mut self, edge: u32, key: u32, value: ValueRef<'_>) -> Result<()> {
         if edge as usize >= self.edge_count() {
-            return Err(Error::InvalidArgument(format!("edge {edge} does not exist")));
+            return Err(Error::InvalidArgument(format!(
+                "edge {edge} does not exist"
+            )));
         }
         self.edge_props.set(edge, key, value)
     }
@@ -317,7 +325,13 @@ impl ModelBuilder {
         let type_count = self.rel_types.len();
 
         // 1. Renumber nodes: stable counting sort by primary label (unlabelled last).
-        let group_of = |l: u32| if l == NO_LABEL { label_count } else { l as usize };
+        let group_of = |l: u32| {
+            if l == NO_LABEL {
+                label_count
+            } else {
+                l as usize
+            }
+        };
         let primary: Vec<u32> = self.primary_label.clone();
         let old_of_new = counting_sort((0..n as u32).collect(), label_count + 1, |o| {
             group_of(primary[o as usize])
@@ -389,10 +403,20 @@ impl ModelBuilder {
 
         // 4. Edges: out-CSR sorted by (src, type, dst) via LSD counting sorts.
         let m = self.edge_src.len();
-        let src: Vec<u32> = self.edge_src.iter().map(|&s| new_of_old[s as usize]).collect();
-        let dst: Vec<u32> = self.edge_dst.iter().map(|&d| new_of_old[d as usize]).collect();
+        let src: Vec<u32> = self
+            .edge_src
+            .iter()
+            .map(|&s| new_of_old[s as usize])
+            .collect();
+        let dst: Vec<u32> = self
+            .edge_dst
+            .iter()
+            .map(|&d| new_of_old[d as usize])
+            .collect();
         let ty = &self.edge_type;
-        let order = counting_sort((0..m as u32).collect(), n.max(1), |e| dst[e as usize] as usize);
+        let order = counting_sort((0..m as u32).collect(), n.max(1), |e| {
+            dst[e as usize] as usize
+        });
         let order = counting_sort(order, type_count.max(1), |e| ty[e as usize] as usize);
         let out_order = counting_sort(order, n.max(1), |e| src[e as usize] as usize);
         let mut new_edge_of_old = vec![0u32; m];
@@ -409,8 +433,7 @@ impl ModelBuilder {
                 let in_order = counting_sort(out_order.clone(), type_count.max(1), |e| {
                     ty[e as usize] as usize
                 });
-                let in_order =
-                    counting_sort(in_order, n.max(1), |e| dst[e as usize] as usize);
+                let in_order = counting_sort(in_order, n.max(1), |e| dst[e as usize] as usize);
                 let inc = build_adjacency(&in_order, n, &dst, &src, ty, Some(&new_edge_of_old));
                 (out, inc)
             },
@@ -523,7 +546,11 @@ fn freeze_node_properties(
 }
 
 /// Edge property columns over all `len` edges, rows renumbered to out-CSR positions.
-fn freeze_edge_properties(table: &PropertyTable, len: usize, new_edge_of_old: &[u32]) -> Vec<Column> {
+fn freeze_edge_properties(
+    table: &PropertyTable,
+    len: usize,
+    new_edge_of_old: &[u32],
+) -> Vec<Column> {
     let mut out = Vec::new();
     for (key, col) in table.columns.iter().enumerate() {
         if col.rows.is_empty() {
@@ -542,7 +569,12 @@ fn freeze_edge_properties(table: &PropertyTable, len: usize, new_edge_of_old: &[
 }
 
 /// Builds a column of `len` rows from `(row, value index)` entries; later entries win.
-fn freeze_column(name: &str, col: &BuilderColumn, len: usize, entries: &[(usize, usize)]) -> Column {
+fn freeze_column(
+    name: &str,
+    col: &BuilderColumn,
+    len: usize,
+    entries: &[(usize, usize)],
+) -> Column {
     let mut slot = vec![u32::MAX; len];
     for &(row, i) in entries {
         slot[row] = i as u32;
@@ -576,7 +608,13 @@ fn freeze_column(name: &str, col: &BuilderColumn, len: usize, entries: &[(usize,
 
 fn gather<T: Copy>(slot: &[u32], values: &[T], default: T) -> Vec<T> {
     slot.iter()
-        .map(|&s| if s == u32::MAX { default } else { values[s as usize] })
+        .map(|&s| {
+            if s == u32::MAX {
+                default
+            } else {
+                values[s as usize]
+            }
+        })
         .collect()
 }
 

@@ -68,7 +68,9 @@ impl Column {
         match &self.data {
             ColumnData::Int(v) => v.get(row).map_or(ValueRef::Null, |x| ValueRef::Int(*x)),
             ColumnData::Float(v) => v.get(row).map_or(ValueRef::Null, |x| ValueRef::Float(*x)),
-            ColumnData::Bool(v) => v.get(row).map_or(ValueRef::Null, |x| ValueRef::Bool(*x != 0)),
+            ColumnData::Bool(v) => v
+                .get(row)
+                .map_or(ValueRef::Null, |x| ValueRef::Bool(*x != 0)),
             ColumnData::Str(h) => h.get(row).map_or(ValueRef::Null, ValueRef::Str),
             ColumnData::Dict { codes, dict } => codes
                 .get(row)

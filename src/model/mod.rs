@@ -123,7 +123,12 @@ impl Model {
     fn validate(&self) -> Result<()> {
         let n = self.node_count();
         let bad = |what: &str| Err(Error::Model(format!("corrupt model: {what}")));
-        check_offsets(&self.node_label_offsets, n, self.node_labels.len(), "node label offsets")?;
+        check_offsets(
+            &self.node_label_offsets,
+            n,
+            self.node_labels.len(),
+            "node label offsets",
+        )?;
         check_ids(&self.node_labels, self.labels.len(), "node labels")?;
         check_offsets(
             &self.label_index_offsets,
@@ -191,7 +196,10 @@ impl Model {
     /// The labels of `node`, sorted by label id.
     pub fn node_labels(&self, node: u32) -> &[u32] {
         let n = node as usize;
-        match (self.node_label_offsets.get(n), self.node_label_offsets.get(n + 1)) {
+        match (
+            self.node_label_offsets.get(n),
+            self.node_label_offsets.get(n + 1),
+        ) {
             (Some(&s), Some(&e)) => &self.node_labels[s as usize..e as usize],
             _ => &[],
         }
@@ -205,7 +213,10 @@ impl Model {
     /// The nodes carrying `label`, sorted by id.
     pub fn nodes_with_label(&self, label: u32) -> &[u32] {
         let l = label as usize;
-        match (self.label_index_offsets.get(l), self.label_index_offsets.get(l + 1)) {
+        match (
+            self.label_index_offsets.get(l),
+            self.label_index_offsets.get(l + 1),
+        ) {
             (Some(&s), Some(&e)) => &self.label_index[s as usize..e as usize],
             _ => &[],
         }
@@ -312,10 +323,14 @@ impl Model {
 
 fn check_offsets(offsets: &[u32], count: usize, total: usize, what: &str) -> Result<()> {
     if offsets.len() != count + 1 || offsets[0] != 0 || offsets[count] as usize != total {
-        return Err(Error::Model(format!("corrupt model: {what} have the wrong size")));
+        return Err(Error::Model(format!(
+            "corrupt model: {what} have the wrong size"
+        )));
     }
     if offsets.windows(2).any(|w| w[0] > w[1]) {
-        return Err(Error::Model(format!("corrupt model: {what} are not monotone")));
+        return Err(Error::Model(format!(
+            "corrupt model: {what} are not monotone"
+        )));
     }
     Ok(())
 }
@@ -323,7 +338,9 @@ fn check_offsets(offsets: &[u32], count: usize, total: usize, what: &str) -> Res
 fn check_ids(ids: &[u32], bound: usize, what: &str) -> Result<()> {
     let max = rayon_max(ids);
     if !ids.is_empty() && max as usize >= bound {
-        return Err(Error::Model(format!("corrupt model: {what} hold id {max} >= {bound}")));
+        return Err(Error::Model(format!(
+            "corrupt model: {what} hold id {max} >= {bound}"
+        )));
     }
     Ok(())
 }
@@ -343,7 +360,9 @@ fn check_heap(h: &StringHeap, what: &str) -> Result<()> {
             && off.last().copied() == Some(h.bytes.len() as u64)
             && off.windows(2).all(|w| w[0] <= w[1]));
     if !ok {
-        return Err(Error::Model(format!("corrupt model: {what} string offsets")));
+        return Err(Error::Model(format!(
+            "corrupt model: {what} string offsets"
+        )));
     }
     if std::str::from_utf8(&h.bytes).is_err() {
         return Err(Error::Model(format!("corrupt model: {what} are not UTF-8")));

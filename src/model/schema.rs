@@ -144,7 +144,10 @@ impl Schema {
     }
 
     /// The node property columns named `name` (one per primary label holding it).
-    pub fn node_property<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a PropertyInfo> + 'a {
+    pub fn node_property<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a PropertyInfo> + 'a {
         self.node_properties.iter().filter(move |p| p.name == name)
     }
 }

@@ -107,7 +107,8 @@ struct SectionList<'a> {
 
 impl<'a> SectionList<'a> {
     fn add<T: Pod>(&mut self, slab: &'a Slab<T>) -> usize {
-        self.sections.push((slab.as_bytes(), std::mem::size_of::<T>() as u32));
+        self.sections
+            .push((slab.as_bytes(), std::mem::size_of::<T>() as u32));
         self.sections.len() - 1
     }
 
@@ -287,7 +288,8 @@ pub fn open_with(path: &Path, options: &OpenOptions) -> Result<Model> {
 /// Reads a snapshot from bytes (copied into an anonymous mapping). Used by tests and fuzzing.
 pub fn from_bytes(bytes: &[u8], options: &OpenOptions) -> Result<Model> {
     let path = PathBuf::from("<memory>");
-    let mut anon = memmap2::MmapMut::map_anon(bytes.len().max(1)).map_err(|e| Error::io(&path, e))?;
+    let mut anon =
+        memmap2::MmapMut::map_anon(bytes.len().max(1)).map_err(|e| Error::io(&path, e))?;
     anon[..bytes.len()].copy_from_slice(bytes);
     let map = anon.make_read_only().map_err(|e| Error::io(&path, e))?;
     let map = Arc::new(map);
@@ -371,7 +373,11 @@ impl Reader {
             return Err(self.err("metadata extends past the end of the file (truncated?)"));
         };
         let expected = u64_at(24);
-        let actual = header_checksum(&data[..24], &data[HEADER_LEN..table_end], &data[table_end..meta_end]);
+        let actual = header_checksum(
+            &data[..24],
+            &data[HEADER_LEN..table_end],
+            &data[table_end..meta_end],
+        );
         if expected != actual {
             return Err(self.err("header checksum mismatch (corrupted file)"));
         }
@@ -382,11 +388,15 @@ impl Reader {
             let elem = u32_at(e + 24) as usize;
             let end = offset.checked_add(len).filter(|&x| x <= data.len() as u64);
             if end.is_none() {
-                return Err(self.err(format!("section {i} extends past the end of the file (truncated?)")));
+                return Err(self.err(format!(
+                    "section {i} extends past the end of the file (truncated?)"
+                )));
             }
             let (offset, len) = (offset as usize, len as usize);
             if offset % 8 != 0 || !matches!(elem, 1 | 4 | 8) || len % elem != 0 {
-                return Err(self.err(format!("section {i} is misaligned or has a bad element size")));
+                return Err(self.err(format!(
+                    "section {i} is misaligned or has a bad element size"
+                )));
             }
             sections.push(Section {
                 offset,
@@ -476,7 +486,11 @@ impl Reader {
                     label: g.label,
                     start: g.start,
                     end: g.end,
-                    columns: g.columns.iter().map(|c| self.column(c)).collect::<Result<_>>()?,
+                    columns: g
+                        .columns
+                        .iter()
+                        .map(|c| self.column(c))
+                        .collect::<Result<_>>()?,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
