@@ -1,0 +1,24 @@
+//! Logging setup for the command line (log + simplelog, to stderr).
+
+use simplelog::{ColorChoice, ConfigBuilder, LevelFilter, TermLogger, TerminalMode};
+
+/// Installs the stderr logger: `-q` = errors only, default = warnings and info, `-v` = debug,
+/// `-vv` = trace.
+pub fn init(verbose: u8, quiet: bool) {
+    let level = if quiet {
+        LevelFilter::Error
+    } else {
+        match verbose {
+            0 => LevelFilter::Info,
+            1 => LevelFilter::Debug,
+            _ => LevelFilter::Trace,
+        }
+    };
+    let config = ConfigBuilder::new()
+        .set_time_level(LevelFilter::Off)
+        .set_target_level(LevelFilter::Off)
+        .set_thread_level(LevelFilter::Off)
+        .set_location_level(LevelFilter::Off)
+        .build();
+    let _ = TermLogger::init(level, config, TerminalMode::Stderr, ColorChoice::Auto);
+}

@@ -1,0 +1,73 @@
+//! The `gemp` command line (clap): subcommands, output formatting, logging setup.
+
+mod info;
+mod load;
+mod logging;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// gemp — GPU-accelerated graph pattern matching and graph similarity on OpenCL.
+#[derive(Debug, Parser)]
+#[command(
+    name = "gemp",
+    version,
+    about = "GPU-accelerated graph pattern matching (GEMP) and graph similarity on OpenCL",
+    after_help = "Examples:
+  gemp generate imdb --titles 3000 --persons 4000 --seed 42 -o data/imdb
+  gemp load data/imdb -o imdb.gemp
+  gemp info imdb.gemp
+  gemp info imdb.gemp --json"
+)]
+pub struct Cli {
+    /// More output (-v debug, -vv trace).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    /// Only errors; no progress bars.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Generate synthetic data sets.
+    Generate(load::GenerateArgs),
+    /// Load input files into a model and optionally save it as a .gemp snapshot.
+    Load(load::LoadArgs),
+    /// Show a model's schema, counts and degree statistics.
+    Info(info::InfoArgs),
+}
+
+/// Runs the command line; returns the process exit code (errors are printed as one line).
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    logging::init(cli.verbose, cli.quiet);
+    crate::io::input::set_progress_enabled(!cli.quiet);
+    let result = match cli.command {
+        Command::Generate(a) => load::generate(a),
+        Command::Load(a) => load::load(a),
+        Command::Info(a) => info::info(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", format_error(&e));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One line: the error and its causes joined with ": ".
+fn format_error(e: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let s = cause.to_string();
+        if !parts.last().is_some_and(|p| p.contains(&s)) {
+            parts.push(s);
+        }
+    }
+    parts.join(": ")
+}

@@ -1,0 +1,200 @@
+//! Stage 1 of matching — *filter candidates*: for every pattern node, the data nodes that can bind
+//! it, from labels, degree per (type, direction) and the unary predicates the planner pushes down.
+//! Kept as a sorted list (what the pivot scan and the device upload use) plus a bitset (what the
+//! enumerator probes).
+
+use crate::model::Model;
+use crate::pattern::eval::Env;
+use crate::pattern::ir::{BoundQuery, Expr, NodeSlot, Pattern};
+
+/// Whether two pattern nodes may bind the same data node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Semantics {
+    /// Node-injective (subgraph monomorphism): distinct pattern nodes bind distinct data nodes.
+    #[default]
+    Isomorphism,
+    /// No injectivity constraint (what Cypher engines do for nodes).
+    Homomorphism,
+}
+
+/// The candidate set of one pattern node.
+#[derive(Debug, Clone, Default)]
+pub struct CandidateSet {
+    /// Sorted candidate node ids.
+    pub nodes: Vec<u32>,
+    bits: Vec<u64>,
+}
+
+impl CandidateSet {
+    fn from_sorted(nodes: Vec<u32>, n: usize) -> Self {
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        for &v in &nodes {
+            bits[v as usize / 64] |= 1 << (v % 64);
+        }
+        CandidateSet { nodes, bits }
+    }
+
+    /// Membership test.
+    #[inline]
+    pub fn contains(&self, v: u32) -> bool {
+        self.bits
+            .get(v as usize / 64)
+            .is_some_and(|w| w & (1 << (v % 64)) != 0)
+    }
+
+    /// Number of candidates.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True when no node can bind.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+}
+
+/// Sum of degrees of `node` over `types` (empty = all) in the out (`out = true`) or in direction.
+pub fn typed_degree(model: &Model, node: u32, types: &[u32], out: bool) -> usize {
+    let adj = if out { model.out() } else { model.inc() };
+    if types.is_empty() {
+        return adj.degree(node);
+    }
+    types
+        .iter()
+        .map(|&t| adj.range_of_type(node, t).len())
+        .sum()
+}
+
+/// True when `node` satisfies the label constraint (every group has one of its labels).
+pub fn labels_match(model: &Model, node: u32, labels: &[Vec<u32>]) -> bool {
+    labels
+        .iter()
+        .all(|group| group.iter().any(|&l| model.has_label(node, l)))
+}
+
+/// Computes the candidate set of every pattern node of `pattern`, applying `unary[slot]` conjuncts
+/// of `filter` (expressions over that one slot).
+pub fn filter_candidates(
+    model: &Model,
+    pattern: &Pattern,
+    filter: &[Expr],
+    unary: &[Vec<usize>],
+    semantics: Semantics,
+) -> Vec<CandidateSet> {
+    (0..pattern.nodes.len())
+        .map(|slot| {
+            let nodes = candidates_of(
+                model,
+                pattern,
+                filter,
+                unary.get(slot).map_or(&[], |v| v),
+                slot,
+                semantics,
+            );
+            CandidateSet::from_sorted(nodes, model.node_count())
+        })
+        .collect()
+}
+
+/// The degree requirements of one pattern node: (types, out?, how many pattern edges need it).
+fn degree_needs(pattern: &Pattern, slot: NodeSlot) -> Vec<(Vec<u32>, Option<bool>, usize)> {
+    let mut needs: Vec<(Vec<u32>, Option<bool>, usize)> = Vec::new();
+    for r in &pattern.rels {
+        if r.src == r.dst {
+            continue; // self loops are checked directly
+        }
+        let dir = if r.undirected {
+            None
+        } else if r.src == slot {
+            Some(true)
+        } else if r.dst == slot {
+            Some(false)
+        } else {
+            continue;
+        };
+        if r.undirected && r.src != slot && r.dst != slot {
+            continue;
+        }
+        let mut types = r.types.clone();
+        types.sort_unstable();
+        match needs.iter_mut().find(|(t, d, _)| *t == types && *d == dir) {
+            Some(n) => n.2 += 1,
+            None => needs.push((types, dir, 1)),
+        }
+    }
+    needs
+}
+
+fn candidates_of(
+    model: &Model,
+    pattern: &Pattern,
+    filter: &[Expr],
+    unary: &[usize],
+    slot: NodeSlot,
+    semantics: Semantics,
+) -> Vec<u32> {
+    let var = &pattern.nodes[slot];
+    // Base: the rarest label group's nodes, or every node.
+    let base: Vec<u32> = match var
+        .labels
+        .iter()
+        .min_by_key(|g| g.iter().map(|&l| model.label_count(l)).sum::<usize>())
+    {
+        Some(group) => {
+            let mut v: Vec<u32> = group
+                .iter()
+                .flat_map(|&l| model.nodes_with_label(l).iter().copied())
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        }
+        None => (0..model.node_count() as u32).collect(),
+    };
+    let needs = degree_needs(pattern, slot);
+    let mut nodes_buf = vec![0u32; pattern.nodes.len()];
+    base.into_iter()
+        .filter(|&v| labels_match(model, v, &var.labels))
+        .filter(|&v| {
+            needs.iter().all(|(types, dir, count)| {
+                let need = if semantics == Semantics::Isomorphism {
+                    *count
+                } else {
+                    1
+                };
+                let have = match dir {
+                    Some(out) => typed_degree(model, v, types, *out),
+                    None => {
+                        typed_degree(model, v, types, true) + typed_degree(model, v, types, false)
+                    }
+                };
+                have >= need
+            })
+        })
+        .filter(|&v| {
+            if unary.is_empty() {
+                return true;
+            }
+            nodes_buf[slot] = v;
+            let env = Env {
+                model,
+                nodes: &nodes_buf,
+                rels: &[],
+                row: &[],
+                exists: None,
+            };
+            unary.iter().all(|&i| env.holds(&filter[i]))
+        })
+        .collect()
+}
+
+/// Candidate filtering for a whole query using the planner's classification of conjuncts.
+pub fn for_query(
+    model: &Model,
+    query: &BoundQuery,
+    unary: &[Vec<usize>],
+    semantics: Semantics,
+) -> Vec<CandidateSet> {
+    filter_candidates(model, &query.pattern, &query.filter, unary, semantics)
+}

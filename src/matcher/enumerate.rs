@@ -1,0 +1,661 @@
+//! Stage 3 of matching — *enumerate*: iterative-depth backtracking from pivot candidates over the
+//! sorted CSR, following a [`Plan`]. This is the host backend of GEMP's phase 1 (topology) followed
+//! by phase 2 (attribute conjuncts on complete topological matches).
+//!
+//! Every distinct binding of the pattern's variables is reported exactly once: anonymous
+//! relationships are existence checks (parallel edges do not multiply matches), named relationships
+//! are enumerated edge by edge.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use super::candidates::{labels_match, CandidateSet, Semantics};
+use crate::model::{Model, ANY_TYPE};
+use crate::pattern::eval::{Env, ExistsOracle};
+use crate::pattern::ir::{BoundQuery, CmpOp, Expr, NodeSlot, Pattern, RelVar, SubPattern};
+use crate::pattern::planner::{Dir, Plan};
+
+/// Receives matches. One sink per worker; the driver merges them.
+pub trait Sink {
+    /// A complete match; return false to stop the search.
+    fn emit(&mut self, nodes: &[u32], rels: &[u32]) -> bool;
+    /// `count` more matches that are not materialised (count-only queries).
+    fn add_count(&mut self, count: u64) -> bool;
+    /// True when the sink only counts, which lets the enumerator count without enumerating.
+    fn count_only(&self) -> bool {
+        false
+    }
+}
+
+/// Shared stop conditions: an explicit stop (LIMIT reached) and a deadline (`--timeout`).
+#[derive(Debug, Default)]
+pub struct Control {
+    stop: AtomicBool,
+    timed_out: AtomicBool,
+    deadline: Option<Instant>,
+    /// Matches reported so far, across workers (used for LIMIT).
+    pub emitted: AtomicU64,
+}
+
+impl Control {
+    /// No deadline.
+    pub fn new(deadline: Option<Instant>) -> Self {
+        Control {
+            deadline,
+            ..Default::default()
+        }
+    }
+
+    /// Asks every worker to stop.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// True once stopped (by LIMIT or timeout).
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// True when the deadline passed before the search finished.
+    pub fn timed_out(&self) -> bool {
+        self.timed_out.load(Ordering::Relaxed)
+    }
+
+    fn check_deadline(&self) -> bool {
+        if let Some(d) = self.deadline {
+            if Instant::now() >= d {
+                self.timed_out.store(true, Ordering::Relaxed);
+                self.stop();
+                return false;
+            }
+        }
+        !self.stopped()
+    }
+}
+
+/// A count-only shortcut for the last steps: `size` pattern nodes expanded the same way from the
+/// same bound node, independent of each other except for an optional total id order.
+#[derive(Debug, Clone)]
+struct TailGroup {
+    start: usize,
+    size: usize,
+    ordered: bool,
+    /// Attribute conjuncts evaluated at the group's start (they do not involve the group).
+    attribute_filters: Vec<usize>,
+}
+
+/// Per-worker search state.
+pub struct State {
+    nodes: Vec<u32>,
+    rels: Vec<u32>,
+    bufs: Vec<Vec<(u32, u32)>>,
+    ticks: u32,
+}
+
+impl State {
+    /// State for a pattern of `nodes` nodes and `rels` relationships.
+    pub fn new(nodes: usize, rels: usize) -> Self {
+        State {
+            nodes: vec![u32::MAX; nodes],
+            rels: vec![u32::MAX; rels],
+            bufs: (0..=nodes).map(|_| Vec::new()).collect(),
+            ticks: 0,
+        }
+    }
+}
+
+/// Runs a plan over a model.
+pub struct Enumerator<'a> {
+    model: &'a Model,
+    query: &'a BoundQuery,
+    plan: &'a Plan,
+    cands: &'a [CandidateSet],
+    semantics: Semantics,
+    control: &'a Control,
+    tail: Option<TailGroup>,
+}
+
+impl<'a> Enumerator<'a> {
+    /// Prepares enumeration; `count_only` enables the tail-group counting shortcut.
+    pub fn new(
+        model: &'a Model,
+        query: &'a BoundQuery,
+        plan: &'a Plan,
+        cands: &'a [CandidateSet],
+        semantics: Semantics,
+        control: &'a Control,
+        count_only: bool,
+    ) -> Self {
+        let mut e = Enumerator {
+            model,
+            query,
+            plan,
+            cands,
+            semantics,
+            control,
+            tail: None,
+        };
+        if count_only {
+            e.tail = e.find_tail_group();
+        }
+        e
+    }
+
+    /// The pivot's candidates.
+    pub fn pivot_candidates(&self) -> &'a [u32] {
+        match self.plan.steps.first() {
+            Some(s) => &self.cands[s.node].nodes,
+            None => &[],
+        }
+    }
+
+    /// Runs the search for every pivot candidate in `pivots`. Returns false when stopped.
+    pub fn run(&self, pivots: &[u32], state: &mut State, sink: &mut dyn Sink) -> bool {
+        if self.plan.steps.is_empty() {
+            // An empty pattern has exactly one (empty) match.
+            return sink.emit(&[], &[]);
+        }
+        for &v in pivots {
+            if !self.control.check_deadline() {
+                return false;
+            }
+            if !self.bind(0, v, u32::MAX, state, sink) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Binds step `i`'s node to `v` (via edge `e` when expanding), runs its checks, then goes on.
+    fn bind(&self, i: usize, v: u32, e: u32, st: &mut State, sink: &mut dyn Sink) -> bool {
+        let step = &self.plan.steps[i];
+        st.nodes[step.node] = v;
+        if let Some(x) = step.expand {
+            st.rels[x.rel] = e;
+        }
+        self.run_checks(i, 0, st, sink)
+    }
+
+    fn run_checks(&self, i: usize, c: usize, st: &mut State, sink: &mut dyn Sink) -> bool {
+        let step = &self.plan.steps[i];
+        let Some(&rel) = step.checks.get(c) else {
+            if !self.filters_hold(&step.filters, st) {
+                return true;
+            }
+            return self.descend(i + 1, st, sink);
+        };
+        let r = &self.query.pattern.rels[rel];
+        let (a, b) = (st.nodes[r.src], st.nodes[r.dst]);
+        if !r.named {
+            if edge_exists(self.model, a, b, r) {
+                return self.run_checks(i, c + 1, st, sink);
+            }
+            return true;
+        }
+        let mut edges = Vec::new();
+        edges_between(self.model, a, b, r, &mut edges);
+        for e in edges {
+            st.rels[rel] = e;
+            if !self.run_checks(i, c + 1, st, sink) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn filters_hold(&self, filters: &[usize], st: &State) -> bool {
+        if filters.is_empty() {
+            return true;
+        }
+        let env = Env {
+            model: self.model,
+            nodes: &st.nodes,
+            rels: &st.rels,
+            row: &[],
+            exists: Some(self),
+        };
+        filters.iter().all(|&f| env.holds(&self.query.filter[f]))
+    }
+
+    /// True when data node `v` is already bound to a step before `i` (injectivity).
+    fn is_used(&self, i: usize, v: u32, st: &State) -> bool {
+        self.semantics == Semantics::Isomorphism
+            && self.plan.steps[..i].iter().any(|s| st.nodes[s.node] == v)
+    }
+
+    /// Candidates for step `i`: (node, edge) pairs in `out`, distinct nodes for anonymous edges.
+    fn expand_candidates(&self, i: usize, st: &State, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        let step = &self.plan.steps[i];
+        let cand = &self.cands[step.node];
+        let Some(x) = step.expand else {
+            out.extend(cand.nodes.iter().map(|&v| (v, u32::MAX)));
+            return;
+        };
+        let r = &self.query.pattern.rels[x.rel];
+        let from = st.nodes[x.from];
+        let m = self.model;
+        let push_run = |adj: &crate::model::Adjacency, out: &mut Vec<(u32, u32)>| {
+            let types: &[u32] = if r.types.is_empty() {
+                &[ANY_TYPE]
+            } else {
+                &r.types
+            };
+            for &t in types {
+                for p in adj.range_of_type(from, t) {
+                    let y = adj.neighbors[p];
+                    if cand.contains(y) {
+                        out.push((y, adj.edge_id_at(p)));
+                    }
+                }
+            }
+        };
+        match x.dir {
+            Dir::Out => push_run(m.out(), out),
+            Dir::In => push_run(m.inc(), out),
+            Dir::Both => {
+                push_run(m.out(), out);
+                push_run(m.inc(), out);
+            }
+        }
+        let several_runs = r.types.len() > 1 || x.dir == Dir::Both || r.types.is_empty();
+        if r.named {
+            if x.dir == Dir::Both {
+                // A self loop appears in both lists with the same edge id.
+                out.sort_unstable();
+                out.dedup();
+            }
+        } else if several_runs {
+            out.sort_unstable_by_key(|p| p.0);
+            out.dedup_by_key(|p| p.0);
+        } else {
+            out.dedup_by_key(|p| p.0);
+        }
+    }
+
+    /// Steps `i..`: the leaf, the tail-group shortcut, or the next expansion.
+    fn descend(&self, i: usize, st: &mut State, sink: &mut dyn Sink) -> bool {
+        st.ticks = st.ticks.wrapping_add(1);
+        if st.ticks % 4096 == 0 && !self.control.check_deadline() {
+            return false;
+        }
+        if self.control.stopped() {
+            return false;
+        }
+        if i == self.plan.steps.len() {
+            if !self.filters_hold(&self.plan.attribute_filters, st) {
+                return true;
+            }
+            return sink.emit(&st.nodes, &st.rels);
+        }
+        if let Some(t) = &self.tail {
+            if t.start == i {
+                if !self.filters_hold(&t.attribute_filters, st) {
+                    return true;
+                }
+                let n = self.count_tail(t, st);
+                return n == 0 || sink.add_count(n);
+            }
+        }
+        let mut buf = std::mem::take(&mut st.bufs[i]);
+        self.expand_candidates(i, st, &mut buf);
+        let mut go_on = true;
+        for &(v, e) in buf.iter() {
+            if self.is_used(i, v, st) {
+                continue;
+            }
+            if !self.bind(i, v, e, st, sink) {
+                go_on = false;
+                break;
+            }
+        }
+        st.bufs[i] = buf;
+        go_on
+    }
+
+    /// Number of ways to bind the tail group, without enumerating them.
+    fn count_tail(&self, t: &TailGroup, st: &mut State) -> u64 {
+        let mut buf = std::mem::take(&mut st.bufs[t.start]);
+        self.expand_candidates(t.start, st, &mut buf);
+        let m = buf
+            .iter()
+            .filter(|&&(v, _)| !self.is_used(t.start, v, st))
+            .count() as u64;
+        st.bufs[t.start] = buf;
+        let r = t.size as u64;
+        match (self.semantics, t.ordered) {
+            (_, true) => binomial(m, r),
+            (Semantics::Isomorphism, false) => falling_factorial(m, r),
+            (Semantics::Homomorphism, false) => m.saturating_pow(r as u32),
+        }
+    }
+
+    /// Finds the longest tail of steps that can be counted combinatorially.
+    fn find_tail_group(&self) -> Option<TailGroup> {
+        let steps = &self.plan.steps;
+        let pattern = &self.query.pattern;
+        let last = steps.last()?;
+        let sig = |i: usize| {
+            let s = &steps[i];
+            let x = s.expand?;
+            let r = &pattern.rels[x.rel];
+            if r.named || !s.checks.is_empty() {
+                return None;
+            }
+            let mut types = r.types.clone();
+            types.sort_unstable();
+            Some((x.from, x.dir, types))
+        };
+        let want = sig(steps.len() - 1)?;
+        let mut start = steps.len() - 1;
+        while start > 0 {
+            let prev = start - 1;
+            let same = sig(prev).as_ref() == Some(&want)
+                && self.cands[steps[prev].node].nodes == self.cands[last.node].nodes
+                && !steps[start..].iter().any(|s| s.node == want.0)
+                && steps[prev].node != want.0;
+            if !same {
+                break;
+            }
+            start = prev;
+        }
+        let members: Vec<NodeSlot> = steps[start..].iter().map(|s| s.node).collect();
+        // The anchor must be bound before the group.
+        if members.contains(&want.0) {
+            return None;
+        }
+        // Only id-order conjuncts may involve group members; they must form a chain or be absent.
+        let mut order_edges = Vec::new();
+        for (ci, c) in self.query.filter.iter().enumerate() {
+            let mut slots = Vec::new();
+            c.node_slots(&mut slots);
+            let mut rels = Vec::new();
+            c.rel_slots(&mut rels);
+            if !slots.iter().any(|s| members.contains(s)) {
+                continue;
+            }
+            if self.plan.unary.iter().any(|u| u.contains(&ci)) {
+                continue; // already applied to the (shared) candidate set
+            }
+            match id_order(c) {
+                Some((a, b)) if members.contains(&a) && members.contains(&b) => {
+                    order_edges.push((a, b))
+                }
+                _ => return None,
+            }
+        }
+        let ordered = match order_edges.len() {
+            0 => false,
+            n if n + 1 == members.len() && is_chain(&members, &order_edges) => true,
+            _ => return None,
+        };
+        // Attribute conjuncts must not involve the group.
+        let attribute_filters = self.plan.attribute_filters.clone();
+        for &f in &attribute_filters {
+            let mut slots = Vec::new();
+            self.query.filter[f].node_slots(&mut slots);
+            if slots.iter().any(|s| members.contains(s)) {
+                return None;
+            }
+        }
+        Some(TailGroup {
+            start,
+            size: members.len(),
+            ordered,
+            attribute_filters,
+        })
+    }
+}
+
+/// `id(a) < id(b)` (or `>`, normalised to `<`) as `(a, b)`.
+fn id_order(e: &Expr) -> Option<(NodeSlot, NodeSlot)> {
+    let Expr::Compare(op, l, r) = e else {
+        return None;
+    };
+    let slot = |x: &Expr| match x {
+        Expr::Id(inner) => match **inner {
+            Expr::Node(s) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    };
+    let (a, b) = (slot(l)?, slot(r)?);
+    match op {
+        CmpOp::Lt => Some((a, b)),
+        CmpOp::Gt => Some((b, a)),
+        _ => None,
+    }
+}
+
+/// True when `edges` (a < b) order all `members` into one chain.
+fn is_chain(members: &[NodeSlot], edges: &[(NodeSlot, NodeSlot)]) -> bool {
+    let outd = |s| edges.iter().filter(|e| e.0 == s).count();
+    let ind = |s| edges.iter().filter(|e| e.1 == s).count();
+    if members.iter().any(|&s| outd(s) > 1 || ind(s) > 1) {
+        return false;
+    }
+    let Some(&head) = members.iter().find(|&&s| ind(s) == 0) else {
+        return false;
+    };
+    let mut seen = 1;
+    let mut cur = head;
+    while let Some(&(_, next)) = edges.iter().find(|e| e.0 == cur) {
+        cur = next;
+        seen += 1;
+        if seen > members.len() {
+            return false;
+        }
+    }
+    seen == members.len()
+}
+
+/// C(m, r), saturating.
+pub fn binomial(m: u64, r: u64) -> u64 {
+    if r > m {
+        return 0;
+    }
+    let r = r.min(m - r);
+    let mut acc: u128 = 1;
+    for i in 0..r {
+        acc = acc * (m - i) as u128 / (i + 1) as u128;
+        if acc > u64::MAX as u128 {
+            return u64::MAX;
+        }
+    }
+    acc as u64
+}
+
+/// m · (m-1) · … · (m-r+1), saturating.
+pub fn falling_factorial(m: u64, r: u64) -> u64 {
+    if r > m {
+        return 0;
+    }
+    (0..r).fold(1u64, |acc, i| acc.saturating_mul(m - i))
+}
+
+/// True when an edge of one of `r`'s types goes `a -> b` (or either way when undirected).
+pub fn edge_exists(model: &Model, a: u32, b: u32, r: &RelVar) -> bool {
+    let types: &[u32] = if r.types.is_empty() {
+        &[ANY_TYPE]
+    } else {
+        &r.types
+    };
+    types
+        .iter()
+        .any(|&t| model.out().has_edge(a, b, t) || (r.undirected && model.out().has_edge(b, a, t)))
+}
+
+/// Pushes the ids of the edges `a -> b` matching `r` (both ways when undirected) to `out`.
+pub fn edges_between(model: &Model, a: u32, b: u32, r: &RelVar, out: &mut Vec<u32>) {
+    out.clear();
+    let types: &[u32] = if r.types.is_empty() {
+        &[ANY_TYPE]
+    } else {
+        &r.types
+    };
+    let out_adj = model.out();
+    let mut push = |x: u32, y: u32| {
+        for &t in types {
+            for p in out_adj.range_of_type(x, t) {
+                if out_adj.neighbors[p] == y {
+                    out.push(p as u32);
+                }
+            }
+        }
+    };
+    push(a, b);
+    if r.undirected && a != b {
+        push(b, a);
+    }
+    out.sort_unstable();
+    out.dedup();
+}
+
+impl ExistsOracle for Enumerator<'_> {
+    fn exists(&self, sub: &SubPattern, nodes: &[u32], _rels: &[u32]) -> bool {
+        sub_pattern_exists(self.model, sub, nodes, self.semantics, self)
+    }
+}
+
+/// True when `sub` has a match whose anchored nodes are the outer binding's. The sub-pattern's own
+/// nodes follow `semantics` among themselves and with its anchors; they may coincide with outer
+/// nodes the sub-pattern does not mention (as in Cypher's `EXISTS`).
+pub fn sub_pattern_exists(
+    model: &Model,
+    sub: &SubPattern,
+    outer: &[u32],
+    semantics: Semantics,
+    oracle: &dyn ExistsOracle,
+) -> bool {
+    let p = &sub.pattern;
+    let mut nodes = vec![u32::MAX; p.nodes.len()];
+    for &(o, s) in &sub.anchors {
+        let (Some(&v), Some(slot)) = (outer.get(o), nodes.get_mut(s)) else {
+            return false;
+        };
+        *slot = v;
+    }
+    for (s, &v) in nodes.iter().enumerate() {
+        if v != u32::MAX && !labels_match(model, v, &p.nodes[s].labels) {
+            return false;
+        }
+    }
+    let mut rels = vec![u32::MAX; p.rels.len()];
+    let ctx = SubSearch {
+        model,
+        sub,
+        semantics,
+        oracle,
+    };
+    ctx.search(&mut nodes, &mut rels)
+}
+
+struct SubSearch<'a> {
+    model: &'a Model,
+    sub: &'a SubPattern,
+    semantics: Semantics,
+    oracle: &'a dyn ExistsOracle,
+}
+
+impl SubSearch<'_> {
+    fn pattern(&self) -> &Pattern {
+        &self.sub.pattern
+    }
+
+    fn search(&self, nodes: &mut Vec<u32>, rels: &mut Vec<u32>) -> bool {
+        let p = self.pattern();
+        // Bind relationships whose both ends are bound.
+        if let Some(ri) = (0..p.rels.len()).find(|&ri| {
+            rels[ri] == u32::MAX
+                && nodes[p.rels[ri].src] != u32::MAX
+                && nodes[p.rels[ri].dst] != u32::MAX
+        }) {
+            let r = &p.rels[ri];
+            let mut edges = Vec::new();
+            edges_between(self.model, nodes[r.src], nodes[r.dst], r, &mut edges);
+            for e in edges {
+                rels[ri] = e;
+                if self.search(nodes, rels) {
+                    rels[ri] = u32::MAX;
+                    return true;
+                }
+            }
+            rels[ri] = u32::MAX;
+            return false;
+        }
+        // Expand along a relationship with one bound end.
+        let expand = (0..p.rels.len()).find(|&ri| {
+            let r = &p.rels[ri];
+            rels[ri] == u32::MAX && ((nodes[r.src] == u32::MAX) != (nodes[r.dst] == u32::MAX))
+        });
+        if let Some(ri) = expand {
+            let r = &p.rels[ri];
+            let (from, to, forward) = if nodes[r.src] != u32::MAX {
+                (nodes[r.src], r.dst, true)
+            } else {
+                (nodes[r.dst], r.src, false)
+            };
+            let types: &[u32] = if r.types.is_empty() {
+                &[ANY_TYPE]
+            } else {
+                &r.types
+            };
+            let mut cands: Vec<(u32, u32)> = Vec::new();
+            for (adj, ok) in [
+                (self.model.out(), forward || r.undirected),
+                (self.model.inc(), !forward || r.undirected),
+            ] {
+                if !ok {
+                    continue;
+                }
+                for &t in types {
+                    for pos in adj.range_of_type(from, t) {
+                        cands.push((adj.neighbors[pos], adj.edge_id_at(pos)));
+                    }
+                }
+            }
+            for (v, e) in cands {
+                if !labels_match(self.model, v, &p.nodes[to].labels) {
+                    continue;
+                }
+                if self.semantics == Semantics::Isomorphism && nodes.contains(&v) {
+                    continue;
+                }
+                nodes[to] = v;
+                rels[ri] = e;
+                let found = self.search(nodes, rels);
+                nodes[to] = u32::MAX;
+                rels[ri] = u32::MAX;
+                if found {
+                    return true;
+                }
+            }
+            return false;
+        }
+        // A disconnected unbound node: scan.
+        if let Some(s) = (0..p.nodes.len()).find(|&s| nodes[s] == u32::MAX) {
+            for v in 0..self.model.node_count() as u32 {
+                if !labels_match(self.model, v, &p.nodes[s].labels)
+                    || (self.semantics == Semantics::Isomorphism && nodes.contains(&v))
+                {
+                    continue;
+                }
+                nodes[s] = v;
+                let found = self.search(nodes, rels);
+                nodes[s] = u32::MAX;
+                if found {
+                    return true;
+                }
+            }
+            return false;
+        }
+        let env = Env {
+            model: self.model,
+            nodes,
+            rels,
+            row: &[],
+            exists: Some(self.oracle),
+        };
+        self.sub.filter.iter().all(|f| env.holds(f))
+    }
+}

@@ -1,0 +1,217 @@
+//! The matching pipeline, split as in Sun & Luo's study into stages you can print and swap:
+//! [`candidates`] (filter) → [`crate::pattern::planner`] (order) → [`enumerate`] (enumerate), then
+//! the attribute phase and the [`results`] stage. [`execute`] runs them all on the host.
+
+pub mod candidates;
+pub mod enumerate;
+pub mod host;
+pub mod results;
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+pub use candidates::Semantics;
+use enumerate::{Control, Enumerator, State};
+use results::{CountSink, Projector, RowSink};
+
+use crate::error::Result;
+use crate::model::Model;
+use crate::pattern::eval::{ExistsOracle, Val};
+use crate::pattern::ir::BoundQuery;
+use crate::pattern::planner::{self, Plan};
+
+/// How to run a query.
+#[derive(Debug, Clone, Default)]
+pub struct MatchOptions {
+    /// Injective (default) or homomorphic node matching.
+    pub semantics: Semantics,
+    /// Stop cleanly after this long; the result is then marked partial.
+    pub timeout: Option<Duration>,
+    /// Only the number of result rows is wanted (no rows are materialised when avoidable).
+    pub count_only: bool,
+}
+
+/// Timings of the host pipeline's stages.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Timings {
+    /// Candidate filtering.
+    pub filter: Duration,
+    /// Planning.
+    pub plan: Duration,
+    /// Enumeration (topology and attribute phases).
+    pub enumerate: Duration,
+    /// Result stage.
+    pub results: Duration,
+}
+
+/// The result of a query.
+#[derive(Debug)]
+pub struct QueryOutput<'m> {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows (empty when only counting).
+    pub rows: Vec<Vec<Val<'m>>>,
+    /// Number of result rows.
+    pub count: u64,
+    /// True when `--timeout` stopped the search: rows and count are then a lower bound.
+    pub partial: bool,
+    /// The plan that ran.
+    pub plan: Plan,
+    /// Stage timings.
+    pub timings: Timings,
+}
+
+/// Plans a bound query: candidate filtering then ordering. Returns the plan and candidate sets.
+pub fn prepare(
+    model: &Model,
+    query: &BoundQuery,
+    semantics: Semantics,
+) -> (Plan, Vec<candidates::CandidateSet>, Timings) {
+    let mut t = Timings::default();
+    let start = Instant::now();
+    let unary = planner::unary_conjuncts(query);
+    let cands = candidates::for_query(model, query, &unary, semantics);
+    t.filter = start.elapsed();
+    let start = Instant::now();
+    let counts: Vec<usize> = cands.iter().map(|c| c.len()).collect();
+    let plan = planner::plan(query, &counts, model.node_count());
+    t.plan = start.elapsed();
+    (plan, cands, t)
+}
+
+/// Runs a bound query on the host (all cores).
+pub fn execute<'m>(
+    model: &'m Model,
+    query: &BoundQuery,
+    options: &MatchOptions,
+) -> Result<QueryOutput<'m>> {
+    let (plan, cands, mut timings) = prepare(model, query, options.semantics);
+    let control = Control::new(options.timeout.map(|d| Instant::now() + d));
+    let first = query.stages.first().map(Projector::new);
+    let count_matches_only = first.as_ref().is_some_and(|p| {
+        p.is_count_star() || (options.count_only && p.is_streaming() && query.stages.len() == 1)
+    });
+    let e = Enumerator::new(
+        model,
+        query,
+        &plan,
+        &cands,
+        options.semantics,
+        &control,
+        count_matches_only,
+    );
+    let pivots = e.pivot_candidates();
+    let (k, r) = (query.pattern.nodes.len(), query.pattern.rels.len());
+    let start = Instant::now();
+
+    let Some(first) = first else {
+        // No projection at all: count matches.
+        let count = count_matches(&e, pivots, k, r, &plan);
+        timings.enumerate = start.elapsed();
+        return Ok(QueryOutput {
+            columns: vec!["count".into()],
+            rows: Vec::new(),
+            count,
+            partial: control.timed_out(),
+            plan,
+            timings,
+        });
+    };
+    if count_matches_only && !first.is_count_star() {
+        // `--count` of a plain projection: rows = matches, minus SKIP, capped by LIMIT.
+        let proj = &query.stages[0];
+        let matches = count_matches(&e, pivots, k, r, &plan);
+        let count = matches
+            .saturating_sub(proj.skip.unwrap_or(0))
+            .min(proj.limit.unwrap_or(u64::MAX));
+        timings.enumerate = start.elapsed();
+        return Ok(QueryOutput {
+            columns: first.columns(),
+            rows: Vec::new(),
+            count,
+            partial: control.timed_out(),
+            plan,
+            timings,
+        });
+    }
+
+    let oracle: &(dyn ExistsOracle + Sync) = &e;
+    let budget = if first.is_streaming() && query.stages.len() == 1 {
+        query.stages[0]
+            .limit
+            .map(|l| l + query.stages[0].skip.unwrap_or(0))
+    } else {
+        None
+    };
+    if budget == Some(0) {
+        control.stop();
+    }
+    let sinks: Vec<RowSink<'_, 'm>> = if plan.steps.is_empty() {
+        let mut s = RowSink::new(model, &first, Some(oracle));
+        s.push(&[], &[], &[]);
+        vec![s]
+    } else if control.stopped() {
+        Vec::new()
+    } else {
+        host::run_parallel(&e, pivots, k, r, || {
+            RowSink::new(model, &first, Some(oracle)).with_budget(budget, &control)
+        })
+    };
+    timings.enumerate = start.elapsed();
+    let start = Instant::now();
+    let mut merged = RowSink::new(model, &first, Some(oracle));
+    for s in sinks {
+        merged.merge(s);
+    }
+    let mut rows = merged.finish();
+    let mut columns = first.columns();
+    for stage in &query.stages[1..] {
+        let p = Projector::new(stage);
+        let mut sink = RowSink::new(model, &p, None);
+        for row in &rows {
+            sink.push(&[], &[], row);
+        }
+        rows = sink.finish();
+        columns = p.columns();
+    }
+    timings.results = start.elapsed();
+    let count = rows.len() as u64;
+    if options.count_only {
+        rows.clear();
+    }
+    Ok(QueryOutput {
+        columns,
+        rows,
+        count,
+        partial: control.timed_out(),
+        plan,
+        timings,
+    })
+}
+
+fn count_matches(e: &Enumerator<'_>, pivots: &[u32], k: usize, r: usize, plan: &Plan) -> u64 {
+    if plan.steps.is_empty() {
+        return 1;
+    }
+    host::run_parallel(e, pivots, k, r, CountSink::default)
+        .into_iter()
+        .map(|s| s.count)
+        .sum()
+}
+
+/// Counts the matches of the pattern and `WHERE` of `query`, ignoring its projections.
+pub fn count(model: &Model, query: &BoundQuery, semantics: Semantics) -> u64 {
+    let (plan, cands, _) = prepare(model, query, semantics);
+    let control = Control::new(None);
+    let e = Enumerator::new(model, query, &plan, &cands, semantics, &control, true);
+    let mut s = State::new(query.pattern.nodes.len(), query.pattern.rels.len());
+    let _ = &mut s;
+    count_matches(
+        &e,
+        e.pivot_candidates(),
+        query.pattern.nodes.len(),
+        query.pattern.rels.len(),
+        &plan,
+    )
+}

@@ -1,0 +1,466 @@
+//! The result stage: turns matches into rows — projection, implicit grouping with aggregates,
+//! `DISTINCT`, `WITH … WHERE`, `ORDER BY`, `SKIP`, `LIMIT`.
+//!
+//! Per worker, a [`RowSink`] projects each match as it is found; grouped queries keep one accumulator
+//! per group (mergeable across workers), so nothing holds every match unless the query orders or
+//! deduplicates all its rows.
+
+use std::hash::{Hash, Hasher};
+
+use hashbrown::{HashMap, HashSet};
+
+use super::enumerate::{Control, Sink};
+use crate::model::Model;
+use crate::pattern::eval::{compare, Env, ExistsOracle, Val};
+use crate::pattern::ir::{AggFn, CmpOp, Expr, Projection};
+
+/// A row of values, hashable with Cypher's equality (numbers by value, nulls equal for grouping).
+#[derive(Debug, Clone)]
+pub struct Key<'m>(pub Vec<Val<'m>>);
+
+impl PartialEq for Key<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        self.0.len() == o.0.len()
+            && self
+                .0
+                .iter()
+                .zip(&o.0)
+                .all(|(a, b)| a.sort_cmp(b) == std::cmp::Ordering::Equal)
+    }
+}
+impl Eq for Key<'_> {}
+
+fn hash_val<H: Hasher>(v: &Val<'_>, h: &mut H) {
+    match v {
+        Val::Null => 0u8.hash(h),
+        Val::Bool(b) => (1u8, b).hash(h),
+        Val::Int(i) => (2u8, (*i as f64).to_bits()).hash(h),
+        Val::Float(f) => (2u8, f.to_bits()).hash(h),
+        Val::Str(s) => (3u8, s.as_ref()).hash(h),
+        Val::Node(n) => (4u8, n).hash(h),
+        Val::Rel(r) => (5u8, r).hash(h),
+        Val::List(l) => {
+            6u8.hash(h);
+            l.iter().for_each(|x| hash_val(x, h));
+        }
+    }
+}
+
+impl Hash for Key<'_> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.0.iter().for_each(|v| hash_val(v, h));
+    }
+}
+
+/// One aggregate's running state.
+#[derive(Debug, Clone)]
+enum Acc<'m> {
+    Count(u64),
+    Distinct(HashSet<Key<'m>>),
+    Sum(Val<'m>),
+    Min(Val<'m>),
+    Max(Val<'m>),
+    Avg(f64, u64),
+    Collect(Vec<Val<'m>>),
+}
+
+impl<'m> Acc<'m> {
+    fn new(func: AggFn, distinct: bool) -> Self {
+        if distinct {
+            return Acc::Distinct(HashSet::new());
+        }
+        match func {
+            AggFn::Count => Acc::Count(0),
+            AggFn::Sum => Acc::Sum(Val::Int(0)),
+            AggFn::Min => Acc::Min(Val::Null),
+            AggFn::Max => Acc::Max(Val::Null),
+            AggFn::Avg => Acc::Avg(0.0, 0),
+            AggFn::Collect => Acc::Collect(Vec::new()),
+        }
+    }
+
+    fn add(&mut self, v: Val<'m>) {
+        if v.is_null() {
+            return;
+        }
+        match self {
+            Acc::Count(c) => *c += 1,
+            Acc::Distinct(s) => {
+                s.insert(Key(vec![v]));
+            }
+            Acc::Sum(s) => *s = add_num(s, &v),
+            Acc::Min(m) => {
+                if m.is_null() || compare(CmpOp::Lt, &v, m) == Some(true) {
+                    *m = v
+                }
+            }
+            Acc::Max(m) => {
+                if m.is_null() || compare(CmpOp::Gt, &v, m) == Some(true) {
+                    *m = v
+                }
+            }
+            Acc::Avg(s, n) => {
+                if let Some(x) = as_f64(&v) {
+                    *s += x;
+                    *n += 1;
+                }
+            }
+            Acc::Collect(l) => l.push(v),
+        }
+    }
+
+    fn merge(&mut self, other: Acc<'m>) {
+        match (self, other) {
+            (Acc::Count(a), Acc::Count(b)) => *a += b,
+            (Acc::Distinct(a), Acc::Distinct(b)) => a.extend(b),
+            (Acc::Sum(a), Acc::Sum(b)) => *a = add_num(a, &b),
+            (a @ Acc::Min(_), Acc::Min(b)) | (a @ Acc::Max(_), Acc::Max(b)) => a.add(b),
+            (Acc::Avg(s, n), Acc::Avg(s2, n2)) => {
+                *s += s2;
+                *n += n2;
+            }
+            (Acc::Collect(a), Acc::Collect(b)) => a.extend(b),
+            _ => {}
+        }
+    }
+
+    fn finish(self, func: AggFn) -> Val<'m> {
+        match self {
+            Acc::Count(c) => Val::Int(c as i64),
+            Acc::Distinct(s) => {
+                let vals = s.into_iter().map(|mut k| k.0.pop().unwrap_or(Val::Null));
+                let mut acc = Acc::new(func, false);
+                for v in vals {
+                    acc.add(v);
+                }
+                acc.finish(func)
+            }
+            Acc::Sum(s) => s,
+            Acc::Min(m) | Acc::Max(m) => m,
+            Acc::Avg(s, n) => {
+                if n == 0 {
+                    Val::Null
+                } else {
+                    Val::Float(s / n as f64)
+                }
+            }
+            Acc::Collect(l) => Val::List(l),
+        }
+    }
+}
+
+fn as_f64(v: &Val<'_>) -> Option<f64> {
+    match v {
+        Val::Int(i) => Some(*i as f64),
+        Val::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
+fn add_num<'m>(a: &Val<'m>, b: &Val<'m>) -> Val<'m> {
+    match (a, b) {
+        (Val::Int(x), Val::Int(y)) => x
+            .checked_add(*y)
+            .map_or(Val::Float(*x as f64 + *y as f64), Val::Int),
+        _ => match (as_f64(a), as_f64(b)) {
+            (Some(x), Some(y)) => Val::Float(x + y),
+            _ => a.clone(),
+        },
+    }
+}
+
+/// The aggregates of a projection, in item order: (item index, function, distinct, argument).
+struct AggSpec<'q> {
+    item: usize,
+    func: AggFn,
+    distinct: bool,
+    arg: Option<&'q Expr>,
+}
+
+/// A projection prepared for evaluation.
+pub struct Projector<'q> {
+    proj: &'q Projection,
+    aggs: Vec<AggSpec<'q>>,
+    keys: Vec<usize>,
+}
+
+impl<'q> Projector<'q> {
+    /// Prepares `proj`. Aggregates must be whole items (`count(x) AS n`), as the binder ensures.
+    pub fn new(proj: &'q Projection) -> Self {
+        let mut aggs = Vec::new();
+        let mut keys = Vec::new();
+        for (i, it) in proj.items.iter().enumerate() {
+            match &it.expr {
+                Expr::Aggregate {
+                    func,
+                    distinct,
+                    arg,
+                } => aggs.push(AggSpec {
+                    item: i,
+                    func: *func,
+                    distinct: *distinct,
+                    arg: arg.as_deref(),
+                }),
+                _ => keys.push(i),
+            }
+        }
+        Projector { proj, aggs, keys }
+    }
+
+    /// True when the projection groups.
+    pub fn is_grouped(&self) -> bool {
+        !self.aggs.is_empty()
+    }
+
+    /// True when rows can be produced one by one, in any order, with no state (LIMIT can stop early).
+    pub fn is_streaming(&self) -> bool {
+        !self.is_grouped() && !self.proj.distinct && self.proj.order_by.is_empty()
+    }
+
+    /// True for a lone `count(*)` (or `count(v)` of a node) with nothing else to do.
+    pub fn is_count_star(&self) -> bool {
+        self.proj.items.len() == 1
+            && self.proj.filter.is_none()
+            && self.proj.order_by.is_empty()
+            && self.proj.skip.unwrap_or(0) == 0
+            && self.proj.limit != Some(0)
+            && matches!(
+                &self.proj.items[0].expr,
+                Expr::Aggregate { func: AggFn::Count, distinct: false, arg }
+                    if arg.as_deref().is_none_or(|a| matches!(a, Expr::Node(_)))
+            )
+    }
+
+    /// Column names.
+    pub fn columns(&self) -> Vec<String> {
+        self.proj.items.iter().map(|i| i.name.clone()).collect()
+    }
+}
+
+/// Collects the rows of a projection from matches (first stage) or rows (later stages).
+pub struct RowSink<'q, 'm> {
+    model: &'m Model,
+    projector: &'q Projector<'q>,
+    oracle: Option<&'q (dyn ExistsOracle + Sync)>,
+    /// Plain rows (streaming or distinct or ordered without grouping).
+    pub rows: Vec<Vec<Val<'m>>>,
+    groups: HashMap<Key<'m>, Vec<Acc<'m>>>,
+    /// Stop after this many rows (LIMIT + SKIP of a streaming projection).
+    pub row_budget: Option<u64>,
+    /// Matches seen (count-only).
+    pub count: u64,
+    count_only: bool,
+    control: Option<&'q Control>,
+}
+
+impl<'q, 'm> RowSink<'q, 'm> {
+    /// A sink for `projector`.
+    pub fn new(
+        model: &'m Model,
+        projector: &'q Projector<'q>,
+        oracle: Option<&'q (dyn ExistsOracle + Sync)>,
+    ) -> Self {
+        RowSink {
+            model,
+            projector,
+            oracle,
+            rows: Vec::new(),
+            groups: HashMap::new(),
+            row_budget: None,
+            count: 0,
+            count_only: projector.is_count_star(),
+            control: None,
+        }
+    }
+
+    /// Stops every worker once `budget` rows exist in total (LIMIT of a streaming projection).
+    pub fn with_budget(mut self, budget: Option<u64>, control: &'q Control) -> Self {
+        self.row_budget = budget;
+        self.control = Some(control);
+        self
+    }
+
+    /// Adds one input (a match, or a row of the previous stage).
+    pub fn push(&mut self, nodes: &[u32], rels: &[u32], row: &[Val<'m>]) -> bool {
+        if self.count_only {
+            self.count += 1;
+            return true;
+        }
+        let env = Env {
+            model: self.model,
+            nodes,
+            rels,
+            row,
+            exists: self.oracle.map(|o| o as &dyn ExistsOracle),
+        };
+        let p = self.projector;
+        if !p.is_grouped() {
+            let r: Vec<Val<'m>> = p.proj.items.iter().map(|i| env.eval(&i.expr)).collect();
+            self.rows.push(r);
+            if let (Some(b), Some(c)) = (self.row_budget, self.control) {
+                if c.emitted.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1 >= b {
+                    c.stop();
+                    return false;
+                }
+            }
+            return true;
+        }
+        let key = Key(p
+            .keys
+            .iter()
+            .map(|&k| env.eval(&p.proj.items[k].expr))
+            .collect());
+        let accs = self.groups.entry(key).or_insert_with(|| {
+            p.aggs
+                .iter()
+                .map(|a| Acc::new(a.func, a.distinct))
+                .collect()
+        });
+        for (acc, a) in accs.iter_mut().zip(&p.aggs) {
+            match a.arg {
+                None => acc.add(Val::Bool(true)),
+                Some(e) => acc.add(env.eval(e)),
+            }
+        }
+        true
+    }
+
+    /// Merges another worker's sink into this one.
+    pub fn merge(&mut self, other: RowSink<'q, 'm>) {
+        self.count += other.count;
+        self.rows.extend(other.rows);
+        for (k, accs) in other.groups {
+            match self.groups.get_mut(&k) {
+                Some(mine) => mine.iter_mut().zip(accs).for_each(|(a, b)| a.merge(b)),
+                None => {
+                    self.groups.insert(k, accs);
+                }
+            }
+        }
+    }
+
+    /// Finishes: grouping, `WITH … WHERE`, `DISTINCT`, `ORDER BY`, `SKIP`, `LIMIT`.
+    pub fn finish(mut self) -> Vec<Vec<Val<'m>>> {
+        let p = self.projector;
+        let proj = p.proj;
+        let mut rows = if self.count_only {
+            vec![vec![Val::Int(self.count as i64)]]
+        } else if p.is_grouped() {
+            let mut groups: Vec<(Key<'m>, Vec<Acc<'m>>)> = self.groups.drain().collect();
+            if groups.is_empty() && p.keys.is_empty() {
+                // Aggregates over no rows give one row (count 0, others null).
+                groups.push((
+                    Key(Vec::new()),
+                    p.aggs
+                        .iter()
+                        .map(|a| Acc::new(a.func, a.distinct))
+                        .collect(),
+                ));
+            }
+            groups
+                .into_iter()
+                .map(|(key, accs)| {
+                    let mut row = vec![Val::Null; proj.items.len()];
+                    for (&k, v) in p.keys.iter().zip(key.0) {
+                        row[k] = v;
+                    }
+                    for (a, acc) in p.aggs.iter().zip(accs) {
+                        row[a.item] = acc.finish(a.func);
+                    }
+                    row
+                })
+                .collect()
+        } else {
+            std::mem::take(&mut self.rows)
+        };
+        if let Some(f) = &proj.filter {
+            rows.retain(|r| {
+                Env {
+                    model: self.model,
+                    nodes: &[],
+                    rels: &[],
+                    row: r,
+                    exists: None,
+                }
+                .holds(f)
+            });
+        }
+        if proj.distinct {
+            let mut seen = HashSet::new();
+            rows.retain(|r| seen.insert(Key(r.clone())));
+        }
+        if !proj.order_by.is_empty() {
+            let model = self.model;
+            let sort_keys: Vec<Vec<Val<'m>>> = rows
+                .iter()
+                .map(|r| {
+                    let env = Env {
+                        model,
+                        nodes: &[],
+                        rels: &[],
+                        row: r,
+                        exists: None,
+                    };
+                    proj.order_by.iter().map(|(e, _)| env.eval(e)).collect()
+                })
+                .collect();
+            let mut idx: Vec<usize> = (0..rows.len()).collect();
+            idx.sort_by(|&a, &b| {
+                for (i, (_, desc)) in proj.order_by.iter().enumerate() {
+                    let c = sort_keys[a][i].sort_cmp(&sort_keys[b][i]);
+                    let c = if *desc { c.reverse() } else { c };
+                    if c != std::cmp::Ordering::Equal {
+                        return c;
+                    }
+                }
+                a.cmp(&b)
+            });
+            let mut taken: Vec<Option<Vec<Val<'m>>>> = rows.into_iter().map(Some).collect();
+            rows = idx.into_iter().filter_map(|i| taken[i].take()).collect();
+        }
+        let skip = proj.skip.unwrap_or(0) as usize;
+        let rows: Vec<Vec<Val<'m>>> = rows.into_iter().skip(skip).collect();
+        match proj.limit {
+            Some(l) => rows.into_iter().take(l as usize).collect(),
+            None => rows,
+        }
+    }
+}
+
+impl Sink for RowSink<'_, '_> {
+    fn emit(&mut self, nodes: &[u32], rels: &[u32]) -> bool {
+        self.push(nodes, rels, &[])
+    }
+
+    fn add_count(&mut self, count: u64) -> bool {
+        self.count += count;
+        true
+    }
+
+    fn count_only(&self) -> bool {
+        self.count_only
+    }
+}
+
+/// A sink that only counts matches.
+#[derive(Debug, Default)]
+pub struct CountSink {
+    /// Matches counted.
+    pub count: u64,
+}
+
+impl Sink for CountSink {
+    fn emit(&mut self, _: &[u32], _: &[u32]) -> bool {
+        self.count += 1;
+        true
+    }
+
+    fn add_count(&mut self, count: u64) -> bool {
+        self.count = self.count.saturating_add(count);
+        true
+    }
+
+    fn count_only(&self) -> bool {
+        true
+    }
+}

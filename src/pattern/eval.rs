@@ -1,0 +1,380 @@
+//! Evaluation of bound expressions over a match (node and relationship bindings) or over a projected
+//! row, with Cypher's three-valued logic: comparisons with null give null, and a `WHERE` keeps a match
+//! only when its condition is `true`.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+use serde::Serialize;
+
+use super::ir::{ArithOp, CmpOp, Expr, StrOp};
+use crate::model::{Model, Value, ValueRef};
+
+/// A runtime value: a property value, a node or relationship, or a list.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Val<'m> {
+    /// Null.
+    Null,
+    /// Boolean.
+    Bool(bool),
+    /// Integer.
+    Int(i64),
+    /// Float.
+    Float(f64),
+    /// String (borrowed from the model where possible).
+    Str(Cow<'m, str>),
+    /// A node id.
+    Node(u32),
+    /// A relationship (edge) id.
+    Rel(u32),
+    /// A list.
+    List(Vec<Val<'m>>),
+}
+
+impl<'m> Val<'m> {
+    /// From a model value.
+    pub fn from_ref(v: ValueRef<'m>) -> Self {
+        match v {
+            ValueRef::Null => Val::Null,
+            ValueRef::Bool(b) => Val::Bool(b),
+            ValueRef::Int(i) => Val::Int(i),
+            ValueRef::Float(f) => Val::Float(f),
+            ValueRef::Str(s) => Val::Str(Cow::Borrowed(s)),
+        }
+    }
+
+    /// From an owned literal.
+    pub fn from_value(v: &Value) -> Val<'static> {
+        match v {
+            Value::Null => Val::Null,
+            Value::Bool(b) => Val::Bool(*b),
+            Value::Int(i) => Val::Int(*i),
+            Value::Float(f) => Val::Float(*f),
+            Value::Str(s) => Val::Str(Cow::Owned(s.clone())),
+        }
+    }
+
+    /// True for null.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Val::Null)
+    }
+
+    /// A total order used by ORDER BY, DISTINCT and grouping (nulls last, then by type).
+    pub fn sort_cmp(&self, other: &Val<'_>) -> Ordering {
+        fn rank(v: &Val<'_>) -> u8 {
+            match v {
+                Val::Bool(_) => 0,
+                Val::Int(_) | Val::Float(_) => 1,
+                Val::Str(_) => 2,
+                Val::Node(_) => 3,
+                Val::Rel(_) => 4,
+                Val::List(_) => 5,
+                Val::Null => 6,
+            }
+        }
+        match (self, other) {
+            (Val::Bool(a), Val::Bool(b)) => a.cmp(b),
+            (Val::Int(a), Val::Int(b)) => a.cmp(b),
+            (Val::Int(a), Val::Float(b)) => (*a as f64).total_cmp(b),
+            (Val::Float(a), Val::Int(b)) => a.total_cmp(&(*b as f64)),
+            (Val::Float(a), Val::Float(b)) => a.total_cmp(b),
+            (Val::Str(a), Val::Str(b)) => a.cmp(b),
+            (Val::Node(a), Val::Node(b)) | (Val::Rel(a), Val::Rel(b)) => a.cmp(b),
+            (Val::List(a), Val::List(b)) => {
+                for (x, y) in a.iter().zip(b) {
+                    let c = x.sort_cmp(y);
+                    if c != Ordering::Equal {
+                        return c;
+                    }
+                }
+                a.len().cmp(&b.len())
+            }
+            _ => rank(self).cmp(&rank(other)),
+        }
+    }
+
+    /// Detaches from the model's borrow.
+    pub fn into_owned(self) -> Val<'static> {
+        match self {
+            Val::Null => Val::Null,
+            Val::Bool(b) => Val::Bool(b),
+            Val::Int(i) => Val::Int(i),
+            Val::Float(f) => Val::Float(f),
+            Val::Str(s) => Val::Str(Cow::Owned(s.into_owned())),
+            Val::Node(n) => Val::Node(n),
+            Val::Rel(r) => Val::Rel(r),
+            Val::List(v) => Val::List(v.into_iter().map(Val::into_owned).collect()),
+        }
+    }
+}
+
+/// Serializes as JSON scalars; nodes and relationships as `{"node": id}` / `{"rel": id}`.
+impl Serialize for Val<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            Val::Null => s.serialize_none(),
+            Val::Bool(b) => s.serialize_bool(*b),
+            Val::Int(i) => s.serialize_i64(*i),
+            Val::Float(f) => s.serialize_f64(*f),
+            Val::Str(x) => s.serialize_str(x),
+            Val::Node(n) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("node", n)?;
+                m.end()
+            }
+            Val::Rel(r) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("rel", r)?;
+                m.end()
+            }
+            Val::List(v) => v.serialize(s),
+        }
+    }
+}
+
+impl std::fmt::Display for Val<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Val::Null => f.write_str("null"),
+            Val::Bool(b) => write!(f, "{b}"),
+            Val::Int(i) => write!(f, "{i}"),
+            Val::Float(x) => write!(f, "{x}"),
+            Val::Str(s) => f.write_str(s),
+            Val::Node(n) => write!(f, "({n})"),
+            Val::Rel(r) => write!(f, "[{r}]"),
+            Val::List(v) => {
+                f.write_str("[")?;
+                for (i, x) in v.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{x}")?;
+                }
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+/// Answers `EXISTS { … }` sub-patterns during evaluation (implemented by the matcher).
+pub trait ExistsOracle {
+    /// True when `sub` has a match extending the outer binding `nodes`/`rels`.
+    fn exists(&self, sub: &super::ir::SubPattern, nodes: &[u32], rels: &[u32]) -> bool;
+}
+
+/// What expressions are evaluated against.
+pub struct Env<'a, 'm> {
+    /// The model.
+    pub model: &'m Model,
+    /// Node bindings by slot.
+    pub nodes: &'a [u32],
+    /// Relationship bindings by slot.
+    pub rels: &'a [u32],
+    /// The current projected row (after `WITH`).
+    pub row: &'a [Val<'m>],
+    /// Evaluates sub-patterns.
+    pub exists: Option<&'a dyn ExistsOracle>,
+}
+
+fn truth(v: &Val<'_>) -> Option<bool> {
+    match v {
+        Val::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+
+fn of_truth(t: Option<bool>) -> Val<'static> {
+    t.map_or(Val::Null, Val::Bool)
+}
+
+/// Cypher comparison: `None` = null (incomparable or a null operand).
+pub fn compare(op: CmpOp, a: &Val<'_>, b: &Val<'_>) -> Option<bool> {
+    if a.is_null() || b.is_null() {
+        return None;
+    }
+    let ord = match (a, b) {
+        (Val::Int(x), Val::Int(y)) => Some(x.cmp(y)),
+        (Val::Int(x), Val::Float(y)) => (*x as f64).partial_cmp(y),
+        (Val::Float(x), Val::Int(y)) => x.partial_cmp(&(*y as f64)),
+        (Val::Float(x), Val::Float(y)) => x.partial_cmp(y),
+        (Val::Str(x), Val::Str(y)) => Some(x.cmp(y)),
+        (Val::Bool(x), Val::Bool(y)) => Some(x.cmp(y)),
+        (Val::Node(x), Val::Node(y)) | (Val::Rel(x), Val::Rel(y)) => {
+            return match op {
+                CmpOp::Eq => Some(x == y),
+                CmpOp::Ne => Some(x != y),
+                _ => None,
+            }
+        }
+        (Val::List(_), Val::List(_)) => {
+            return match op {
+                CmpOp::Eq => Some(a.sort_cmp(b) == Ordering::Equal),
+                CmpOp::Ne => Some(a.sort_cmp(b) != Ordering::Equal),
+                _ => None,
+            }
+        }
+        _ => {
+            return match op {
+                CmpOp::Eq => Some(false),
+                CmpOp::Ne => Some(true),
+                _ => None,
+            }
+        }
+    };
+    let ord = ord?;
+    Some(match op {
+        CmpOp::Eq => ord == Ordering::Equal,
+        CmpOp::Ne => ord != Ordering::Equal,
+        CmpOp::Lt => ord == Ordering::Less,
+        CmpOp::Le => ord != Ordering::Greater,
+        CmpOp::Gt => ord == Ordering::Greater,
+        CmpOp::Ge => ord != Ordering::Less,
+    })
+}
+
+/// Applies a string predicate (`None` = null: a non-string or null operand).
+pub fn string_op(op: StrOp, a: &Val<'_>, b: &Val<'_>) -> Option<bool> {
+    match (a, b) {
+        (Val::Str(x), Val::Str(y)) => Some(match op {
+            StrOp::Contains => x.contains(y.as_ref()),
+            StrOp::StartsWith => x.starts_with(y.as_ref()),
+            StrOp::EndsWith => x.ends_with(y.as_ref()),
+        }),
+        _ => None,
+    }
+}
+
+fn arith<'m>(op: ArithOp, a: Val<'m>, b: Val<'m>) -> Val<'m> {
+    match (a, b) {
+        (Val::Int(x), Val::Int(y)) => match op {
+            ArithOp::Add => x.checked_add(y),
+            ArithOp::Sub => x.checked_sub(y),
+            ArithOp::Mul => x.checked_mul(y),
+            ArithOp::Div => x.checked_div(y),
+            ArithOp::Mod => x.checked_rem(y),
+        }
+        .map_or(Val::Null, Val::Int),
+        (Val::Str(x), Val::Str(y)) if op == ArithOp::Add => Val::Str(Cow::Owned(format!("{x}{y}"))),
+        (a, b) => {
+            let f = |v: &Val<'_>| match v {
+                Val::Int(i) => Some(*i as f64),
+                Val::Float(x) => Some(*x),
+                _ => None,
+            };
+            match (f(&a), f(&b)) {
+                (Some(x), Some(y)) => Val::Float(match op {
+                    ArithOp::Add => x + y,
+                    ArithOp::Sub => x - y,
+                    ArithOp::Mul => x * y,
+                    ArithOp::Div => x / y,
+                    ArithOp::Mod => x % y,
+                }),
+                _ => Val::Null,
+            }
+        }
+    }
+}
+
+impl<'m> Env<'_, 'm> {
+    /// Evaluates `e`.
+    pub fn eval(&self, e: &Expr) -> Val<'m> {
+        match e {
+            Expr::Literal(v) => Val::from_value(v),
+            Expr::Node(s) => self.nodes.get(*s).map_or(Val::Null, |&n| Val::Node(n)),
+            Expr::Rel(s) => self.rels.get(*s).map_or(Val::Null, |&r| Val::Rel(r)),
+            Expr::Column(i) => self.row.get(*i).cloned().unwrap_or(Val::Null),
+            Expr::Property(base, key) => match self.eval(base) {
+                Val::Node(n) => Val::from_ref(self.model.node_property(n, key)),
+                Val::Rel(r) => Val::from_ref(self.model.edge_property(r, key)),
+                _ => Val::Null,
+            },
+            Expr::Id(base) => match self.eval(base) {
+                Val::Node(n) | Val::Rel(n) => Val::Int(n as i64),
+                _ => Val::Null,
+            },
+            Expr::Compare(op, a, b) => of_truth(compare(*op, &self.eval(a), &self.eval(b))),
+            Expr::Str(op, a, b) => of_truth(string_op(*op, &self.eval(a), &self.eval(b))),
+            Expr::Regex(a, re) => match self.eval(a) {
+                Val::Str(s) => Val::Bool(re.0.is_match(&s)),
+                _ => Val::Null,
+            },
+            Expr::In(a, list) => {
+                let x = self.eval(a);
+                let Val::List(items) = self.eval(list) else {
+                    return Val::Null;
+                };
+                if x.is_null() {
+                    return Val::Null;
+                }
+                let mut saw_null = false;
+                for it in &items {
+                    match compare(CmpOp::Eq, &x, it) {
+                        Some(true) => return Val::Bool(true),
+                        None => saw_null = true,
+                        Some(false) => {}
+                    }
+                }
+                if saw_null {
+                    Val::Null
+                } else {
+                    Val::Bool(false)
+                }
+            }
+            Expr::IsNull(a, negated) => Val::Bool(self.eval(a).is_null() != *negated),
+            Expr::And(items) => {
+                let mut null = false;
+                for it in items {
+                    match truth(&self.eval(it)) {
+                        Some(false) => return Val::Bool(false),
+                        None => null = true,
+                        Some(true) => {}
+                    }
+                }
+                if null {
+                    Val::Null
+                } else {
+                    Val::Bool(true)
+                }
+            }
+            Expr::Or(items) => {
+                let mut null = false;
+                for it in items {
+                    match truth(&self.eval(it)) {
+                        Some(true) => return Val::Bool(true),
+                        None => null = true,
+                        Some(false) => {}
+                    }
+                }
+                if null {
+                    Val::Null
+                } else {
+                    Val::Bool(false)
+                }
+            }
+            Expr::Xor(a, b) => match (truth(&self.eval(a)), truth(&self.eval(b))) {
+                (Some(x), Some(y)) => Val::Bool(x != y),
+                _ => Val::Null,
+            },
+            Expr::Not(a) => of_truth(truth(&self.eval(a)).map(|b| !b)),
+            Expr::Arith(op, a, b) => arith(*op, self.eval(a), self.eval(b)),
+            Expr::Neg(a) => match self.eval(a) {
+                Val::Int(i) => i.checked_neg().map_or(Val::Null, Val::Int),
+                Val::Float(f) => Val::Float(-f),
+                _ => Val::Null,
+            },
+            Expr::List(items) => Val::List(items.iter().map(|i| self.eval(i)).collect()),
+            Expr::Exists(sub) => match self.exists {
+                Some(o) => Val::Bool(o.exists(sub, self.nodes, self.rels)),
+                None => Val::Null,
+            },
+            // Aggregates are computed by the result stage, which replaces them by columns.
+            Expr::Aggregate { .. } => Val::Null,
+        }
+    }
+
+    /// True when `e` evaluates to `true` (null and false both reject).
+    pub fn holds(&self, e: &Expr) -> bool {
+        matches!(self.eval(e), Val::Bool(true))
+    }
+}

@@ -1,0 +1,293 @@
+//! The bound query: what the binder produces from the AST once names are resolved against a model's
+//! schema. Plain values that print (`gemp explain`) and that the planner and every matcher read.
+//!
+//! Variables are numbered *slots*: node slots index [`Pattern::nodes`], relationship slots index
+//! [`Pattern::rels`].
+
+use regex::Regex;
+use serde::Serialize;
+
+use crate::model::Value;
+
+/// A node slot.
+pub type NodeSlot = usize;
+/// A relationship slot.
+pub type RelSlot = usize;
+
+/// The topological part of a query.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Pattern {
+    /// Pattern nodes.
+    pub nodes: Vec<NodeVar>,
+    /// Pattern relationships.
+    pub rels: Vec<RelVar>,
+}
+
+/// A pattern node.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeVar {
+    /// Variable name (`_n3` style for anonymous nodes).
+    pub name: String,
+    /// False for anonymous nodes `()`.
+    pub named: bool,
+    /// Label constraint: every inner list must be satisfied by at least one of its labels
+    /// (`(:A|B:C)` = `[[A, B], [C]]`). Empty = any node.
+    pub labels: Vec<Vec<u32>>,
+}
+
+/// A pattern relationship.
+#[derive(Debug, Clone, Serialize)]
+pub struct RelVar {
+    /// Variable name (`_r3` style for anonymous relationships).
+    pub name: String,
+    /// False when the relationship has no variable: it is then an existence check and parallel edges
+    /// do not multiply matches.
+    pub named: bool,
+    /// Source node slot (for undirected relationships: the first node as written).
+    pub src: NodeSlot,
+    /// Target node slot.
+    pub dst: NodeSlot,
+    /// Allowed relationship types; empty = any type.
+    pub types: Vec<u32>,
+    /// `-[..]-`: matches an edge in either direction.
+    pub undirected: bool,
+}
+
+/// Comparison operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CmpOp {
+    /// `=`
+    Eq,
+    /// `<>`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+/// String predicates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum StrOp {
+    /// `CONTAINS`
+    Contains,
+    /// `STARTS WITH`
+    StartsWith,
+    /// `ENDS WITH`
+    EndsWith,
+}
+
+/// Arithmetic operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ArithOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Mod,
+}
+
+/// Aggregate functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum AggFn {
+    /// `count(x)` / `count(*)`
+    Count,
+    /// `min(x)`
+    Min,
+    /// `max(x)`
+    Max,
+    /// `avg(x)`
+    Avg,
+    /// `sum(x)`
+    Sum,
+    /// `collect(x)`
+    Collect,
+}
+
+/// A compiled regular expression (whole-string match, as Cypher's `=~`).
+#[derive(Debug, Clone)]
+pub struct WholeRegex(pub Regex);
+
+impl Serialize for WholeRegex {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0.as_str())
+    }
+}
+
+/// A bound expression.
+#[derive(Debug, Clone, Serialize)]
+pub enum Expr {
+    /// A literal (parameters are substituted at bind time).
+    Literal(Value),
+    /// The node bound to a slot.
+    Node(NodeSlot),
+    /// The relationship bound to a slot.
+    Rel(RelSlot),
+    /// Column `i` of the previous projection stage's rows (after `WITH`).
+    Column(usize),
+    /// `base.key` where base is a node or relationship.
+    Property(Box<Expr>, String),
+    /// `id(x)`.
+    Id(Box<Expr>),
+    /// Comparison (three-valued: null operands give null).
+    Compare(CmpOp, Box<Expr>, Box<Expr>),
+    /// String predicate.
+    Str(StrOp, Box<Expr>, Box<Expr>),
+    /// `x =~ 're'`.
+    Regex(Box<Expr>, WholeRegex),
+    /// `x IN [list]` (list evaluated once).
+    In(Box<Expr>, Box<Expr>),
+    /// `x IS NULL` (`negated`: `IS NOT NULL`).
+    IsNull(Box<Expr>, bool),
+    /// Conjunction.
+    And(Vec<Expr>),
+    /// Disjunction.
+    Or(Vec<Expr>),
+    /// Exclusive or.
+    Xor(Box<Expr>, Box<Expr>),
+    /// Negation.
+    Not(Box<Expr>),
+    /// Arithmetic.
+    Arith(ArithOp, Box<Expr>, Box<Expr>),
+    /// Unary minus.
+    Neg(Box<Expr>),
+    /// A list of expressions.
+    List(Vec<Expr>),
+    /// `EXISTS { … }` or a pattern predicate: true when the sub-pattern has at least one match
+    /// extending the current binding. `NOT EXISTS` is `Not(Exists(..))` (a NAC).
+    Exists(Box<SubPattern>),
+    /// An aggregate; only in projections. `distinct` applies to its argument; `arg` None = `count(*)`.
+    Aggregate {
+        /// The function.
+        func: AggFn,
+        /// `count(DISTINCT x)`.
+        distinct: bool,
+        /// The argument.
+        arg: Option<Box<Expr>>,
+    },
+}
+
+/// A sub-pattern of `EXISTS` / NACs: extra nodes and relationships anchored on the outer slots.
+#[derive(Debug, Clone, Serialize)]
+pub struct SubPattern {
+    /// Outer node slots the sub-pattern refers to, and the sub-pattern's node slots they become.
+    pub anchors: Vec<(NodeSlot, NodeSlot)>,
+    /// The sub-pattern (its node slots are its own; anchored slots are fixed to the outer binding).
+    pub pattern: Pattern,
+    /// Conjuncts over the sub-pattern's slots.
+    pub filter: Vec<Expr>,
+}
+
+/// One projection item.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjItem {
+    /// The value.
+    pub expr: Expr,
+    /// Output column name (alias, or the expression as written).
+    pub name: String,
+}
+
+/// A `WITH` or `RETURN` stage.
+#[derive(Debug, Clone, Serialize)]
+pub struct Projection {
+    /// Items; aggregates make the non-aggregate items grouping keys.
+    pub items: Vec<ProjItem>,
+    /// `DISTINCT`.
+    pub distinct: bool,
+    /// Filter on the projected rows (`WITH … WHERE`), over [`Expr::Column`]s.
+    pub filter: Option<Expr>,
+    /// `ORDER BY`: expressions over the projected columns, with `descending`.
+    pub order_by: Vec<(Expr, bool)>,
+    /// `SKIP n`.
+    pub skip: Option<u64>,
+    /// `LIMIT n`.
+    pub limit: Option<u64>,
+}
+
+/// A fully bound query.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoundQuery {
+    /// The pattern.
+    pub pattern: Pattern,
+    /// `WHERE` conjuncts (and inline property maps), all of which must be true.
+    pub filter: Vec<Expr>,
+    /// `WITH` stages then the `RETURN` stage. Empty = every match as the list of its node ids.
+    pub stages: Vec<Projection>,
+}
+
+impl Expr {
+    /// Adds the node slots this expression reads (not looking into sub-patterns' own slots, but
+    /// including their anchors) to `out`.
+    pub fn node_slots(&self, out: &mut Vec<NodeSlot>) {
+        self.walk(&mut |e| match e {
+            Expr::Node(s) => out.push(*s),
+            Expr::Exists(sub) => out.extend(sub.anchors.iter().map(|a| a.0)),
+            _ => {}
+        });
+    }
+
+    /// Adds the relationship slots this expression reads to `out`.
+    pub fn rel_slots(&self, out: &mut Vec<RelSlot>) {
+        self.walk(&mut |e| {
+            if let Expr::Rel(s) = e {
+                out.push(*s)
+            }
+        });
+    }
+
+    /// True when the expression contains an aggregate.
+    pub fn has_aggregate(&self) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| found |= matches!(e, Expr::Aggregate { .. }));
+        found
+    }
+
+    /// True when evaluating it needs string work (phase 2 of GEMP): string predicates, regular
+    /// expressions, or comparisons involving string literals.
+    pub fn is_string_predicate(&self) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| {
+            found |= matches!(e, Expr::Str(..) | Expr::Regex(..))
+                || matches!(e, Expr::Literal(Value::Str(_)))
+        });
+        found
+    }
+
+    /// Visits this expression and its children (not the inside of sub-patterns).
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        match self {
+            Expr::Property(a, _)
+            | Expr::Id(a)
+            | Expr::Not(a)
+            | Expr::Neg(a)
+            | Expr::IsNull(a, _) => a.walk(f),
+            Expr::Regex(a, _) => a.walk(f),
+            Expr::Compare(_, a, b)
+            | Expr::Str(_, a, b)
+            | Expr::In(a, b)
+            | Expr::Xor(a, b)
+            | Expr::Arith(_, a, b) => {
+                a.walk(f);
+                b.walk(f);
+            }
+            Expr::And(v) | Expr::Or(v) | Expr::List(v) => v.iter().for_each(|e| e.walk(f)),
+            Expr::Aggregate { arg: Some(a), .. } => a.walk(f),
+            Expr::Literal(_)
+            | Expr::Node(_)
+            | Expr::Rel(_)
+            | Expr::Column(_)
+            | Expr::Exists(_)
+            | Expr::Aggregate { arg: None, .. } => {}
+        }
+    }
+}

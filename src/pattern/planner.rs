@@ -1,0 +1,274 @@
+//! Stage 2 of matching — *order query vertices*: the planner picks the pivot (the pattern node with
+//! the fewest candidates), a matching order in which every next node is connected to the matched
+//! ones (most constrained first), turns relationships whose both ends are bound into checks, and
+//! places every `WHERE` conjunct: unary non-string conjuncts into candidate filtering, other cheap
+//! conjuncts (numbers, ids, NACs) at the first step where their variables are bound, and string
+//! conjuncts into the attribute phase (GEMP phase 2).
+
+use serde::Serialize;
+
+use super::ir::{BoundQuery, Expr, NodeSlot, RelSlot};
+
+/// How an expansion walks a relationship from a bound node to the new one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Dir {
+    /// Along outgoing edges of the bound node (out-CSR).
+    Out,
+    /// Along incoming edges of the bound node (in-CSR).
+    In,
+    /// Either direction (undirected pattern relationship).
+    Both,
+}
+
+/// Walk relationship `rel` from the bound node `from`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Expansion {
+    /// The relationship slot.
+    pub rel: RelSlot,
+    /// The already-bound end.
+    pub from: NodeSlot,
+    /// Direction from `from`.
+    pub dir: Dir,
+}
+
+/// One step of the matching order: bind `node`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    /// The pattern node bound at this step.
+    pub node: NodeSlot,
+    /// How candidates are generated: `None` = scan the candidate set (the pivot, or the first node of
+    /// another connected component), else walk this relationship from a bound node.
+    pub expand: Option<Expansion>,
+    /// Relationships to already-bound nodes (or self loops) that must exist — checks, not expansions.
+    pub checks: Vec<RelSlot>,
+    /// Phase-1 conjuncts (indices into the query's filter) evaluated once this step has bound.
+    pub filters: Vec<usize>,
+    /// Candidates of this node after filtering.
+    pub candidates: usize,
+    /// Estimated partial matches after this step.
+    pub estimate: f64,
+}
+
+/// A matching plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    /// Steps in matching order; `steps[0].node` is the pivot.
+    pub steps: Vec<Step>,
+    /// Unary conjuncts pushed into candidate filtering, per node slot.
+    pub unary: Vec<Vec<usize>>,
+    /// String conjuncts evaluated in the attribute phase on complete topological matches.
+    pub attribute_filters: Vec<usize>,
+}
+
+/// How a conjunct is evaluated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Placement {
+    /// In candidate filtering of one node.
+    Unary(NodeSlot),
+    /// During the topology search, at a step.
+    Step(usize),
+    /// In the attribute phase.
+    Attribute,
+}
+
+/// Classifies conjuncts before candidate filtering: returns the unary conjuncts per node slot.
+pub fn unary_conjuncts(query: &BoundQuery) -> Vec<Vec<usize>> {
+    let mut unary = vec![Vec::new(); query.pattern.nodes.len()];
+    for (i, c) in query.filter.iter().enumerate() {
+        if let Some(slot) = unary_slot(c) {
+            unary[slot].push(i);
+        }
+    }
+    unary
+}
+
+fn slots_of(e: &Expr) -> (Vec<NodeSlot>, Vec<RelSlot>) {
+    let mut n = Vec::new();
+    let mut r = Vec::new();
+    e.node_slots(&mut n);
+    e.rel_slots(&mut r);
+    n.sort_unstable();
+    n.dedup();
+    r.sort_unstable();
+    r.dedup();
+    (n, r)
+}
+
+fn has_exists(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, Expr::Exists(_)));
+    found
+}
+
+/// The slot of a conjunct that can run during candidate filtering.
+fn unary_slot(e: &Expr) -> Option<NodeSlot> {
+    if e.is_string_predicate() || has_exists(e) {
+        return None;
+    }
+    let (n, r) = slots_of(e);
+    (n.len() == 1 && r.is_empty()).then(|| n[0])
+}
+
+/// Builds the plan from the candidate counts of each node slot.
+pub fn plan(query: &BoundQuery, candidate_counts: &[usize], model_nodes: usize) -> Plan {
+    let pattern = &query.pattern;
+    let k = pattern.nodes.len();
+    let unary = unary_conjuncts(query);
+    let pdeg: Vec<usize> = (0..k)
+        .map(|s| {
+            pattern
+                .rels
+                .iter()
+                .filter(|r| r.src == s || r.dst == s)
+                .count()
+        })
+        .collect();
+    let count = |s: NodeSlot| candidate_counts.get(s).copied().unwrap_or(0);
+
+    let mut bound = vec![false; k];
+    let mut rel_done = vec![false; pattern.rels.len()];
+    let mut steps: Vec<Step> = Vec::with_capacity(k);
+    let mut estimate = 1.0f64;
+    while steps.len() < k {
+        // Connections of each unbound node to the bound set.
+        let connections = |s: NodeSlot| {
+            pattern
+                .rels
+                .iter()
+                .filter(|r| (r.src == s && bound[r.dst]) || (r.dst == s && bound[r.src]))
+                .count()
+        };
+        let next = (0..k).filter(|&s| !bound[s]).min_by(|&a, &b| {
+            let (ca, cb) = (connections(a), connections(b));
+            // Connected first; then more connections; then fewer candidates; then higher degree.
+            (ca == 0)
+                .cmp(&(cb == 0))
+                .then(cb.cmp(&ca))
+                .then(count(a).cmp(&count(b)))
+                .then(pdeg[b].cmp(&pdeg[a]))
+                .then(a.cmp(&b))
+        });
+        let Some(node) = next else { break };
+        // Expansion: the connecting relationship from the bound node with the fewest candidates.
+        let expand = pattern
+            .rels
+            .iter()
+            .enumerate()
+            .filter(|(ri, r)| !rel_done[*ri] && r.src != r.dst)
+            .filter_map(|(ri, r)| {
+                if r.dst == node && bound[r.src] {
+                    let dir = if r.undirected { Dir::Both } else { Dir::Out };
+                    Some(Expansion {
+                        rel: ri,
+                        from: r.src,
+                        dir,
+                    })
+                } else if r.src == node && bound[r.dst] {
+                    let dir = if r.undirected { Dir::Both } else { Dir::In };
+                    Some(Expansion {
+                        rel: ri,
+                        from: r.dst,
+                        dir,
+                    })
+                } else {
+                    None
+                }
+            })
+            .min_by_key(|e| (count(e.from), e.rel));
+        bound[node] = true;
+        if let Some(e) = expand {
+            rel_done[e.rel] = true;
+        }
+        let checks: Vec<RelSlot> = pattern
+            .rels
+            .iter()
+            .enumerate()
+            .filter(|(ri, r)| !rel_done[*ri] && bound[r.src] && bound[r.dst])
+            .map(|(ri, _)| ri)
+            .collect();
+        for &c in &checks {
+            rel_done[c] = true;
+        }
+        let selectivity = count(node) as f64 / model_nodes.max(1) as f64;
+        estimate = match expand {
+            None => estimate * count(node) as f64,
+            Some(e) => {
+                let fan = (count(node) as f64 / count(e.from).max(1) as f64).max(selectivity);
+                estimate * fan.max(1e-9)
+            }
+        } * 0.5f64.powi(checks.len() as i32);
+        steps.push(Step {
+            node,
+            expand,
+            checks,
+            filters: Vec::new(),
+            candidates: count(node),
+            estimate,
+        });
+    }
+
+    // Place the remaining conjuncts.
+    let mut attribute_filters = Vec::new();
+    let node_step: Vec<usize> = {
+        let mut v = vec![0; k];
+        for (i, s) in steps.iter().enumerate() {
+            v[s.node] = i;
+        }
+        v
+    };
+    let rel_step: Vec<usize> = {
+        let mut v = vec![0; pattern.rels.len()];
+        for (i, s) in steps.iter().enumerate() {
+            if let Some(e) = s.expand {
+                v[e.rel] = i;
+            }
+            for &c in &s.checks {
+                v[c] = i;
+            }
+        }
+        v
+    };
+    for (i, c) in query.filter.iter().enumerate() {
+        if unary_slot(c).is_some() {
+            continue;
+        }
+        if c.is_string_predicate() {
+            attribute_filters.push(i);
+            continue;
+        }
+        let (n, r) = slots_of(c);
+        let at = n
+            .iter()
+            .map(|&s| node_step.get(s).copied().unwrap_or(0))
+            .chain(r.iter().map(|&s| rel_step.get(s).copied().unwrap_or(0)))
+            .max()
+            .unwrap_or(0);
+        if let Some(step) = steps.get_mut(at) {
+            step.filters.push(i);
+        }
+    }
+    Plan {
+        steps,
+        unary,
+        attribute_filters,
+    }
+}
+
+impl Plan {
+    /// Where each conjunct of the filter runs.
+    pub fn placement(&self, conjunct: usize) -> Option<Placement> {
+        for (slot, u) in self.unary.iter().enumerate() {
+            if u.contains(&conjunct) {
+                return Some(Placement::Unary(slot));
+            }
+        }
+        for (i, s) in self.steps.iter().enumerate() {
+            if s.filters.contains(&conjunct) {
+                return Some(Placement::Step(i));
+            }
+        }
+        self.attribute_filters
+            .contains(&conjunct)
+            .then_some(Placement::Attribute)
+    }
+}
