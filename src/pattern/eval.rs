@@ -293,6 +293,29 @@ impl<'m> Env<'_, 'm> {
                 Val::Node(n) | Val::Rel(n) => Val::Int(n as i64),
                 _ => Val::Null,
             },
+            Expr::HasLabels(base, groups) => match self.eval(base) {
+                Val::Node(n) => Val::Bool(crate::matcher::candidates::labels_match(self.model, n, groups)),
+                _ => Val::Null,
+            },
+            Expr::TypeName(base) => match self.eval(base) {
+                Val::Rel(r) => self
+                    .model
+                    .edge_target(r)
+                    .and_then(|(_, t)| self.model.rel_types().name(t))
+                    .map_or(Val::Null, |s| Val::Str(Cow::Borrowed(s))),
+                _ => Val::Null,
+            },
+            Expr::LabelNames(base) => match self.eval(base) {
+                Val::Node(n) => Val::List(
+                    self.model
+                        .node_labels(n)
+                        .iter()
+                        .filter_map(|&l| self.model.labels().name(l))
+                        .map(|s| Val::Str(Cow::Borrowed(s)))
+                        .collect(),
+                ),
+                _ => Val::Null,
+            },
             Expr::Compare(op, a, b) => of_truth(compare(*op, &self.eval(a), &self.eval(b))),
             Expr::Str(op, a, b) => of_truth(string_op(*op, &self.eval(a), &self.eval(b))),
             Expr::Regex(a, re) => match self.eval(a) {

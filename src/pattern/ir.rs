@@ -138,6 +138,12 @@ pub enum Expr {
     Property(Box<Expr>, String),
     /// `id(x)`.
     Id(Box<Expr>),
+    /// `x:Label1|Label2:Label3` — label test in conjunctive normal form (see [`NodeVar::labels`]).
+    HasLabels(Box<Expr>, Vec<Vec<u32>>),
+    /// `type(r)`: the relationship's type name.
+    TypeName(Box<Expr>),
+    /// `labels(n)`: the node's label names.
+    LabelNames(Box<Expr>),
     /// Comparison (three-valued: null operands give null).
     Compare(CmpOp, Box<Expr>, Box<Expr>),
     /// String predicate.
@@ -270,7 +276,10 @@ impl Expr {
             | Expr::Id(a)
             | Expr::Not(a)
             | Expr::Neg(a)
-            | Expr::IsNull(a, _) => a.walk(f),
+            | Expr::IsNull(a, _)
+            | Expr::HasLabels(a, _)
+            | Expr::TypeName(a)
+            | Expr::LabelNames(a) => a.walk(f),
             Expr::Regex(a, _) => a.walk(f),
             Expr::Compare(_, a, b)
             | Expr::Str(_, a, b)
