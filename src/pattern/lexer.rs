@@ -162,7 +162,6 @@ macro_rules! keywords {
 }
 
 keywords! {
-    All => "ALL",
     And => "AND",
     As => "AS",
     Asc => "ASC",

@@ -18,8 +18,11 @@ impl Parser<'_> {
         }
         let mut matches = Vec::new();
         let mut filters = Vec::new();
+        let mut ends_with_where = false;
         while self.eat_keyword(Keyword::Match).is_some() {
+            let before = filters.len();
             self.match_body(&mut matches, &mut filters)?;
+            ends_with_where = filters.len() > before;
         }
         let where_clause = self.conjunction(filters)?;
 
@@ -50,8 +53,10 @@ impl Parser<'_> {
                 "end of query"
             } else if !with_clauses.is_empty() {
                 "WITH, RETURN or end of query"
+            } else if ends_with_where {
+                "MATCH, WITH, RETURN or end of query"
             } else {
-                "MATCH, WHERE, WITH, RETURN or end of query"
+                "',', MATCH, WHERE, WITH, RETURN or end of query"
             };
             return Err(self.clause_error(expected).into());
         }

@@ -260,7 +260,7 @@ impl Parser<'_> {
                 let key = self.symbolic_name("a property key after '.'")?;
                 if self.at(&TokenKind::LParen) {
                     return Err(Box::new(QueryError::unsupported(
-                        "namespaced and user-defined functions",
+                        "a namespaced or user-defined function",
                         expr.span.to(key.span),
                     )));
                 }
@@ -314,7 +314,7 @@ impl Parser<'_> {
                 {
                     return Err(Box::new(
                         QueryError::unsupported(
-                            "COUNT { ... } and COLLECT { ... } subqueries",
+                            "a COUNT { ... } or COLLECT { ... } subquery",
                             span,
                         )
                         .with_help("EXISTS { ... } is the only subquery gemp supports"),
@@ -323,11 +323,11 @@ impl Parser<'_> {
                 ExprKind::Var(name.clone())
             }
             TokenKind::Keyword(Keyword::Case) => {
-                return Err(Box::new(QueryError::unsupported("CASE expressions", span)))
+                return Err(Box::new(QueryError::unsupported("a CASE expression", span)))
             }
             TokenKind::LBrace => {
                 return Err(Box::new(QueryError::unsupported(
-                    "map literals outside node and relationship patterns",
+                    "a map literal outside node and relationship patterns",
                     span,
                 )))
             }
@@ -370,27 +370,20 @@ impl Parser<'_> {
     fn list(&mut self) -> PResult<Expr> {
         self.descend_extra(1)?;
         let open = self.advance();
-        let items = self.expr_list(&TokenKind::RBracket, "',' or ']' in list", Some(open))?;
+        let items = self.expr_list(&TokenKind::RBracket, "',' or ']' in list", open)?;
         Ok(Expr::new(ExprKind::List(items), open.to(self.prev_span)))
     }
 
-    /// Comma-separated expressions through the `close` token (already past the opening one).
-    /// `comprehension_start` is the `[` of a list, where `|` or `WHERE` means a comprehension.
-    fn expr_list(
-        &mut self,
-        close: &TokenKind,
-        what: &str,
-        comprehension_start: Option<Span>,
-    ) -> PResult<Vec<Expr>> {
+    /// Comma-separated expressions through the `close` token (already past the opening one), where
+    /// `|` or `WHERE` after an item means a comprehension or list predicate starting at `start`.
+    fn expr_list(&mut self, close: &TokenKind, what: &str, start: Span) -> PResult<Vec<Expr>> {
         let mut items = Vec::new();
         if self.eat(close).is_some() {
             return Ok(items);
         }
         loop {
             items.push(self.expr()?);
-            if let Some(start) = comprehension_start {
-                self.reject_comprehension(start)?;
-            }
+            self.reject_comprehension(start)?;
             if self.eat(&TokenKind::Comma).is_none() {
                 break;
             }
@@ -408,7 +401,7 @@ impl Parser<'_> {
             return Ok(Expr::new(ExprKind::CountStar, name.span.to(close)));
         }
         let distinct = self.eat_keyword(Keyword::Distinct).is_some();
-        let args = self.expr_list(&TokenKind::RParen, "',' or ')' in function call", None)?;
+        let args = self.expr_list(&TokenKind::RParen, "',' or ')' in function call", name.span)?;
         let span = name.span.to(self.prev_span);
         Ok(Expr::new(
             ExprKind::FunctionCall {
@@ -428,7 +421,7 @@ impl Parser<'_> {
             _ => self.text(span).to_string(),
         };
         if is_shortest_path(&name) {
-            return Err(self.shortest_path_error().into());
+            return Err(self.shortest_path_error(&name).into());
         }
         self.advance();
         self.expect(&TokenKind::LParen, "'(' after function name")?;
@@ -477,7 +470,7 @@ impl Parser<'_> {
     #[cold]
     fn chained_comparison_error(&self) -> Box<QueryError> {
         Box::new(
-            QueryError::unsupported("chained comparisons like `a < b < c`", self.peek().span)
+            QueryError::unsupported("a chained comparison like `a < b < c`", self.peek().span)
                 .with_help("write `a < b AND b < c`"),
         )
     }
@@ -496,10 +489,13 @@ impl Parser<'_> {
     /// `|` or `WHERE` after the first element of a list: a list or pattern comprehension.
     fn reject_comprehension(&self, start: Span) -> PResult<()> {
         if self.at(&TokenKind::Pipe) || self.at_keyword(Keyword::Where) {
-            return Err(Box::new(QueryError::unsupported(
-                "list and pattern comprehensions",
-                start.to(self.peek().span),
-            )));
+            return Err(Box::new(
+                QueryError::unsupported(
+                    "a list comprehension, pattern comprehension or list predicate",
+                    start.to(self.peek().span),
+                )
+                .with_help("test list membership with `IN`"),
+            ));
         }
         Ok(())
     }

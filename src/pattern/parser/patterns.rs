@@ -41,6 +41,7 @@ impl Parser<'_> {
         let var = self.optional_variable("a variable, label or ')' in node pattern")?;
         let labels = self.label_expr()?;
         let props = self.property_map()?;
+        self.reject_inline_where()?;
         let close = self.expect(&TokenKind::RParen, "')' after node pattern")?;
         Ok(NodePattern {
             var,
@@ -129,6 +130,7 @@ impl Parser<'_> {
         self.reject_variable_length()?;
         let props = self.property_map()?;
         self.reject_variable_length()?;
+        self.reject_inline_where()?;
         self.expect(
             &TokenKind::RBracket,
             "']' to close the relationship pattern",

@@ -3,7 +3,7 @@
 
 use super::{PResult, Parser};
 use crate::pattern::error::QueryError;
-use crate::pattern::lexer::TokenKind;
+use crate::pattern::lexer::{Keyword, TokenKind};
 
 const READ_ONLY: &str = "gemp only reads graphs; writing clauses are not available";
 
@@ -58,20 +58,34 @@ impl Parser<'_> {
         let span = self.peek().span;
         match (self.peek_nth(0), self.peek_nth(1)) {
             (TokenKind::Ident(_) | TokenKind::QuotedIdent(_), TokenKind::Eq) => Err(Box::new(
-                QueryError::unsupported("named paths (`p = (...)`)", span).with_help(
+                QueryError::unsupported("a named path (`p = (...)`)", span).with_help(
                     "remove the path variable; name the nodes and relationships instead",
                 ),
             )),
             (TokenKind::Ident(name), TokenKind::LParen) if is_shortest_path(name) => {
-                Err(self.shortest_path_error().into())
+                Err(self.shortest_path_error(name).into())
             }
             _ => Ok(()),
         }
     }
 
-    /// The error for `shortestPath(...)` / `allShortestPaths(...)` at the next token.
-    pub(super) fn shortest_path_error(&self) -> QueryError {
-        QueryError::unsupported("shortestPath and allShortestPaths", self.peek().span)
+    /// The error for `shortestPath(...)` / `allShortestPaths(...)` (spelt `name`) at the next token.
+    pub(super) fn shortest_path_error(&self, name: &str) -> QueryError {
+        QueryError::unsupported(&format!("`{name}`"), self.peek().span)
+    }
+
+    /// `WHERE` inside a node or relationship pattern (`(a:Person WHERE a.age > 30)`).
+    pub(super) fn reject_inline_where(&self) -> PResult<()> {
+        if !self.at_keyword(Keyword::Where) {
+            return Ok(());
+        }
+        Err(Box::new(
+            QueryError::unsupported(
+                "WHERE inside a node or relationship pattern",
+                self.peek().span,
+            )
+            .with_help("move the condition to the WHERE clause after the patterns"),
+        ))
     }
 
     /// Variable-length relationships `[*]`, `[:T*1..3]`: an error at the `*`.
@@ -87,7 +101,7 @@ impl Parser<'_> {
         }
         Err(Box::new(
             QueryError::unsupported(
-                "variable-length relationship patterns (`*`, `*1..3`)",
+                "a variable-length relationship pattern (`*`, `*1..3`)",
                 self.peek().span.to(end),
             )
             .with_help("write the path out with one relationship pattern per hop"),

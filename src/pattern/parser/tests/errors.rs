@@ -65,7 +65,7 @@ fn reading_features_outside_the_subset_are_unsupported() {
 
 #[test]
 fn unsupported_patterns() {
-    let var_length = "variable-length relationship patterns (`*`, `*1..3`)";
+    let var_length = "a variable-length relationship pattern (`*`, `*1..3`)";
     let e = unsupported("MATCH (a)-[*]->(b)", var_length);
     assert_eq!(e.span.map(|s| s.column), Some(12));
     let src = "MATCH (a)-[:T*1..3]->(b)";
@@ -76,18 +76,15 @@ fn unsupported_patterns() {
     unsupported("MATCH (a)-[:T *]->(b)", var_length);
     unsupported("MATCH (a)-[:T {x: 1}*]->(b)", var_length);
     unsupported("MATCH (a) WHERE (a)-[*2..]->() RETURN a", var_length);
-    unsupported("MATCH p = (a)-->(b) RETURN p", "named paths (`p = (...)`)");
+    unsupported("MATCH p = (a)-->(b) RETURN p", "a named path (`p = (...)`)");
     unsupported(
         "MATCH p = shortestPath((a)-[*]-(b)) RETURN p",
-        "named paths (`p = (...)`)",
+        "a named path (`p = (...)`)",
     );
-    unsupported(
-        "MATCH shortestPath((a)-->(b)) RETURN a",
-        "shortestPath and allShortestPaths",
-    );
+    unsupported("MATCH shortestPath((a)-->(b)) RETURN a", "`shortestPath`");
     unsupported(
         "MATCH (a), (b) RETURN allShortestPaths((a)-->(b))",
-        "shortestPath and allShortestPaths",
+        "`allShortestPaths`",
     );
     unsupported(
         "MATCH (n $props) RETURN n",
@@ -95,39 +92,48 @@ fn unsupported_patterns() {
     );
 }
 
+const COMPREHENSION: &str = "a list comprehension, pattern comprehension or list predicate";
+
 #[test]
 fn unsupported_expressions() {
     unsupported(
         "MATCH (a) RETURN CASE WHEN a.x THEN 1 ELSE 2 END",
-        "CASE expressions",
+        "a CASE expression",
     );
     unsupported(
         "MATCH (a) WHERE 1 < a.x < 3 RETURN a",
-        "chained comparisons like `a < b < c`",
+        "a chained comparison like `a < b < c`",
+    );
+    unsupported("MATCH (a) RETURN [x IN a.xs WHERE x > 1]", COMPREHENSION);
+    unsupported("MATCH (a) RETURN [x IN a.xs | x + 1]", COMPREHENSION);
+    unsupported("MATCH (a) RETURN [(a)-->(b) | b.name]", COMPREHENSION);
+    unsupported(
+        "MATCH (a) WHERE any(x IN a.xs WHERE x > 1) RETURN a",
+        COMPREHENSION,
     );
     unsupported(
-        "MATCH (a) RETURN [x IN a.xs WHERE x > 1]",
-        "list and pattern comprehensions",
+        "MATCH (a) WHERE all(x IN a.xs WHERE x > 1) RETURN a",
+        COMPREHENSION,
     );
     unsupported(
-        "MATCH (a) RETURN [x IN a.xs | x + 1]",
-        "list and pattern comprehensions",
+        "MATCH (a:Person WHERE a.age > 30) RETURN a",
+        "WHERE inside a node or relationship pattern",
     );
     unsupported(
-        "MATCH (a) RETURN [(a)-->(b) | b.name]",
-        "list and pattern comprehensions",
+        "MATCH (a)-[r:T WHERE r.x > 1]->(b) RETURN a",
+        "WHERE inside a node or relationship pattern",
     );
     unsupported(
         "MATCH (a) RETURN {x: 1}",
-        "map literals outside node and relationship patterns",
+        "a map literal outside node and relationship patterns",
     );
     unsupported(
         "MATCH (a) WHERE COUNT { (a)-->() } > 1 RETURN a",
-        "COUNT { ... } and COLLECT { ... } subqueries",
+        "a COUNT { ... } or COLLECT { ... } subquery",
     );
     unsupported(
         "MATCH (a) RETURN apoc.coll.sum(a.xs)",
-        "namespaced and user-defined functions",
+        "a namespaced or user-defined function",
     );
 }
 
