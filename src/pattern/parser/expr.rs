@@ -301,7 +301,10 @@ impl Parser<'_> {
     fn simple_atom(&mut self) -> PResult<Expr> {
         let span = self.peek().span;
         let kind = match self.peek_kind() {
-            TokenKind::Integer(_) => ExprKind::Literal(Literal::Int(self.integer(false)?)),
+            TokenKind::Integer(_) => {
+                let value = self.integer(false)?;
+                return Ok(Expr::new(ExprKind::Literal(Literal::Int(value)), span));
+            }
             TokenKind::Float(x) => ExprKind::Literal(Literal::Float(*x)),
             TokenKind::String(s) => ExprKind::Literal(Literal::String(s.clone())),
             TokenKind::Keyword(Keyword::True) => ExprKind::Literal(Literal::Bool(true)),
@@ -333,9 +336,7 @@ impl Parser<'_> {
             }
             _ => return Err(self.error_expected("an expression").into()),
         };
-        if !matches!(kind, ExprKind::Literal(Literal::Int(_))) {
-            self.advance();
-        }
+        self.advance();
         Ok(Expr::new(kind, span))
     }
 

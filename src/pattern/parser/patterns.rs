@@ -7,6 +7,14 @@ use crate::pattern::ast::{
 use crate::pattern::error::QueryError;
 use crate::pattern::lexer::TokenKind;
 
+/// What a relationship pattern's brackets hold.
+#[derive(Default)]
+struct RelDetail {
+    var: Option<Name>,
+    types: Vec<Name>,
+    props: Vec<PropertyEntry>,
+}
+
 impl Parser<'_> {
     /// A node followed by any number of relationship-node steps.
     pub(super) fn path_pattern(&mut self) -> PResult<PathPattern> {
@@ -81,25 +89,22 @@ impl Parser<'_> {
         let start = self.peek().span;
         let left = self.eat(&TokenKind::Lt).is_some();
         self.expect(&TokenKind::Minus, "'-' in relationship pattern")?;
-        let (var, types, props) = if self.eat(&TokenKind::LBracket).is_some() {
-            self.rel_detail()?
-        } else {
-            (None, Vec::new(), Vec::new())
+        let detail = match self.eat(&TokenKind::LBracket) {
+            Some(_) => Some(self.rel_detail()?),
+            None => None,
         };
-        self.expect(
-            &TokenKind::Minus,
-            if var.is_none() && types.is_empty() && props.is_empty() {
-                "'-' or '[' in relationship pattern"
-            } else {
-                "'-' after ']' in relationship pattern"
-            },
-        )?;
+        let what = match detail {
+            Some(_) => "'-' after ']' in relationship pattern",
+            None => "'-' or '[' in relationship pattern",
+        };
+        self.expect(&TokenKind::Minus, what)?;
         let right = self.eat(&TokenKind::Gt).is_some();
         let direction = match (left, right) {
             (true, false) => Direction::Left,
             (false, true) => Direction::Right,
             _ => Direction::Both,
         };
+        let RelDetail { var, types, props } = detail.unwrap_or_default();
         Ok(RelPattern {
             var,
             types,
@@ -110,8 +115,7 @@ impl Parser<'_> {
     }
 
     /// The inside of `[...]` (after `[`, through `]`).
-    #[allow(clippy::type_complexity)]
-    fn rel_detail(&mut self) -> PResult<(Option<Name>, Vec<Name>, Vec<PropertyEntry>)> {
+    fn rel_detail(&mut self) -> PResult<RelDetail> {
         let var = self.optional_variable("a variable, type or ']' in relationship pattern")?;
         let mut types = Vec::new();
         if self.eat(&TokenKind::Colon).is_some() {
@@ -135,7 +139,7 @@ impl Parser<'_> {
             &TokenKind::RBracket,
             "']' to close the relationship pattern",
         )?;
-        Ok((var, types, props))
+        Ok(RelDetail { var, types, props })
     }
 
     /// `{key: value, ...}`; empty when the next token is not `{`.

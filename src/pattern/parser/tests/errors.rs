@@ -191,6 +191,7 @@ fn syntax_error_positions() {
         "expected '-' or '[' in relationship pattern",
     );
     syntax_at("MATCH (a)-[r]>(b)", 1, 14, "expected '-' after ']'");
+    syntax_at("MATCH (a)-[]>(b)", 1, 13, "expected '-' after ']'");
     syntax_at(
         "MATCH (a) RETURN a; MATCH (b)",
         1,
