@@ -1,0 +1,366 @@
+//! Printing the syntax tree back as Cypher, for column headers and `gemp explain`.
+//!
+//! The output is normalised (upper-case keywords, single-quoted strings, minimal parentheses, names
+//! backtick-quoted only when needed) and parses back to the same tree, spans aside.
+
+use std::fmt::{self, Display, Formatter, Write};
+
+use super::{
+    prec, Direction, Expr, ExprKind, LabelExpr, Literal, Name, NodePattern, PathPattern,
+    Projection, Query, RelPattern, ReturnItem, SortItem, SubQuery, UnaryOp, WithClause,
+};
+use crate::pattern::lexer::{is_identifier, Keyword};
+
+/// Writes a name that may be a keyword without quoting (labels, types, property keys).
+fn write_key(f: &mut Formatter<'_>, name: &str) -> fmt::Result {
+    if is_identifier(name) {
+        f.write_str(name)
+    } else {
+        write_quoted_name(f, name)
+    }
+}
+
+/// Writes a variable or alias name, quoting keywords too.
+fn write_ident(f: &mut Formatter<'_>, name: &str) -> fmt::Result {
+    if is_identifier(name) && Keyword::from_word(name).is_none() {
+        f.write_str(name)
+    } else {
+        write_quoted_name(f, name)
+    }
+}
+
+fn write_quoted_name(f: &mut Formatter<'_>, name: &str) -> fmt::Result {
+    f.write_char('`')?;
+    f.write_str(&name.replace('`', "``"))?;
+    f.write_char('`')
+}
+
+fn write_string_literal(f: &mut Formatter<'_>, s: &str) -> fmt::Result {
+    f.write_char('\'')?;
+    for c in s.chars() {
+        match c {
+            '\\' => f.write_str("\\\\")?,
+            '\'' => f.write_str("\\'")?,
+            '\n' => f.write_str("\\n")?,
+            '\t' => f.write_str("\\t")?,
+            '\r' => f.write_str("\\r")?,
+            '\u{8}' => f.write_str("\\b")?,
+            '\u{c}' => f.write_str("\\f")?,
+            c if c.is_control() => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    write!(f, "\\u{unit:04X}")?;
+                }
+            }
+            c => f.write_char(c)?,
+        }
+    }
+    f.write_char('\'')
+}
+
+fn write_list<T>(
+    f: &mut Formatter<'_>,
+    items: &[T],
+    mut each: impl FnMut(&mut Formatter<'_>, &T) -> fmt::Result,
+) -> fmt::Result {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        each(f, item)?;
+    }
+    Ok(())
+}
+
+/// Precedence used when printing: negative number literals print with a leading `-`, so they need
+/// parentheses wherever a negation would.
+fn print_precedence(expr: &Expr) -> u8 {
+    match &expr.kind {
+        ExprKind::Literal(Literal::Int(i)) if *i < 0 => prec::NEGATION,
+        ExprKind::Literal(Literal::Float(x)) if x.is_sign_negative() => prec::NEGATION,
+        kind => kind.precedence(),
+    }
+}
+
+/// Writes `expr`, in parentheses when its precedence is below `min`.
+fn write_expr(f: &mut Formatter<'_>, expr: &Expr, min: u8) -> fmt::Result {
+    if print_precedence(expr) < min {
+        f.write_char('(')?;
+        write_kind(f, &expr.kind)?;
+        f.write_char(')')
+    } else {
+        write_kind(f, &expr.kind)
+    }
+}
+
+fn write_kind(f: &mut Formatter<'_>, kind: &ExprKind) -> fmt::Result {
+    match kind {
+        ExprKind::Literal(lit) => lit.fmt(f),
+        ExprKind::List(items) => {
+            f.write_char('[')?;
+            write_list(f, items, |f, e| write_expr(f, e, 0))?;
+            f.write_char(']')
+        }
+        ExprKind::Param(name) => write!(f, "${name}"),
+        ExprKind::Var(name) => write_ident(f, name),
+        ExprKind::Property { base, key } => {
+            write_expr(f, base, prec::ATOM)?;
+            f.write_char('.')?;
+            write_key(f, &key.name)
+        }
+        ExprKind::HasLabels { base, labels } => {
+            write_expr(f, base, prec::ATOM)?;
+            labels.fmt(f)
+        }
+        ExprKind::FunctionCall {
+            name,
+            distinct,
+            args,
+        } => {
+            if Keyword::from_word(&name.name) == Some(Keyword::Exists) {
+                f.write_str(&name.name)?;
+            } else {
+                write_ident(f, &name.name)?;
+            }
+            f.write_str(if *distinct { "(DISTINCT " } else { "(" })?;
+            write_list(f, args, |f, e| write_expr(f, e, 0))?;
+            f.write_char(')')
+        }
+        ExprKind::CountStar => f.write_str("count(*)"),
+        ExprKind::Unary { op, expr } => match op {
+            UnaryOp::Not => {
+                f.write_str("NOT ")?;
+                write_expr(f, expr, prec::NOT)
+            }
+            UnaryOp::Neg => {
+                f.write_char('-')?;
+                write_expr(f, expr, prec::NEGATION)
+            }
+        },
+        ExprKind::Binary { op, lhs, rhs } => {
+            let p = op.precedence();
+            // Left-associative, except comparisons, which do not chain at all.
+            let left_min = if op.is_comparison() { p + 1 } else { p };
+            write_expr(f, lhs, left_min)?;
+            write!(f, " {} ", op.symbol())?;
+            write_expr(f, rhs, p + 1)
+        }
+        ExprKind::StringPredicate { op, lhs, rhs } => {
+            write_expr(f, lhs, prec::PREDICATE)?;
+            write!(f, " {} ", op.symbol())?;
+            write_expr(f, rhs, prec::PREDICATE + 1)
+        }
+        ExprKind::In { expr, list } => {
+            write_expr(f, expr, prec::PREDICATE)?;
+            f.write_str(" IN ")?;
+            write_expr(f, list, prec::PREDICATE + 1)
+        }
+        ExprKind::IsNull { expr, negated } => {
+            write_expr(f, expr, prec::PREDICATE)?;
+            f.write_str(if *negated { " IS NOT NULL" } else { " IS NULL" })
+        }
+        ExprKind::PatternPredicate(path) => path.fmt(f),
+        ExprKind::Exists(sub) => sub.fmt(f),
+    }
+}
+
+impl Display for Expr {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_expr(f, self, 0)
+    }
+}
+
+impl Display for Literal {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Literal::Null => f.write_str("null"),
+            Literal::Bool(b) => write!(f, "{b}"),
+            Literal::Int(i) => write!(f, "{i}"),
+            // `{:?}` keeps a decimal point or exponent ("1.0", "1e300"), so the text reads back as a float.
+            Literal::Float(x) => write!(f, "{x:?}"),
+            Literal::String(s) => write_string_literal(f, s),
+        }
+    }
+}
+
+impl Display for Name {
+    /// Writes the name, backtick-quoted when it is not a plain identifier or is a keyword.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_ident(f, &self.name)
+    }
+}
+
+impl Display for LabelExpr {
+    /// Writes `:A|B:C` (nothing for an empty expression).
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        for alternatives in &self.all_of {
+            f.write_char(':')?;
+            for (i, label) in alternatives.iter().enumerate() {
+                if i > 0 {
+                    f.write_char('|')?;
+                }
+                write_key(f, &label.name)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn write_props(f: &mut Formatter<'_>, props: &[super::PropertyEntry]) -> fmt::Result {
+    f.write_char('{')?;
+    write_list(f, props, |f, p| {
+        write_key(f, &p.key.name)?;
+        f.write_str(": ")?;
+        write_expr(f, &p.value, 0)
+    })?;
+    f.write_char('}')
+}
+
+impl Display for NodePattern {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_char('(')?;
+        if let Some(var) = &self.var {
+            var.fmt(f)?;
+        }
+        self.labels.fmt(f)?;
+        if !self.props.is_empty() {
+            if self.var.is_some() || !self.labels.is_empty() {
+                f.write_char(' ')?;
+            }
+            write_props(f, &self.props)?;
+        }
+        f.write_char(')')
+    }
+}
+
+impl Display for RelPattern {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.direction == Direction::Left {
+            "<-"
+        } else {
+            "-"
+        })?;
+        if self.var.is_some() || !self.types.is_empty() || !self.props.is_empty() {
+            f.write_char('[')?;
+            if let Some(var) = &self.var {
+                var.fmt(f)?;
+            }
+            for (i, ty) in self.types.iter().enumerate() {
+                f.write_char(if i == 0 { ':' } else { '|' })?;
+                write_key(f, &ty.name)?;
+            }
+            if !self.props.is_empty() {
+                if self.var.is_some() || !self.types.is_empty() {
+                    f.write_char(' ')?;
+                }
+                write_props(f, &self.props)?;
+            }
+            f.write_char(']')?;
+        }
+        f.write_str(if self.direction == Direction::Right {
+            "->"
+        } else {
+            "-"
+        })
+    }
+}
+
+impl Display for PathPattern {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        for (i, node) in self.nodes.iter().enumerate() {
+            if i > 0 {
+                if let Some(rel) = self.rels.get(i - 1) {
+                    rel.fmt(f)?;
+                }
+            }
+            node.fmt(f)?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for SubQuery {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str("EXISTS { MATCH ")?;
+        write_list(f, &self.matches, |f, p| p.fmt(f))?;
+        if let Some(w) = &self.where_clause {
+            write!(f, " WHERE {w}")?;
+        }
+        f.write_str(" }")
+    }
+}
+
+impl Display for ReturnItem {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.expr.fmt(f)?;
+        if let Some(alias) = &self.alias {
+            write!(f, " AS {alias}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for SortItem {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        self.expr.fmt(f)?;
+        if self.descending {
+            f.write_str(" DESC")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for Projection {
+    /// Writes the clause body, without the `RETURN`/`WITH` keyword.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if self.distinct {
+            f.write_str("DISTINCT ")?;
+        }
+        if self.star {
+            f.write_char('*')?;
+            if !self.items.is_empty() {
+                f.write_str(", ")?;
+            }
+        }
+        write_list(f, &self.items, |f, item| item.fmt(f))?;
+        if !self.order_by.is_empty() {
+            f.write_str(" ORDER BY ")?;
+            write_list(f, &self.order_by, |f, item| item.fmt(f))?;
+        }
+        if let Some(skip) = &self.skip {
+            write!(f, " SKIP {skip}")?;
+        }
+        if let Some(limit) = &self.limit {
+            write!(f, " LIMIT {limit}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for WithClause {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "WITH {}", self.projection)?;
+        if let Some(w) = &self.where_clause {
+            write!(f, " WHERE {w}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Display for Query {
+    /// Writes the query with one clause per line.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str("MATCH ")?;
+        write_list(f, &self.matches, |f, p| p.fmt(f))?;
+        if let Some(w) = &self.where_clause {
+            write!(f, "\nWHERE {w}")?;
+        }
+        for with in &self.with_clauses {
+            write!(f, "\n{with}")?;
+        }
+        if let Some(ret) = &self.ret {
+            write!(f, "\nRETURN {ret}")?;
+        }
+        Ok(())
+    }
+}

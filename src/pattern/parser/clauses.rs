@@ -1,0 +1,277 @@
+//! Clauses: `MATCH ... WHERE`, `WITH`, `RETURN`, `ORDER BY`, `SKIP`, `LIMIT`, and `EXISTS { ... }` bodies.
+
+use super::{PResult, Parser};
+use crate::pattern::ast::{
+    BinaryOp, Expr, ExprKind, Literal, Name, PathPattern, Projection, Query, ReturnItem, SortItem,
+    Span, SubQuery, WithClause,
+};
+use crate::pattern::error::QueryError;
+use crate::pattern::lexer::{Keyword, TokenKind};
+
+impl Parser<'_> {
+    /// `MATCH ... [WHERE ...] (MATCH ...)* (WITH ...)* [RETURN ...] [;]`
+    pub(super) fn query(&mut self) -> PResult<Query> {
+        let start = self.peek().span;
+        if !self.at_keyword(Keyword::Match) {
+            let e = self.clause_error("MATCH");
+            return Err(Box::new(e.with_help("a query starts with a MATCH clause")));
+        }
+        let mut matches = Vec::new();
+        let mut filters = Vec::new();
+        let mut ends_with_where = false;
+        while self.eat_keyword(Keyword::Match).is_some() {
+            let before = filters.len();
+            self.match_body(&mut matches, &mut filters)?;
+            ends_with_where = filters.len() > before;
+        }
+        let where_clause = self.conjunction(filters)?;
+
+        let mut with_clauses = Vec::new();
+        while let Some(keyword) = self.eat_keyword(Keyword::With) {
+            with_clauses.push(self.with_clause(keyword)?);
+            if let Some(span) = self.eat_keyword(Keyword::Match) {
+                return Err(Box::new(
+                    QueryError::unsupported("MATCH after WITH", span)
+                        .with_help("write every MATCH clause before the first WITH"),
+                ));
+            }
+        }
+        let ret = match self.eat_keyword(Keyword::Return) {
+            Some(keyword) => Some(self.projection(keyword)?),
+            None => None,
+        };
+        let end = self.prev_span;
+
+        if self.eat(&TokenKind::Semicolon).is_some() && !self.at(&TokenKind::Eof) {
+            let e = self.error_expected("end of input after `;`");
+            return Err(Box::new(
+                e.with_help("a query file holds exactly one query"),
+            ));
+        }
+        if !self.at(&TokenKind::Eof) {
+            let expected = if ret.is_some() {
+                "end of query"
+            } else if !with_clauses.is_empty() {
+                "WITH, RETURN or end of query"
+            } else if ends_with_where {
+                "MATCH, WITH, RETURN or end of query"
+            } else {
+                "',', MATCH, WHERE, WITH, RETURN or end of query"
+            };
+            return Err(self.clause_error(expected).into());
+        }
+        if let Some(e) = self.lex_error.take() {
+            // The query looked complete because lexing stopped early.
+            return Err(Box::new(e));
+        }
+        Ok(Query {
+            matches,
+            where_clause,
+            with_clauses,
+            ret,
+            span: start.to(end),
+        })
+    }
+
+    /// The patterns and optional `WHERE` of one `MATCH` clause (keyword already consumed).
+    fn match_body(
+        &mut self,
+        matches: &mut Vec<PathPattern>,
+        filters: &mut Vec<Expr>,
+    ) -> PResult<()> {
+        loop {
+            matches.push(self.path_pattern()?);
+            if self.eat(&TokenKind::Comma).is_none() {
+                break;
+            }
+        }
+        if self.eat_keyword(Keyword::Where).is_some() {
+            filters.push(self.expr()?);
+        }
+        Ok(())
+    }
+
+    /// Joins the filters of several `MATCH` clauses with `AND`.
+    fn conjunction(&mut self, filters: Vec<Expr>) -> PResult<Option<Expr>> {
+        let saved = self.depth;
+        let mut combined: Option<Expr> = None;
+        for filter in filters {
+            combined = Some(match combined {
+                None => filter,
+                Some(lhs) => {
+                    self.descend()?;
+                    let span = lhs.span.to(filter.span);
+                    let kind = ExprKind::Binary {
+                        op: BinaryOp::And,
+                        lhs: Box::new(lhs),
+                        rhs: Box::new(filter),
+                    };
+                    Expr::new(kind, span)
+                }
+            });
+        }
+        self.depth = saved;
+        Ok(combined)
+    }
+
+    /// `EXISTS { [MATCH] pattern, ... [WHERE expr] (MATCH ...)* }`, at `EXISTS`.
+    pub(super) fn exists_subquery(&mut self) -> PResult<SubQuery> {
+        let start = self.advance();
+        self.expect(&TokenKind::LBrace, "'{' after EXISTS")?;
+        let mut matches = Vec::new();
+        let mut filters = Vec::new();
+        if !self.at_keyword(Keyword::Match) {
+            self.match_body(&mut matches, &mut filters)?;
+        }
+        while self.eat_keyword(Keyword::Match).is_some() {
+            self.match_body(&mut matches, &mut filters)?;
+        }
+        let end = self.subquery_end()?;
+        let where_clause = self.conjunction(filters)?;
+        Ok(SubQuery {
+            matches,
+            where_clause,
+            span: start.to(end),
+        })
+    }
+
+    /// The `}` closing an `EXISTS` subquery.
+    fn subquery_end(&mut self) -> PResult<Span> {
+        match self.eat(&TokenKind::RBrace) {
+            Some(span) => Ok(span),
+            None => Err(self.clause_error("'}' to close the EXISTS subquery").into()),
+        }
+    }
+
+    /// A `WITH` clause body and its optional `WHERE` (keyword at `keyword` already consumed).
+    fn with_clause(&mut self, keyword: Span) -> PResult<WithClause> {
+        let projection = self.projection(keyword)?;
+        let where_clause = match self.eat_keyword(Keyword::Where) {
+            Some(_) => Some(self.expr()?),
+            None => None,
+        };
+        Ok(WithClause {
+            projection,
+            where_clause,
+        })
+    }
+
+    /// `[DISTINCT] (* | item, ...) [ORDER BY ...] [SKIP n] [LIMIT n]` after `RETURN` or `WITH`.
+    fn projection(&mut self, keyword: Span) -> PResult<Projection> {
+        let distinct = self.eat_keyword(Keyword::Distinct).is_some();
+        let star = self.eat(&TokenKind::Star).is_some();
+        let mut items = Vec::new();
+        if !star || self.eat(&TokenKind::Comma).is_some() {
+            loop {
+                items.push(self.return_item()?);
+                if self.eat(&TokenKind::Comma).is_none() {
+                    break;
+                }
+            }
+        }
+        let mut order_by = Vec::new();
+        if self.eat_keyword(Keyword::Order).is_some() {
+            self.expect_keyword(Keyword::By, "BY after ORDER")?;
+            loop {
+                order_by.push(self.sort_item()?);
+                if self.eat(&TokenKind::Comma).is_none() {
+                    break;
+                }
+            }
+        }
+        let skip = match self.eat_keyword(Keyword::Skip) {
+            Some(_) => Some(self.count_argument("SKIP")?),
+            None => None,
+        };
+        let limit = match self.eat_keyword(Keyword::Limit) {
+            Some(_) => Some(self.count_argument("LIMIT")?),
+            None => None,
+        };
+        Ok(Projection {
+            distinct,
+            star,
+            items,
+            order_by,
+            skip,
+            limit,
+            span: keyword.to(self.prev_span),
+        })
+    }
+
+    /// `expr [AS alias]`.
+    fn return_item(&mut self) -> PResult<ReturnItem> {
+        let expr = self.expr()?;
+        let alias = match self.eat_keyword(Keyword::As) {
+            Some(_) => Some(self.variable_name("a column name after AS")?),
+            None => None,
+        };
+        Ok(ReturnItem {
+            span: expr.span.to(self.prev_span),
+            expr,
+            alias,
+        })
+    }
+
+    /// `expr [ASC | ASCENDING | DESC | DESCENDING]`.
+    fn sort_item(&mut self) -> PResult<SortItem> {
+        let expr = self.expr()?;
+        let descending = match self.peek_kind() {
+            TokenKind::Keyword(Keyword::Desc | Keyword::Descending) => {
+                self.advance();
+                true
+            }
+            TokenKind::Keyword(Keyword::Asc | Keyword::Ascending) => {
+                self.advance();
+                false
+            }
+            _ => false,
+        };
+        Ok(SortItem {
+            span: expr.span.to(self.prev_span),
+            expr,
+            descending,
+        })
+    }
+
+    /// The argument of `SKIP` or `LIMIT`: a non-negative integer literal or a parameter.
+    fn count_argument(&mut self, clause: &str) -> PResult<Expr> {
+        let token = self.peek().clone();
+        let kind = match token.kind {
+            TokenKind::Integer(_) => ExprKind::Literal(Literal::Int(self.integer(false)?)),
+            TokenKind::Param(name) => {
+                self.advance();
+                ExprKind::Param(name)
+            }
+            _ => {
+                let what = format!("a non-negative integer or a parameter after {clause}");
+                return Err(self.error_expected(&what).into());
+            }
+        };
+        Ok(Expr::new(kind, token.span))
+    }
+
+    /// A variable or alias name: an identifier, or any backtick-quoted name.
+    pub(super) fn variable_name(&mut self, what: &str) -> PResult<Name> {
+        match self.peek_kind().clone() {
+            TokenKind::Ident(name) | TokenKind::QuotedIdent(name) => Ok(Name {
+                name,
+                span: self.advance(),
+            }),
+            TokenKind::Keyword(keyword) => {
+                let text = self.text(self.peek().span);
+                let help = format!(
+                    "{} is a reserved word; to use it as a name, write it in backticks: `{text}`",
+                    keyword.as_str()
+                );
+                Err(Box::new(self.error_expected(what).with_help(help)))
+            }
+            _ => Err(self.error_expected(what).into()),
+        }
+    }
+
+    /// "expected {what}", unless the next tokens start a clause gemp does not support.
+    pub(super) fn clause_error(&self, what: &str) -> QueryError {
+        self.unsupported_clause()
+            .unwrap_or_else(|| self.error_expected(what))
+    }
+}
