@@ -6,8 +6,10 @@
 
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod error;
 pub mod io;
+pub mod matcher;
 pub mod model;
 pub mod pattern;
 

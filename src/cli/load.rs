@@ -94,20 +94,47 @@ pub fn load_model(
     Ok((model, Some(report)))
 }
 
+fn quiet() -> bool {
+    log::max_level() < log::LevelFilter::Warn
+}
+
 /// `gemp load`.
 pub fn load(args: LoadArgs) -> anyhow::Result<()> {
     let start = Instant::now();
-    let (model, _) = load_model(&args.inputs, args.format, args.strict)?;
-    log::info!(
-        "loaded {} nodes, {} edges in {:.2?}",
-        model.node_count(),
-        model.edge_count(),
-        start.elapsed()
-    );
+    let (model, report) = load_model(&args.inputs, args.format, args.strict)?;
+    let secs = start.elapsed().as_secs_f64();
+    let bytes: u64 = report
+        .as_ref()
+        .map_or(0, |r| r.files.iter().map(|f| f.bytes).sum());
+    if !quiet() {
+        eprintln!(
+            "loaded {} nodes, {} edges from {:.1} MB in {:.2}s ({:.0} MB/s)",
+            model.node_count(),
+            model.edge_count(),
+            bytes as f64 / 1e6,
+            secs,
+            bytes as f64 / 1e6 / secs.max(1e-9)
+        );
+        if let Some(r) = &report {
+            if r.malformed_count() > 0 || r.dangling_nodes > 0 {
+                eprintln!(
+                    "{} malformed rows skipped, {} nodes created for dangling references (-v for details)",
+                    r.malformed_count(),
+                    r.dangling_nodes
+                );
+            }
+        }
+    }
     if let Some(out) = &args.output {
         let t = Instant::now();
         snapshot::write(&model, out).with_context(|| format!("writing {}", out.display()))?;
-        log::info!("wrote {} in {:.2?}", out.display(), t.elapsed());
+        if !quiet() {
+            eprintln!(
+                "wrote {} in {:.2}s",
+                out.display(),
+                t.elapsed().as_secs_f64()
+            );
+        }
     }
     Ok(())
 }

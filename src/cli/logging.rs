@@ -2,15 +2,16 @@
 
 use simplelog::{ColorChoice, ConfigBuilder, LevelFilter, TermLogger, TerminalMode};
 
-/// Installs the stderr logger: `-q` = errors only, default = warnings and info, `-v` = debug,
-/// `-vv` = trace.
+/// Installs the stderr logger: `-q` = errors only, default = warnings, `-v` = info, `-vv` = debug,
+/// `-vvv` = trace. Colours only on a terminal.
 pub fn init(verbose: u8, quiet: bool) {
     let level = if quiet {
         LevelFilter::Error
     } else {
         match verbose {
-            0 => LevelFilter::Info,
-            1 => LevelFilter::Debug,
+            0 => LevelFilter::Warn,
+            1 => LevelFilter::Info,
+            2 => LevelFilter::Debug,
             _ => LevelFilter::Trace,
         }
     };
@@ -20,5 +21,10 @@ pub fn init(verbose: u8, quiet: bool) {
         .set_thread_level(LevelFilter::Off)
         .set_location_level(LevelFilter::Off)
         .build();
-    let _ = TermLogger::init(level, config, TerminalMode::Stderr, ColorChoice::Auto);
+    let color = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        ColorChoice::Auto
+    } else {
+        ColorChoice::Never
+    };
+    let _ = TermLogger::init(level, config, TerminalMode::Stderr, color);
 }

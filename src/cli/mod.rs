@@ -3,6 +3,8 @@
 mod info;
 mod load;
 mod logging;
+pub mod output;
+mod query;
 
 use std::process::ExitCode;
 
@@ -18,7 +20,9 @@ use clap::{Parser, Subcommand};
   gemp generate imdb --titles 3000 --persons 4000 --seed 42 -o data/imdb
   gemp load data/imdb -o imdb.gemp
   gemp info imdb.gemp
-  gemp info imdb.gemp --json"
+  gemp info imdb.gemp --json
+  gemp match --model imdb.gemp datasets/queries/four-actors-jack.cypher
+  gemp explain --model imdb.gemp datasets/queries/couples.cypher"
 )]
 pub struct Cli {
     /// More output (-v debug, -vv trace).
@@ -39,6 +43,12 @@ enum Command {
     Load(load::LoadArgs),
     /// Show a model's schema, counts and degree statistics.
     Info(info::InfoArgs),
+    /// Run a pattern query file against a model.
+    Match(query::MatchArgs),
+    /// Run many query files against one model (loaded once).
+    Batch(query::BatchArgs),
+    /// Show how a query is planned: pivot, order, where each predicate runs.
+    Explain(query::ExplainArgs),
 }
 
 /// Runs the command line; returns the process exit code (errors are printed as one line).
@@ -50,11 +60,19 @@ pub fn main() -> ExitCode {
         Command::Generate(a) => load::generate(a),
         Command::Load(a) => load::load(a),
         Command::Info(a) => info::info(a),
+        Command::Match(a) => query::run_match(a),
+        Command::Batch(a) => query::run_batch(a),
+        Command::Explain(a) => query::run_explain(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", format_error(&e));
+            let msg = format_error(&e);
+            if msg.starts_with("error:") {
+                eprintln!("{msg}");
+            } else {
+                eprintln!("error: {msg}");
+            }
             ExitCode::FAILURE
         }
     }

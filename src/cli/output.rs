@@ -28,7 +28,11 @@ pub fn text(model: &Model, v: &Val<'_>) -> String {
                 .iter()
                 .filter_map(|&l| model.labels().name(l))
                 .collect();
-            format!("({}:{})", model.node_key(*n).unwrap_or("?"), labels.join(":"))
+            format!(
+                "({}:{})",
+                model.node_key(*n).unwrap_or("?"),
+                labels.join(":")
+            )
         }
         Val::Rel(r) => {
             let ty = model
@@ -94,7 +98,10 @@ pub fn write_rows(
             w.flush()?;
         }
         OutputFormat::Table => {
-            let cells: Vec<Vec<String>> = rows.iter().map(|r| r.iter().map(|v| text(model, v)).collect()).collect();
+            let cells: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| r.iter().map(|v| text(model, v)).collect())
+                .collect();
             let mut widths: Vec<usize> = columns.iter().map(|c| c.chars().count()).collect();
             for r in &cells {
                 for (w, c) in widths.iter_mut().zip(r) {
@@ -114,7 +121,15 @@ pub fn write_rows(
                     .to_owned()
             };
             writeln!(out, "{}", line(columns))?;
-            writeln!(out, "{}", widths.iter().map(|&w| "-".repeat(w)).collect::<Vec<_>>().join("-+-"))?;
+            writeln!(
+                out,
+                "{}",
+                widths
+                    .iter()
+                    .map(|&w| "-".repeat(w))
+                    .collect::<Vec<_>>()
+                    .join("-+-")
+            )?;
             for r in &cells {
                 writeln!(out, "{}", line(r))?;
             }

@@ -117,13 +117,13 @@ impl LoadReport {
         }
         let bad = self.malformed_count();
         if bad > 0 {
-            log::warn!("{bad} malformed rows skipped (use --strict to fail instead); first ones:");
+            log::info!("{bad} malformed rows skipped (use --strict to fail instead); first ones:");
             for m in &self.malformed {
-                log::warn!("  {m}");
+                log::info!("  {m}");
             }
         }
         if self.dangling_nodes > 0 {
-            log::warn!(
+            log::info!(
                 "{} nodes were referenced but absent from the node files; they carry only their id",
                 self.dangling_nodes
             );

@@ -1,0 +1,8 @@
+// Co-star triangles: three people who pairwise share a title, through three distinct titles.
+// Node-injective matching keeps t1, t2, t3 distinct; id() ordering counts each triangle once per
+// choice of titles.
+MATCH (p1:Person)-[:ACTOR|ACTRESS]->(t1:Title)<-[:ACTOR|ACTRESS]-(p2:Person),
+      (p2)-[:ACTOR|ACTRESS]->(t2:Title)<-[:ACTOR|ACTRESS]-(p3:Person),
+      (p3)-[:ACTOR|ACTRESS]->(t3:Title)<-[:ACTOR|ACTRESS]-(p1)
+WHERE id(p1) < id(p2) AND id(p2) < id(p3)
+RETURN count(*) AS embeddings, count(DISTINCT [id(p1), id(p2), id(p3)]) AS triples

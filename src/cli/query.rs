@@ -1,0 +1,314 @@
+//! `gemp match`, `gemp batch` and `gemp explain`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+
+use super::output::{write_rows, OutputFormat};
+use crate::io::format::Format;
+use crate::io::{subgraph_bench, LoadOptions, LoadReport};
+use crate::matcher::{self, MatchOptions, Semantics};
+use crate::model::Model;
+use crate::pattern::binder::{self, Params};
+use crate::pattern::ir::BoundQuery;
+
+/// How a query file is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum QueryFormat {
+    /// By extension: `.graph` = subgraph-bench, anything else = Cypher.
+    Auto,
+    /// A pattern query in gemp's openCypher subset.
+    Cypher,
+    /// A query graph in the subgraph-matching benchmark format.
+    SubgraphBench,
+}
+
+/// Options shared by the query commands.
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// The model: a .gemp snapshot or anything `gemp load` reads; repeat for several input files
+    /// (default: the bundled IMDb sample).
+    #[arg(long, short = 'm')]
+    pub model: Vec<PathBuf>,
+    /// Format of --model inputs.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub model_format: Format,
+    /// Query parameter `name=value` (JSON scalars are typed: 42, 1.5, true, "x"; else a string).
+    #[arg(long = "param", short = 'p', value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Node-injective matching (default) or homomorphic (as Cypher engines do).
+    #[arg(long, value_enum, default_value = "isomorphism")]
+    pub semantics: Semantics,
+    /// How the query files are written.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub query_format: QueryFormat,
+}
+
+/// Arguments of `gemp match`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  gemp match datasets/queries/four-actors-jack.cypher
+  gemp match --model imdb.gemp couples.cypher --format jsonl
+  gemp match --model imdb.gemp q.cypher --param name=Jack --count
+  gemp match --model hprd.gemp query_dense_16_1.graph --count
+  gemp match --model imdb.gemp big.cypher --timeout 10 --count")]
+pub struct MatchArgs {
+    /// The query file (.cypher, or a .graph query graph).
+    pub query: PathBuf,
+    #[command(flatten)]
+    pub common: QueryArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: OutputFormat,
+    /// Print only the number of results.
+    #[arg(long)]
+    pub count: bool,
+    /// Stop after this many seconds and report the partial result as partial.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Print the time of each stage to stderr.
+    #[arg(long)]
+    pub timings: bool,
+}
+
+/// Arguments of `gemp batch`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  gemp batch --model imdb.gemp datasets/queries/*.cypher --out results/
+  gemp batch --model hprd.gemp ../shared/data/hprd/queries/*.graph --out hprd-out --count")]
+pub struct BatchArgs {
+    /// Query files.
+    #[arg(required = true)]
+    pub queries: Vec<PathBuf>,
+    #[command(flatten)]
+    pub common: QueryArgs,
+    /// Directory for one result file per query.
+    #[arg(long, short = 'o')]
+    pub out: PathBuf,
+    /// Output format of the result files.
+    #[arg(long, value_enum, default_value = "jsonl")]
+    pub format: OutputFormat,
+    /// Only count results (result files then hold the count).
+    #[arg(long)]
+    pub count: bool,
+    /// Per-query time limit in seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+}
+
+/// Arguments of `gemp explain`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  gemp explain datasets/queries/four-actors-jack.cypher
+  gemp explain --model imdb.gemp couples.cypher")]
+pub struct ExplainArgs {
+    /// The query file.
+    pub query: PathBuf,
+    #[command(flatten)]
+    pub common: QueryArgs,
+}
+
+/// The bundled IMDb sample, used when no `--model` is given.
+pub fn bundled_sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/imdb-sample")
+}
+
+fn open_model(args: &QueryArgs) -> anyhow::Result<Model> {
+    let inputs = if args.model.is_empty() {
+        let sample = bundled_sample();
+        if !sample.is_dir() {
+            bail!(
+                "no --model given and the bundled sample is not at {}",
+                sample.display()
+            );
+        }
+        log::info!(
+            "no --model given: using the bundled sample {}",
+            sample.display()
+        );
+        vec![sample]
+    } else {
+        args.model.clone()
+    };
+    let (model, _) = super::load::load_model(&inputs, args.model_format, false)?;
+    Ok(model)
+}
+
+fn params(args: &QueryArgs) -> anyhow::Result<Params> {
+    let mut p = Params::new();
+    for kv in &args.params {
+        let Some((k, v)) = kv.split_once('=') else {
+            bail!("--param takes NAME=VALUE, got `{kv}`");
+        };
+        p.insert(
+            k.trim_start_matches('$').to_owned(),
+            binder::parse_param_value(v),
+        );
+    }
+    Ok(p)
+}
+
+/// Reads and binds a query file.
+pub fn load_query(
+    path: &Path,
+    model: &Model,
+    args: &QueryArgs,
+    params: &Params,
+) -> anyhow::Result<BoundQuery> {
+    let graph = match args.query_format {
+        QueryFormat::SubgraphBench => true,
+        QueryFormat::Cypher => false,
+        QueryFormat::Auto => path.extension().is_some_and(|e| e == "graph"),
+    };
+    if graph {
+        let g = subgraph_bench::parse(
+            path,
+            &LoadOptions {
+                strict: true,
+                ..Default::default()
+            },
+            &mut LoadReport::default(),
+        )?;
+        return Ok(crate::pattern::bench_query::bind(&g, model));
+    }
+    let source =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    binder::compile(&source, model, params)
+        .map_err(|e| anyhow::anyhow!("{}", e.render(&source, Some(&path.display().to_string()))))
+}
+
+fn options(
+    semantics: Semantics,
+    timeout: Option<f64>,
+    count_only: bool,
+) -> anyhow::Result<MatchOptions> {
+    let timeout = match timeout {
+        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        Some(s) => bail!("--timeout must be a positive number of seconds, got {s}"),
+        None => None,
+    };
+    Ok(MatchOptions {
+        semantics,
+        timeout,
+        count_only,
+    })
+}
+
+/// `gemp match`.
+pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    let model = open_model(&args.common)?;
+    let t_load = t0.elapsed();
+    let params = params(&args.common)?;
+    let query = load_query(&args.query, &model, &args.common, &params)?;
+    let opts = options(args.common.semantics, args.timeout, args.count)?;
+    let out = matcher::execute(&model, &query, &opts)?;
+    let t_out = Instant::now();
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    if args.count {
+        writeln!(w, "{}", out.count)?;
+    } else {
+        write_rows(&mut w, &model, args.format, &out.columns, &out.rows)?;
+    }
+    w.flush()?;
+    if out.partial {
+        log::warn!(
+            "timed out after {:?}: the result is partial ({} rows so far)",
+            opts.timeout.unwrap_or_default(),
+            out.count
+        );
+    }
+    if args.timings {
+        let t = &out.timings;
+        eprintln!(
+            "timings: read input {:.3?}, filter {:.3?}, plan {:.3?}, match {:.3?}, results {:.3?}, output {:.3?}",
+            t_load,
+            t.filter,
+            t.plan,
+            t.enumerate,
+            t.results,
+            t_out.elapsed()
+        );
+    }
+    if out.partial {
+        std::process::exit(2);
+    }
+    Ok(())
+}
+
+/// `gemp explain`.
+pub fn run_explain(args: ExplainArgs) -> anyhow::Result<()> {
+    let model = open_model(&args.common)?;
+    let params = params(&args.common)?;
+    let query = load_query(&args.query, &model, &args.common, &params)?;
+    let (plan, _, _) = matcher::prepare(&model, &query, args.common.semantics);
+    print!("{}", crate::pattern::explain::render(&query, &plan, &model));
+    Ok(())
+}
+
+/// `gemp batch`.
+pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    let model = open_model(&args.common)?;
+    log::info!("model ready in {:.2?}", t0.elapsed());
+    let params = params(&args.common)?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let opts = options(args.common.semantics, args.timeout, args.count)?;
+    let ext = match args.format {
+        OutputFormat::Jsonl => "jsonl",
+        OutputFormat::Csv => "csv",
+        OutputFormat::Table => "txt",
+    };
+    let mut failures = 0;
+    println!(
+        "{:<40} {:>14} {:>10}  status",
+        "query", "results", "seconds"
+    );
+    for q in &args.queries {
+        let name = q
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let start = Instant::now();
+        let result = load_query(q, &model, &args.common, &params)
+            .and_then(|query| Ok(matcher::execute(&model, &query, &opts)?));
+        let secs = start.elapsed().as_secs_f64();
+        match result {
+            Ok(out) => {
+                let path = args
+                    .out
+                    .join(format!("{name}.{}", if args.count { "count" } else { ext }));
+                let mut f = std::io::BufWriter::new(
+                    std::fs::File::create(&path)
+                        .with_context(|| format!("creating {}", path.display()))?,
+                );
+                if args.count {
+                    writeln!(f, "{}", out.count)?;
+                } else {
+                    write_rows(&mut f, &model, args.format, &out.columns, &out.rows)?;
+                }
+                f.flush()?;
+                let status = if out.partial {
+                    "partial (timeout)"
+                } else {
+                    "ok"
+                };
+                println!("{name:<40} {:>14} {secs:>10.3}  {status}", out.count);
+            }
+            Err(e) => {
+                failures += 1;
+                println!("{name:<40} {:>14} {secs:>10.3}  error", "-");
+                eprintln!("error: {}: {}", q.display(), e);
+            }
+        }
+    }
+    if failures > 0 {
+        bail!("{failures} of {} queries failed", args.queries.len());
+    }
+    Ok(())
+}

@@ -1,0 +1,754 @@
+//! The binder: checks a parsed query against a model's schema and produces a [`BoundQuery`].
+//!
+//! - labels, relationship types and property keys are resolved; unknown ones are errors naming the
+//!   nearest known names;
+//! - variables become slots; a variable used twice is the same node;
+//! - inline property maps become `WHERE` conjuncts; the `WHERE` is split into conjuncts;
+//! - `$params` are substituted; `=~` patterns are compiled (whole-string match);
+//! - `WITH`/`RETURN` become projection stages whose later expressions read earlier columns.
+
+use hashbrown::HashMap;
+
+use super::ast::{self, BinaryOp, Direction, ExprKind, Literal, StringOp, UnaryOp};
+use super::error::{nearest_names, QueryError};
+use super::ir::{
+    AggFn, ArithOp, BoundQuery, CmpOp, Expr, NodeVar, Pattern, ProjItem, Projection, RelVar, StrOp,
+    SubPattern, WholeRegex,
+};
+use crate::model::{Model, Value};
+
+/// Query parameters (`$name`), from the command line or an embedding program.
+pub type Params = HashMap<String, Value>;
+
+/// Parses a `--param name=value` value: JSON scalars and lists of scalars are typed
+/// (`42`, `1.5`, `true`, `null`, `"x"`), anything else is a string.
+pub fn parse_param_value(text: &str) -> Value {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Null) => Value::Null,
+        Ok(serde_json::Value::Bool(b)) => Value::Bool(b),
+        Ok(serde_json::Value::Number(n)) => n
+            .as_i64()
+            .map(Value::Int)
+            .or_else(|| n.as_f64().map(Value::Float))
+            .unwrap_or_else(|| Value::Str(text.to_owned())),
+        Ok(serde_json::Value::String(s)) => Value::Str(s),
+        _ => Value::Str(text.to_owned()),
+    }
+}
+
+type BResult<T> = Result<T, QueryError>;
+
+/// What a name refers to in the current scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Binding {
+    Node(usize),
+    Rel(usize),
+    Column(usize),
+}
+
+struct Binder<'a> {
+    model: &'a Model,
+    params: &'a Params,
+    node_props: Vec<String>,
+    edge_props: Vec<String>,
+}
+
+/// Parses and binds `source`.
+pub fn compile(source: &str, model: &Model, params: &Params) -> BResult<BoundQuery> {
+    let ast = super::parse_query(source)?;
+    bind(&ast, model, params)
+}
+
+/// Binds a parsed query against `model`.
+pub fn bind(query: &ast::Query, model: &Model, params: &Params) -> BResult<BoundQuery> {
+    let schema = model.schema();
+    let mut node_props: Vec<String> = schema
+        .node_properties
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    node_props.sort();
+    node_props.dedup();
+    let mut edge_props: Vec<String> = schema
+        .edge_properties
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    edge_props.sort();
+    edge_props.dedup();
+    let b = Binder {
+        model,
+        params,
+        node_props,
+        edge_props,
+    };
+    b.query(query)
+}
+
+fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let near = nearest_names(name, known, 3);
+    (!near.is_empty()).then(|| {
+        let list: Vec<String> = near.iter().map(|n| format!("`{n}`")).collect();
+        format!("did you mean {}?", list.join(" or "))
+    })
+}
+
+impl Binder<'_> {
+    fn query(&self, q: &ast::Query) -> BResult<BoundQuery> {
+        let mut pattern = Pattern::default();
+        let mut scope: HashMap<String, Binding> = HashMap::new();
+        let mut filter = Vec::new();
+        for path in &q.matches {
+            self.path(path, &mut pattern, &mut scope, &mut filter)?;
+        }
+        if let Some(w) = &q.where_clause {
+            let e = self.expr(w, &scope, &pattern, false)?;
+            split_and(e, &mut filter);
+        }
+        let mut stages = Vec::new();
+        let mut scope_names: Vec<(String, Binding)> =
+            scope.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        scope_names.sort_by_key(|(_, b)| match b {
+            Binding::Node(s) => (0, *s),
+            Binding::Rel(s) => (1, *s),
+            Binding::Column(s) => (2, *s),
+        });
+        let mut current: HashMap<String, Binding> = scope.clone();
+        for w in &q.with_clauses {
+            let (proj, next) = self.projection(
+                &w.projection,
+                w.where_clause.as_ref(),
+                &current,
+                &pattern,
+                &scope_names,
+            )?;
+            stages.push(proj);
+            scope_names = next.iter().map(|(k, v)| (k.clone(), *v)).collect();
+            scope_names.sort_by_key(|(_, b)| match b {
+                Binding::Column(s) => *s,
+                _ => 0,
+            });
+            current = next;
+        }
+        match &q.ret {
+            Some(r) => {
+                let (proj, _) = self.projection(r, None, &current, &pattern, &scope_names)?;
+                stages.push(proj);
+            }
+            None if q.with_clauses.is_empty() => {
+                let named: Vec<usize> = (0..pattern.nodes.len())
+                    .filter(|&s| pattern.nodes[s].named)
+                    .collect();
+                let slots: Vec<usize> = if named.is_empty() {
+                    (0..pattern.nodes.len()).collect()
+                } else {
+                    named
+                };
+                stages.push(Projection {
+                    items: slots
+                        .into_iter()
+                        .map(|s| ProjItem {
+                            expr: Expr::Id(Box::new(Expr::Node(s))),
+                            name: pattern.nodes[s].name.clone(),
+                        })
+                        .collect(),
+                    distinct: false,
+                    filter: None,
+                    order_by: Vec::new(),
+                    skip: None,
+                    limit: None,
+                });
+            }
+            None => {
+                return Err(QueryError::semantic(
+                    "a query with WITH must end with RETURN",
+                    Some(q.span),
+                ))
+            }
+        }
+        Ok(BoundQuery {
+            pattern,
+            filter,
+            stages,
+        })
+    }
+
+    fn labels(&self, l: &ast::LabelExpr) -> BResult<Vec<Vec<u32>>> {
+        l.all_of
+            .iter()
+            .map(|group| {
+                group
+                    .iter()
+                    .map(|n| {
+                        self.model.labels().get(&n.name).ok_or_else(|| {
+                            let mut e = QueryError::semantic(
+                                format!("unknown label `{}`", n.name),
+                                Some(n.span),
+                            );
+                            if let Some(h) = did_you_mean(
+                                &n.name,
+                                self.model.labels().names().iter().map(String::as_str),
+                            ) {
+                                e = e.with_help(h);
+                            }
+                            e
+                        })
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn rel_types(&self, types: &[ast::Name]) -> BResult<Vec<u32>> {
+        types
+            .iter()
+            .map(|n| {
+                self.model.rel_types().get(&n.name).ok_or_else(|| {
+                    let mut e = QueryError::semantic(
+                        format!("unknown relationship type `{}`", n.name),
+                        Some(n.span),
+                    );
+                    if let Some(h) = did_you_mean(
+                        &n.name,
+                        self.model.rel_types().names().iter().map(String::as_str),
+                    ) {
+                        e = e.with_help(h);
+                    }
+                    e
+                })
+            })
+            .collect()
+    }
+
+    fn check_property(&self, key: &ast::Name, on_rel: Option<bool>) -> BResult<()> {
+        let known: Vec<&str> = match on_rel {
+            Some(true) => self.edge_props.iter().map(String::as_str).collect(),
+            Some(false) => self.node_props.iter().map(String::as_str).collect(),
+            None => self
+                .node_props
+                .iter()
+                .chain(&self.edge_props)
+                .map(String::as_str)
+                .collect(),
+        };
+        if known.contains(&key.name.as_str()) {
+            return Ok(());
+        }
+        let what = match on_rel {
+            Some(true) => "relationship property",
+            Some(false) => "node property",
+            None => "property",
+        };
+        let mut e = QueryError::semantic(format!("unknown {what} `{}`", key.name), Some(key.span));
+        if let Some(h) = did_you_mean(&key.name, known) {
+            e = e.with_help(h);
+        }
+        Err(e)
+    }
+
+    /// Adds a path's nodes and relationships; inline properties become conjuncts.
+    fn path(
+        &self,
+        path: &ast::PathPattern,
+        pattern: &mut Pattern,
+        scope: &mut HashMap<String, Binding>,
+        filter: &mut Vec<Expr>,
+    ) -> BResult<()> {
+        let mut slots = Vec::with_capacity(path.nodes.len());
+        for n in &path.nodes {
+            let labels = self.labels(&n.labels)?;
+            let slot = match &n.var {
+                Some(v) => match scope.get(&v.name) {
+                    Some(Binding::Node(s)) => {
+                        pattern.nodes[*s].labels.extend(labels);
+                        *s
+                    }
+                    Some(_) => {
+                        return Err(QueryError::semantic(
+                            format!("`{}` is a relationship variable, not a node", v.name),
+                            Some(v.span),
+                        ))
+                    }
+                    None => {
+                        let s = pattern.nodes.len();
+                        pattern.nodes.push(NodeVar {
+                            name: v.name.clone(),
+                            named: true,
+                            labels,
+                        });
+                        scope.insert(v.name.clone(), Binding::Node(s));
+                        s
+                    }
+                },
+                None => {
+                    let s = pattern.nodes.len();
+                    pattern.nodes.push(NodeVar {
+                        name: format!("_n{s}"),
+                        named: false,
+                        labels,
+                    });
+                    s
+                }
+            };
+            for p in &n.props {
+                self.check_property(&p.key, Some(false))?;
+                let value = self.expr(&p.value, scope, pattern, false)?;
+                filter.push(Expr::Compare(
+                    CmpOp::Eq,
+                    Box::new(Expr::Property(
+                        Box::new(Expr::Node(slot)),
+                        p.key.name.clone(),
+                    )),
+                    Box::new(value),
+                ));
+            }
+            slots.push(slot);
+        }
+        for (i, r) in path.rels.iter().enumerate() {
+            let types = self.rel_types(&r.types)?;
+            let (left, right) = (slots[i], slots[i + 1]);
+            let (src, dst) = match r.direction {
+                Direction::Left => (right, left),
+                _ => (left, right),
+            };
+            let slot = pattern.rels.len();
+            let (name, named) = match &r.var {
+                Some(v) => {
+                    if scope.contains_key(&v.name) {
+                        return Err(QueryError::semantic(
+                            format!("variable `{}` is already bound; a relationship variable can be used in one place only", v.name),
+                            Some(v.span),
+                        ));
+                    }
+                    scope.insert(v.name.clone(), Binding::Rel(slot));
+                    (v.name.clone(), true)
+                }
+                None => (format!("_r{slot}"), false),
+            };
+            let named = named || !r.props.is_empty();
+            pattern.rels.push(RelVar {
+                name,
+                named,
+                src,
+                dst,
+                types,
+                undirected: r.direction == Direction::Both,
+            });
+            for p in &r.props {
+                self.check_property(&p.key, Some(true))?;
+                let value = self.expr(&p.value, scope, pattern, false)?;
+                filter.push(Expr::Compare(
+                    CmpOp::Eq,
+                    Box::new(Expr::Property(
+                        Box::new(Expr::Rel(slot)),
+                        p.key.name.clone(),
+                    )),
+                    Box::new(value),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn param(&self, name: &str, span: ast::Span) -> BResult<Value> {
+        self.params.get(name).cloned().ok_or_else(|| {
+            QueryError::semantic(format!("parameter `${name}` has no value"), Some(span))
+                .with_help(format!("give it with --param {name}=VALUE"))
+        })
+    }
+
+    /// Binds an expression. `in_projection` allows aggregates.
+    fn expr(
+        &self,
+        e: &ast::Expr,
+        scope: &HashMap<String, Binding>,
+        pattern: &Pattern,
+        in_projection: bool,
+    ) -> BResult<Expr> {
+        let rec = |x: &ast::Expr| self.expr(x, scope, pattern, in_projection);
+        let boxed = |x: &ast::Expr| rec(x).map(Box::new);
+        Ok(match &e.kind {
+            ExprKind::Literal(l) => Expr::Literal(literal(l)),
+            ExprKind::List(items) => Expr::List(items.iter().map(rec).collect::<BResult<_>>()?),
+            ExprKind::Param(name) => match self.param(name, e.span)? {
+                v => Expr::Literal(v),
+            },
+            ExprKind::Var(name) => match scope.get(name) {
+                Some(Binding::Node(s)) => Expr::Node(*s),
+                Some(Binding::Rel(s)) => Expr::Rel(*s),
+                Some(Binding::Column(c)) => Expr::Column(*c),
+                None => {
+                    let mut err = QueryError::semantic(
+                        format!("variable `{name}` is not defined"),
+                        Some(e.span),
+                    );
+                    if let Some(h) = did_you_mean(name, scope.keys().map(String::as_str)) {
+                        err = err.with_help(h);
+                    }
+                    return Err(err);
+                }
+            },
+            ExprKind::Property { base, key } => {
+                let b = rec(base)?;
+                let on_rel = match b {
+                    Expr::Node(_) => Some(false),
+                    Expr::Rel(_) => Some(true),
+                    _ => None,
+                };
+                self.check_property(key, on_rel)?;
+                Expr::Property(Box::new(b), key.name.clone())
+            }
+            ExprKind::HasLabels { base, labels } => {
+                Expr::HasLabels(boxed(base)?, self.labels(labels)?)
+            }
+            ExprKind::FunctionCall {
+                name,
+                distinct,
+                args,
+            } => self.function(name, *distinct, args, e.span, scope, pattern, in_projection)?,
+            ExprKind::CountStar => {
+                if !in_projection {
+                    return Err(QueryError::semantic(
+                        "count(*) is only allowed in WITH and RETURN",
+                        Some(e.span),
+                    ));
+                }
+                Expr::Aggregate {
+                    func: AggFn::Count,
+                    distinct: false,
+                    arg: None,
+                }
+            }
+            ExprKind::Unary { op, expr } => match op {
+                UnaryOp::Not => Expr::Not(boxed(expr)?),
+                UnaryOp::Neg => Expr::Neg(boxed(expr)?),
+            },
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (l, r) = (rec(lhs)?, rec(rhs)?);
+                let cmp = |c| Expr::Compare(c, Box::new(l.clone()), Box::new(r.clone()));
+                let ar = |a| Expr::Arith(a, Box::new(l.clone()), Box::new(r.clone()));
+                match op {
+                    BinaryOp::And => {
+                        let mut v = Vec::new();
+                        split_and(l, &mut v);
+                        split_and(r, &mut v);
+                        Expr::And(v)
+                    }
+                    BinaryOp::Or => {
+                        let mut v = Vec::new();
+                        for x in [l, r] {
+                            match x {
+                                Expr::Or(items) => v.extend(items),
+                                other => v.push(other),
+                            }
+                        }
+                        Expr::Or(v)
+                    }
+                    BinaryOp::Xor => Expr::Xor(Box::new(l), Box::new(r)),
+                    BinaryOp::Eq => cmp(CmpOp::Eq),
+                    BinaryOp::Ne => cmp(CmpOp::Ne),
+                    BinaryOp::Lt => cmp(CmpOp::Lt),
+                    BinaryOp::Le => cmp(CmpOp::Le),
+                    BinaryOp::Gt => cmp(CmpOp::Gt),
+                    BinaryOp::Ge => cmp(CmpOp::Ge),
+                    BinaryOp::Add => ar(ArithOp::Add),
+                    BinaryOp::Sub => ar(ArithOp::Sub),
+                    BinaryOp::Mul => ar(ArithOp::Mul),
+                    BinaryOp::Div => ar(ArithOp::Div),
+                    BinaryOp::Mod => ar(ArithOp::Mod),
+                }
+            }
+            ExprKind::StringPredicate { op, lhs, rhs } => {
+                let l = boxed(lhs)?;
+                match op {
+                    StringOp::Contains => Expr::Str(StrOp::Contains, l, boxed(rhs)?),
+                    StringOp::StartsWith => Expr::Str(StrOp::StartsWith, l, boxed(rhs)?),
+                    StringOp::EndsWith => Expr::Str(StrOp::EndsWith, l, boxed(rhs)?),
+                    StringOp::Regex => {
+                        let pat = match rec(rhs)? {
+                            Expr::Literal(Value::Str(s)) => s,
+                            _ => {
+                                return Err(QueryError::semantic(
+                                    "the right side of =~ must be a string literal or a string parameter",
+                                    Some(rhs.span),
+                                ))
+                            }
+                        };
+                        let re = regex::Regex::new(&format!("^(?:{pat})$")).map_err(|err| {
+                            QueryError::semantic(
+                                format!("invalid regular expression: {err}"),
+                                Some(rhs.span),
+                            )
+                        })?;
+                        Expr::Regex(l, WholeRegex(re))
+                    }
+                }
+            }
+            ExprKind::In { expr, list } => Expr::In(boxed(expr)?, boxed(list)?),
+            ExprKind::IsNull { expr, negated } => Expr::IsNull(boxed(expr)?, *negated),
+            ExprKind::PatternPredicate(path) => Expr::Exists(Box::new(self.sub_pattern(
+                std::slice::from_ref(path),
+                None,
+                scope,
+                pattern,
+            )?)),
+            ExprKind::Exists(sub) => Expr::Exists(Box::new(self.sub_pattern(
+                &sub.matches,
+                sub.where_clause.as_ref(),
+                scope,
+                pattern,
+            )?)),
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn function(
+        &self,
+        name: &ast::Name,
+        distinct: bool,
+        args: &[ast::Expr],
+        span: ast::Span,
+        scope: &HashMap<String, Binding>,
+        pattern: &Pattern,
+        in_projection: bool,
+    ) -> BResult<Expr> {
+        let lower = name.name.to_lowercase();
+        let one = |what: &str| -> BResult<Expr> {
+            match args {
+                [a] => self.expr(a, scope, pattern, false),
+                _ => Err(QueryError::semantic(
+                    format!("{what}() takes exactly one argument"),
+                    Some(span),
+                )),
+            }
+        };
+        let agg = match lower.as_str() {
+            "count" => Some(AggFn::Count),
+            "min" => Some(AggFn::Min),
+            "max" => Some(AggFn::Max),
+            "avg" => Some(AggFn::Avg),
+            "sum" => Some(AggFn::Sum),
+            "collect" => Some(AggFn::Collect),
+            _ => None,
+        };
+        if let Some(func) = agg {
+            if !in_projection {
+                return Err(QueryError::semantic(
+                    format!("aggregate {lower}() is only allowed in WITH and RETURN"),
+                    Some(span),
+                ));
+            }
+            return Ok(Expr::Aggregate {
+                func,
+                distinct,
+                arg: Some(Box::new(one(&lower)?)),
+            });
+        }
+        if distinct {
+            return Err(QueryError::semantic(
+                format!("DISTINCT is only allowed in aggregates, not in {lower}()"),
+                Some(span),
+            ));
+        }
+        match lower.as_str() {
+            "id" => Ok(Expr::Id(Box::new(one("id")?))),
+            "type" => Ok(Expr::TypeName(Box::new(one("type")?))),
+            "labels" => Ok(Expr::LabelNames(Box::new(one("labels")?))),
+            _ => Err(
+                QueryError::unsupported(&format!("function `{}`", name.name), name.span).with_help(
+                    "supported functions: id, type, labels, count, min, max, avg, sum, collect",
+                ),
+            ),
+        }
+    }
+
+    /// A sub-pattern (`EXISTS`, pattern predicate): outer variables it mentions become anchors.
+    fn sub_pattern(
+        &self,
+        paths: &[ast::PathPattern],
+        where_clause: Option<&ast::Expr>,
+        outer: &HashMap<String, Binding>,
+        outer_pattern: &Pattern,
+    ) -> BResult<SubPattern> {
+        let mut pattern = Pattern::default();
+        let mut scope: HashMap<String, Binding> = HashMap::new();
+        let mut anchors = Vec::new();
+        // Pre-bind outer node variables the sub-pattern mentions, with no extra labels.
+        for path in paths {
+            for n in &path.nodes {
+                if let Some(v) = &n.var {
+                    if scope.contains_key(&v.name) {
+                        continue;
+                    }
+                    match outer.get(&v.name) {
+                        Some(Binding::Node(o)) => {
+                            let s = pattern.nodes.len();
+                            pattern.nodes.push(NodeVar {
+                                name: v.name.clone(),
+                                named: true,
+                                labels: Vec::new(),
+                            });
+                            scope.insert(v.name.clone(), Binding::Node(s));
+                            anchors.push((*o, s));
+                        }
+                        Some(_) => {
+                            return Err(QueryError::unsupported(
+                                "a WITH column or relationship inside EXISTS",
+                                v.span,
+                            ))
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
+        let _ = outer_pattern;
+        let mut filter = Vec::new();
+        for path in paths {
+            self.path(path, &mut pattern, &mut scope, &mut filter)?;
+        }
+        if let Some(w) = where_clause {
+            let e = self.expr(w, &scope, &pattern, false)?;
+            split_and(e, &mut filter);
+        }
+        Ok(SubPattern {
+            anchors,
+            pattern,
+            filter,
+        })
+    }
+
+    fn count_arg(&self, e: &ast::Expr) -> BResult<Option<u64>> {
+        let v = match &e.kind {
+            ExprKind::Literal(Literal::Int(i)) => Value::Int(*i),
+            ExprKind::Param(p) => self.param(p, e.span)?,
+            _ => {
+                return Err(QueryError::semantic(
+                    "SKIP and LIMIT take an integer or a parameter",
+                    Some(e.span),
+                ))
+            }
+        };
+        match v {
+            Value::Int(i) if i >= 0 => Ok(Some(i as u64)),
+            _ => Err(QueryError::semantic(
+                "SKIP and LIMIT take a non-negative integer",
+                Some(e.span),
+            )),
+        }
+    }
+
+    /// Binds a WITH/RETURN projection; returns it and the scope it creates (its column names).
+    fn projection(
+        &self,
+        p: &ast::Projection,
+        where_clause: Option<&ast::Expr>,
+        scope: &HashMap<String, Binding>,
+        pattern: &Pattern,
+        scope_names: &[(String, Binding)],
+    ) -> BResult<(Projection, HashMap<String, Binding>)> {
+        let mut items = Vec::new();
+        if p.star {
+            for (name, b) in scope_names {
+                if name.starts_with('_') {
+                    continue;
+                }
+                let expr = match b {
+                    Binding::Node(s) => Expr::Node(*s),
+                    Binding::Rel(s) => Expr::Rel(*s),
+                    Binding::Column(c) => Expr::Column(*c),
+                };
+                items.push(ProjItem {
+                    expr,
+                    name: name.clone(),
+                });
+            }
+        }
+        for it in &p.items {
+            let expr = self.expr(&it.expr, scope, pattern, true)?;
+            if let Expr::Aggregate { arg, .. } = &expr {
+                if arg.as_ref().is_some_and(|a| a.has_aggregate()) {
+                    return Err(QueryError::semantic(
+                        "aggregates cannot be nested",
+                        Some(it.span),
+                    ));
+                }
+            } else if expr.has_aggregate() {
+                return Err(QueryError::unsupported(
+                    "an aggregate inside a larger expression (make it its own item with AS)",
+                    it.span,
+                ));
+            }
+            let name = match &it.alias {
+                Some(a) => a.name.clone(),
+                None => it.expr.to_string(),
+            };
+            items.push(ProjItem { expr, name });
+        }
+        if items.is_empty() {
+            return Err(QueryError::semantic("nothing to return", Some(p.span)));
+        }
+        let next: HashMap<String, Binding> = items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| (it.name.clone(), Binding::Column(i)))
+            .collect();
+        let filter = where_clause
+            .map(|w| self.expr(w, &next, pattern, false))
+            .transpose()?;
+        let mut order_by = Vec::new();
+        for s in &p.order_by {
+            let text = s.expr.to_string();
+            let expr = match items.iter().position(|i| i.name == text) {
+                Some(c) => Expr::Column(c),
+                None => self.expr(&s.expr, &next, pattern, false).map_err(|e| {
+                    e.with_help(
+                        "ORDER BY can use returned items, their aliases, and expressions over them",
+                    )
+                })?,
+            };
+            order_by.push((expr, s.descending));
+        }
+        let skip = p
+            .skip
+            .as_ref()
+            .map(|e| self.count_arg(e))
+            .transpose()?
+            .flatten();
+        let limit = p
+            .limit
+            .as_ref()
+            .map(|e| self.count_arg(e))
+            .transpose()?
+            .flatten();
+        Ok((
+            Projection {
+                items,
+                distinct: p.distinct,
+                filter,
+                order_by,
+                skip,
+                limit,
+            },
+            next,
+        ))
+    }
+}
+
+fn literal(l: &Literal) -> Value {
+    match l {
+        Literal::Null => Value::Null,
+        Literal::Bool(b) => Value::Bool(*b),
+        Literal::Int(i) => Value::Int(*i),
+        Literal::Float(f) => Value::Float(*f),
+        Literal::String(s) => Value::Str(s.clone()),
+    }
+}
+
+/// Flattens nested ANDs into `out`.
+fn split_and(e: Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::And(items) => items.into_iter().for_each(|i| split_and(i, out)),
+        other => out.push(other),
+    }
+}
