@@ -22,6 +22,9 @@ pub struct InfoArgs {
     /// Print the schema as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Skip verifying a snapshot's section checksums (structure is still validated).
+    #[arg(long)]
+    pub no_verify: bool,
     /// How many labels and types to list.
     #[arg(long, default_value_t = 20)]
     pub top: usize,
@@ -29,7 +32,7 @@ pub struct InfoArgs {
 
 /// `gemp info`.
 pub fn info(args: InfoArgs) -> anyhow::Result<()> {
-    let (model, _) = super::load::load_model(&args.inputs, args.format, false)?;
+    let (model, _) = super::load::load_model_with(&args.inputs, args.format, false, !args.no_verify)?;
     let schema = model.schema();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&schema)?);

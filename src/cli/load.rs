@@ -60,6 +60,9 @@ enum GenerateKind {
         /// Write .tsv.gz instead of .tsv.
         #[arg(long)]
         gzip: bool,
+        /// gzip level 0–9 (1 is fast; 6 is what the official dumps use).
+        #[arg(long, default_value_t = 1)]
+        gzip_level: u32,
         /// Output directory.
         #[arg(short, long)]
         output: PathBuf,
@@ -72,6 +75,16 @@ pub fn load_model(
     format: Format,
     strict: bool,
 ) -> anyhow::Result<(Model, Option<LoadReport>)> {
+    load_model_with(inputs, format, strict, true)
+}
+
+/// [`load_model`], choosing whether a snapshot's section checksums are verified on open.
+pub fn load_model_with(
+    inputs: &[PathBuf],
+    format: Format,
+    strict: bool,
+    verify: bool,
+) -> anyhow::Result<(Model, Option<LoadReport>)> {
     let format = match format {
         Format::Auto => crate::io::format::detect(inputs)?,
         f => f,
@@ -81,7 +94,10 @@ pub fn load_model(
             anyhow::bail!("a snapshot is opened on its own: give exactly one .gemp file");
         };
         let start = Instant::now();
-        let model = snapshot::open(path)?;
+        let options = snapshot::OpenOptions {
+            verify_checksums: verify,
+        };
+        let model = snapshot::open_with(path, &options)?;
         log::debug!("opened {} in {:.3?}", path.display(), start.elapsed());
         return Ok((model, None));
     }
@@ -148,6 +164,7 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
             principals,
             seed,
             gzip,
+            gzip_level,
             output,
         } => {
             let config = crate::io::generate::imdb::ImdbGenConfig {
@@ -156,13 +173,14 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
                 principals,
                 seed,
                 gzip,
+                gzip_level,
                 ..Default::default()
             };
             let start = Instant::now();
             let s = crate::io::generate::imdb::generate_imdb(&config, &output)?;
             let secs = start.elapsed().as_secs_f64();
             let rows = s.titles + s.persons + s.principals + s.ratings;
-            log::info!(
+            eprintln!(
                 "wrote {} titles, {} persons, {} principals, {} ratings ({} bytes) to {} in {:.2}s ({:.2}M rows/s)",
                 s.titles,
                 s.persons,

@@ -45,6 +45,9 @@ pub struct QueryArgs {
     /// How the query files are written.
     #[arg(long, value_enum, default_value = "auto")]
     pub query_format: QueryFormat,
+    /// Skip verifying a snapshot's section checksums (structure is still validated).
+    #[arg(long)]
+    pub no_verify: bool,
 }
 
 /// Arguments of `gemp match`.
@@ -133,7 +136,7 @@ fn open_model(args: &QueryArgs) -> anyhow::Result<Model> {
     } else {
         args.model.clone()
     };
-    let (model, _) = super::load::load_model(&inputs, args.model_format, false)?;
+    let (model, _) = super::load::load_model_with(&inputs, args.model_format, false, !args.no_verify)?;
     Ok(model)
 }
 
