@@ -1,0 +1,122 @@
+//! Fast external-key lookup for IMDb ids: `tt`/`nm` + digits map through the numeric part to the node
+//! id, so the builder's string-keyed hash table is consulted only once per distinct id.
+
+/// What an id's prefix says the node is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IdKind {
+    /// `tt…`: a title.
+    Title,
+    /// `nm…`: a person.
+    Person,
+    /// Anything else.
+    Other,
+}
+
+/// Classifies `key` by prefix and, when it is in canonical IMDb form, returns its number.
+///
+/// Canonical means `tt`/`nm` followed by at least 7 digits, zero-padded to exactly 7 when the number
+/// is below 10^7 and without leading zeros above, and a value that fits a `u32`: then the string and
+/// the number determine each other, so the number can stand for the key.
+#[inline]
+pub(crate) fn classify(key: &str) -> (IdKind, Option<u32>) {
+    let bytes = key.as_bytes();
+    let kind = match bytes.get(..2) {
+        Some(b"tt") => IdKind::Title,
+        Some(b"nm") => IdKind::Person,
+        _ => return (IdKind::Other, None),
+    };
+    let digits = &bytes[2..];
+    if digits.len() < 7 || digits.len() > 10 || (digits.len() > 7 && digits[0] == b'0') {
+        return (kind, None);
+    }
+    let mut v: u64 = 0;
+    for &d in digits {
+        let digit = d.wrapping_sub(b'0');
+        if digit > 9 {
+            return (kind, None);
+        }
+        v = v * 10 + u64::from(digit);
+    }
+    if v > u64::from(u32::MAX) {
+        return (kind, None);
+    }
+    (kind, Some(v as u32))
+}
+
+const PAGE_BITS: u32 = 16;
+const PAGE: usize = 1 << PAGE_BITS;
+const EMPTY: u32 = u32::MAX;
+
+/// A sparse `u32 -> u32` map in 64 Ki-entry pages allocated on first use: dense id ranges cost
+/// 4 bytes per number, a stray huge number costs one page.
+#[derive(Default)]
+pub(crate) struct IdMap {
+    pages: Vec<Option<Box<[u32]>>>,
+}
+
+impl IdMap {
+    /// The node stored for `number`.
+    #[inline]
+    pub(crate) fn get(&self, number: u32) -> Option<u32> {
+        let page = self.pages.get((number >> PAGE_BITS) as usize)?.as_ref()?;
+        let id = *page.get(number as usize & (PAGE - 1))?;
+        (id != EMPTY).then_some(id)
+    }
+
+    /// The raw entry for `number` (`u32::MAX` when absent); a plain load, used to pull entries into
+    /// the cache ahead of use.
+    #[inline]
+    pub(crate) fn peek(&self, number: u32) -> u32 {
+        match self.pages.get((number >> PAGE_BITS) as usize) {
+            Some(Some(page)) => page
+                .get(number as usize & (PAGE - 1))
+                .copied()
+                .unwrap_or(EMPTY),
+            _ => EMPTY,
+        }
+    }
+
+    /// Stores `node` for `number`.
+    pub(crate) fn set(&mut self, number: u32, node: u32) {
+        let p = (number >> PAGE_BITS) as usize;
+        if p >= self.pages.len() {
+            self.pages.resize_with(p + 1, || None);
+        }
+        let page = self.pages[p].get_or_insert_with(|| vec![EMPTY; PAGE].into_boxed_slice());
+        page[number as usize & (PAGE - 1)] = node;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_ids() {
+        assert_eq!(classify("tt0000001"), (IdKind::Title, Some(1)));
+        assert_eq!(classify("nm9999999"), (IdKind::Person, Some(9_999_999)));
+        assert_eq!(classify("tt10000000"), (IdKind::Title, Some(10_000_000)));
+        assert_eq!(classify("tt4294967295"), (IdKind::Title, Some(u32::MAX)));
+        // Not canonical: short, padded beyond 7 digits, non-digits, too large.
+        assert_eq!(classify("tt1"), (IdKind::Title, None));
+        assert_eq!(classify("tt00000001"), (IdKind::Title, None));
+        assert_eq!(classify("tt000000x"), (IdKind::Title, None));
+        assert_eq!(classify("tt4294967296"), (IdKind::Title, None));
+        assert_eq!(classify("nm"), (IdKind::Person, None));
+        assert_eq!(classify("co0000001"), (IdKind::Other, None));
+        assert_eq!(classify("t"), (IdKind::Other, None));
+        assert_eq!(classify("ttü000001"), (IdKind::Title, None));
+    }
+
+    #[test]
+    fn sparse_map() {
+        let mut m = IdMap::default();
+        assert_eq!(m.get(5), None);
+        m.set(5, 7);
+        m.set(u32::MAX, 1);
+        assert_eq!(m.get(5), Some(7));
+        assert_eq!(m.get(6), None);
+        assert_eq!(m.get(u32::MAX), Some(1));
+        assert_eq!(m.get(1 << 20), None);
+    }
+}

@@ -1,0 +1,564 @@
+//! Row handlers: one per IMDb file, each validating a whole row before touching the builder so a
+//! malformed row leaves no trace but its report entry.
+
+use std::path::Path;
+
+use hashbrown::{HashMap, HashSet};
+
+use super::ids::{classify, IdKind, IdMap};
+use super::lines::{
+    bool_field, float_field, for_each_block, id_field, int_field, shown, split_fields, str_field,
+    FieldError, Lines, NULL,
+};
+use super::ImdbFile;
+use crate::error::{Error, Result};
+use crate::io::input;
+use crate::io::{LoadOptions, LoadReport};
+use crate::model::{ModelBuilder, ValueRef};
+
+/// Label of every title node (its primary label).
+pub const TITLE: &str = "Title";
+/// Label of every person node (its primary label).
+pub const PERSON: &str = "Person";
+/// Relationship type from an episode to its series.
+pub const EPISODE_OF: &str = "EPISODE_OF";
+
+/// Why a row was not loaded.
+enum RowError {
+    /// The row is malformed: counted, reported, skipped (or an error under `strict`).
+    Bad(String),
+    /// Something that stops the load (builder limits, conflicting property types).
+    Fatal(Error),
+}
+
+impl From<FieldError> for RowError {
+    fn from(message: FieldError) -> Self {
+        RowError::Bad(message)
+    }
+}
+
+impl From<Error> for RowError {
+    fn from(e: Error) -> Self {
+        RowError::Fatal(e)
+    }
+}
+
+type RowResult = std::result::Result<(), RowError>;
+
+/// Rows split and looked up together before being applied (see [`Loader::each_row`]).
+const BATCH: usize = 64;
+
+/// A split row, or why it could not be split.
+enum Slot<'a, const N: usize> {
+    Row([&'a str; N]),
+    Bad(String),
+}
+
+/// The state of one `load_into` call.
+pub(crate) struct Loader<'a> {
+    b: &'a mut ModelBuilder,
+    options: &'a LoadOptions,
+    report: &'a mut LoadReport,
+    titles: IdMap,
+    people: IdMap,
+    title_label: Option<u32>,
+    person_label: Option<u32>,
+    /// titleType value -> label id.
+    type_labels: HashMap<Box<str>, u32>,
+    /// principals category (or crew role) -> (relationship type, is DIRECTOR or WRITER).
+    categories: HashMap<Box<str>, (u32, bool)>,
+    episode_of: Option<u32>,
+    /// DIRECTOR/WRITER edges `(person, title, type)` seen so far, kept only when crew files load.
+    crew_edges: Option<HashSet<(u32, u32, u32)>>,
+}
+
+impl<'a> Loader<'a> {
+    pub(crate) fn new(
+        b: &'a mut ModelBuilder,
+        options: &'a LoadOptions,
+        report: &'a mut LoadReport,
+        track_crew_edges: bool,
+    ) -> Self {
+        Loader {
+            b,
+            options,
+            report,
+            titles: IdMap::default(),
+            people: IdMap::default(),
+            title_label: None,
+            person_label: None,
+            type_labels: HashMap::new(),
+            categories: HashMap::new(),
+            episode_of: None,
+            crew_edges: track_crew_edges.then(HashSet::new),
+        }
+    }
+
+    /// Loads one file of kind `kind`.
+    pub(crate) fn load_file(&mut self, kind: ImdbFile, path: &Path) -> Result<()> {
+        match kind {
+            ImdbFile::TitleBasics => self.title_basics(path),
+            ImdbFile::NameBasics => self.name_basics(path),
+            ImdbFile::TitlePrincipals => self.title_principals(path),
+            ImdbFile::TitleRatings => self.title_ratings(path),
+            ImdbFile::TitleCrew => self.title_crew(path),
+            ImdbFile::TitleEpisode => self.title_episode(path),
+        }
+    }
+
+    /// The report of the file loaded last.
+    pub(crate) fn last_file(&self) -> Option<&crate::io::FileReport> {
+        self.report.files.last()
+    }
+
+    fn title_label(&mut self) -> u32 {
+        match self.title_label {
+            Some(l) => l,
+            None => *self.title_label.insert(self.b.label(TITLE)),
+        }
+    }
+
+    fn person_label(&mut self) -> u32 {
+        match self.person_label {
+            Some(l) => l,
+            None => *self.person_label.insert(self.b.label(PERSON)),
+        }
+    }
+
+    /// The label for a titleType value: `tvSeries` -> `TvSeries` (first letter upper-cased).
+    fn type_label(&mut self, title_type: &str) -> u32 {
+        if let Some(&l) = self.type_labels.get(title_type) {
+            return l;
+        }
+        let l = self.b.label(&camel_case(title_type));
+        self.type_labels.insert(title_type.into(), l);
+        l
+    }
+
+    /// The relationship type for a category (`archive_footage` -> `ARCHIVE_FOOTAGE`).
+    #[inline]
+    fn category(&mut self, category: &str) -> (u32, bool) {
+        if let Some(&t) = self.categories.get(category) {
+            return t;
+        }
+        let name = super::category_rel_type(category);
+        let crew = name == "DIRECTOR" || name == "WRITER";
+        let t = (self.b.rel_type(&name), crew);
+        self.categories.insert(category.into(), t);
+        t
+    }
+
+    /// The node for `key`. `referenced`: the key comes from a reference column, so a node created
+    /// here is dangling (counted, labelled `Title`/`Person` by its `tt`/`nm` prefix).
+    #[inline]
+    fn node(&mut self, key: &str, referenced: bool) -> u32 {
+        let (kind, number) = classify(key);
+        if let Some(n) = number {
+            let map = if kind == IdKind::Title {
+                &self.titles
+            } else {
+                &self.people
+            };
+            if let Some(id) = map.get(n) {
+                return id;
+            }
+        }
+        let (id, created) = self.b.ensure_node(key);
+        if let Some(n) = number {
+            match kind {
+                IdKind::Title => self.titles.set(n, id),
+                IdKind::Person => self.people.set(n, id),
+                IdKind::Other => {}
+            }
+        }
+        if created && referenced {
+            self.report.dangling_nodes += 1;
+            match kind {
+                IdKind::Title => {
+                    let l = self.title_label();
+                    self.b.add_label(id, l);
+                }
+                IdKind::Person => {
+                    let l = self.person_label();
+                    self.b.add_label(id, l);
+                }
+                IdKind::Other => {}
+            }
+        }
+        id
+    }
+
+    #[inline]
+    fn set_node(&mut self, node: u32, key: u32, value: ValueRef<'_>) -> Result<()> {
+        if value.is_null() {
+            return Ok(());
+        }
+        self.b.set_node_property(node, key, value)
+    }
+
+    #[inline]
+    fn set_edge(&mut self, edge: u32, key: u32, value: ValueRef<'_>) -> Result<()> {
+        if value.is_null() {
+            return Ok(());
+        }
+        self.b.set_edge_property(edge, key, value)
+    }
+
+    /// Reads `path` as a `kind` file: checks the header, splits each data row into `N` fields and
+    /// hands them to `row` in file order; malformed rows go to the report.
+    ///
+    /// Rows go in batches: first every row of the batch is split and the ids in its `touch` columns
+    /// are looked up in the numeric maps in one tight loop of independent loads (so the cache misses
+    /// of random ids overlap instead of stalling row by row), then the rows are applied in order.
+    fn each_row<const N: usize>(
+        &mut self,
+        kind: ImdbFile,
+        path: &Path,
+        touch: &[usize],
+        mut row: impl FnMut(&mut Self, [&str; N]) -> RowResult,
+    ) -> Result<()> {
+        let mut input = input::open(path)?;
+        let idx = self.report.begin_file(path, input.size);
+        let columns = kind.columns();
+        let mut line_no = 0u64;
+        for_each_block(&mut input.reader, path, |block| {
+            let mut lines = Lines::new(block);
+            if line_no == 0 {
+                if let Some((s, e)) = lines.next() {
+                    check_header(kind, path, &block[s..e])?;
+                    line_no = 1;
+                }
+            }
+            // Validate the whole block at once; per line only when it holds invalid UTF-8.
+            let base = lines.position();
+            let text = std::str::from_utf8(&block[base..]).ok();
+            let mut batch: Vec<(u64, Slot<'_, N>)> = Vec::with_capacity(BATCH);
+            let mut ids: Vec<(IdKind, u32)> = Vec::with_capacity(BATCH * touch.len());
+            loop {
+                batch.clear();
+                ids.clear();
+                for (s, e) in lines.by_ref().take(BATCH) {
+                    line_no += 1;
+                    let line = match text {
+                        Some(t) => t.get(s - base..e - base).ok_or(0),
+                        None => std::str::from_utf8(&block[s..e]).map_err(|e| e.valid_up_to()),
+                    };
+                    let slot = match line {
+                        Err(at) => Slot::Bad(format!("invalid UTF-8 at byte {}", at + 1)),
+                        Ok(line) => match split_fields::<N>(line) {
+                            Ok(fields) => {
+                                for &c in touch {
+                                    if let (k @ (IdKind::Title | IdKind::Person), Some(n)) =
+                                        classify(fields[c])
+                                    {
+                                        ids.push((k, n));
+                                    }
+                                }
+                                Slot::Row(fields)
+                            }
+                            Err(found) => Slot::Bad(format!(
+                                "expected {N} tab-separated columns ({}), found {found}",
+                                columns.join(" ")
+                            )),
+                        },
+                    };
+                    batch.push((line_no, slot));
+                }
+                if batch.is_empty() {
+                    return Ok(());
+                }
+                self.report.files[idx].rows += batch.len() as u64;
+                let mut sink = 0u32;
+                for &(k, n) in &ids {
+                    sink ^= match k {
+                        IdKind::Title => self.titles.peek(n),
+                        _ => self.people.peek(n),
+                    };
+                }
+                std::hint::black_box(sink);
+                for (no, slot) in batch.drain(..) {
+                    let outcome = match slot {
+                        Slot::Row(fields) => row(self, fields),
+                        Slot::Bad(message) => Err(RowError::Bad(message)),
+                    };
+                    match outcome {
+                        Ok(()) => {}
+                        Err(RowError::Bad(message)) => {
+                            self.report.bad_row(self.options, idx, no, message)?
+                        }
+                        Err(RowError::Fatal(e)) => return Err(e),
+                    }
+                }
+            }
+        })?;
+        if line_no == 0 {
+            return Err(Error::BadFile {
+                path: path.to_path_buf(),
+                message: format!(
+                    "empty file, expected header `{}` (tab-separated) of {}",
+                    columns.join(" "),
+                    kind.file_name()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    fn title_basics(&mut self, path: &Path) -> Result<()> {
+        let p = [
+            "titleType",
+            "primaryTitle",
+            "originalTitle",
+            "isAdult",
+            "startYear",
+            "endYear",
+            "runtimeMinutes",
+            "genres",
+        ]
+        .map(|name| self.b.node_property(name));
+        self.each_row(ImdbFile::TitleBasics, path, &[], |l, f: [&str; 9]| {
+            let [tconst, title_type, primary, original, adult, start, end, runtime, genres] = f;
+            let tconst = id_field(tconst, "tconst")?;
+            let adult = bool_field(adult, "isAdult")?;
+            let start = int_field(start, "startYear")?;
+            let end = int_field(end, "endYear")?;
+            let runtime = int_field(runtime, "runtimeMinutes")?;
+            let title_type = str_field(title_type);
+
+            let node = l.node(tconst, false);
+            let title = l.title_label();
+            l.b.add_label(node, title);
+            if let Some(t) = title_type.filter(|t| !t.is_empty()) {
+                let label = l.type_label(t);
+                l.b.add_label(node, label);
+            }
+            l.set_node(node, p[0], str_value(title_type))?;
+            l.set_node(node, p[1], str_value(str_field(primary)))?;
+            l.set_node(node, p[2], str_value(str_field(original)))?;
+            l.set_node(node, p[3], adult.map_or(ValueRef::Null, ValueRef::Bool))?;
+            l.set_node(node, p[4], int_value(start))?;
+            l.set_node(node, p[5], int_value(end))?;
+            l.set_node(node, p[6], int_value(runtime))?;
+            l.set_node(node, p[7], str_value(str_field(genres)))?;
+            Ok(())
+        })
+    }
+
+    fn name_basics(&mut self, path: &Path) -> Result<()> {
+        let p = [
+            "primaryName",
+            "birthYear",
+            "deathYear",
+            "primaryProfession",
+            "knownForTitles",
+        ]
+        .map(|name| self.b.node_property(name));
+        self.each_row(ImdbFile::NameBasics, path, &[], |l, f: [&str; 6]| {
+            let [nconst, name, birth, death, profession, known_for] = f;
+            let nconst = id_field(nconst, "nconst")?;
+            let birth = int_field(birth, "birthYear")?;
+            let death = int_field(death, "deathYear")?;
+
+            let node = l.node(nconst, false);
+            let person = l.person_label();
+            l.b.add_label(node, person);
+            l.set_node(node, p[0], str_value(str_field(name)))?;
+            l.set_node(node, p[1], int_value(birth))?;
+            l.set_node(node, p[2], int_value(death))?;
+            l.set_node(node, p[3], str_value(str_field(profession)))?;
+            l.set_node(node, p[4], str_value(str_field(known_for)))?;
+            Ok(())
+        })
+    }
+
+    fn title_principals(&mut self, path: &Path) -> Result<()> {
+        let p = ["ordering", "job", "characters"].map(|name| self.b.edge_property(name));
+        self.each_row(
+            ImdbFile::TitlePrincipals,
+            path,
+            &[0, 2],
+            |l, f: [&str; 6]| {
+                let [tconst, ordering, nconst, category, job, characters] = f;
+                let tconst = id_field(tconst, "tconst")?;
+                let ordering = int_field(ordering, "ordering")?;
+                let nconst = id_field(nconst, "nconst")?;
+                if category.is_empty() || category == NULL {
+                    return Err(RowError::Bad("column `category`: missing".into()));
+                }
+
+                let title = l.node(tconst, true);
+                let person = l.node(nconst, true);
+                let (ty, crew) = l.category(category);
+                let edge = l.b.add_edge(person, title, ty)?;
+                if crew {
+                    if let Some(seen) = &mut l.crew_edges {
+                        seen.insert((person, title, ty));
+                    }
+                }
+                l.set_edge(edge, p[0], int_value(ordering))?;
+                l.set_edge(edge, p[1], str_value(str_field(job)))?;
+                l.set_edge(edge, p[2], str_value(str_field(characters)))?;
+                Ok(())
+            },
+        )
+    }
+
+    fn title_ratings(&mut self, path: &Path) -> Result<()> {
+        let p = ["averageRating", "numVotes"].map(|name| self.b.node_property(name));
+        self.each_row(ImdbFile::TitleRatings, path, &[0], |l, f: [&str; 3]| {
+            let [tconst, rating, votes] = f;
+            let tconst = id_field(tconst, "tconst")?;
+            let rating = float_field(rating, "averageRating")?;
+            let votes = int_field(votes, "numVotes")?;
+
+            let node = l.node(tconst, true);
+            l.set_node(node, p[0], rating.map_or(ValueRef::Null, ValueRef::Float))?;
+            l.set_node(node, p[1], int_value(votes))?;
+            Ok(())
+        })
+    }
+
+    fn title_crew(&mut self, path: &Path) -> Result<()> {
+        self.each_row(ImdbFile::TitleCrew, path, &[0], |l, f: [&str; 3]| {
+            let [tconst, directors, writers] = f;
+            let tconst = id_field(tconst, "tconst")?;
+            check_id_list(directors, "directors")?;
+            check_id_list(writers, "writers")?;
+            if directors == NULL && writers == NULL {
+                return Ok(());
+            }
+
+            let title = l.node(tconst, true);
+            for (list, role) in [(directors, "director"), (writers, "writer")] {
+                if list == NULL {
+                    continue;
+                }
+                let (ty, _) = l.category(role);
+                for nconst in list.split(',') {
+                    let person = l.node(nconst, true);
+                    let fresh = l
+                        .crew_edges
+                        .get_or_insert_with(HashSet::new)
+                        .insert((person, title, ty));
+                    if fresh {
+                        l.b.add_edge(person, title, ty)?;
+                    } else {
+                        l.report.duplicate_edges_skipped += 1;
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn title_episode(&mut self, path: &Path) -> Result<()> {
+        let p = ["seasonNumber", "episodeNumber"].map(|name| self.b.node_property(name));
+        self.each_row(ImdbFile::TitleEpisode, path, &[0, 1], |l, f: [&str; 4]| {
+            let [tconst, parent, season, episode] = f;
+            let tconst = id_field(tconst, "tconst")?;
+            let parent = match parent {
+                NULL => None,
+                other => Some(id_field(other, "parentTconst")?),
+            };
+            let season = int_field(season, "seasonNumber")?;
+            let episode = int_field(episode, "episodeNumber")?;
+
+            let node = l.node(tconst, true);
+            if let Some(parent) = parent {
+                let series = l.node(parent, true);
+                let ty = match l.episode_of {
+                    Some(t) => t,
+                    None => *l.episode_of.insert(l.b.rel_type(EPISODE_OF)),
+                };
+                l.b.add_edge(node, series, ty)?;
+            }
+            l.set_node(node, p[0], int_value(season))?;
+            l.set_node(node, p[1], int_value(episode))?;
+            Ok(())
+        })
+    }
+}
+
+/// A comma-separated id list (`\N` = none): every element must be a non-empty id.
+fn check_id_list(list: &str, column: &str) -> std::result::Result<(), FieldError> {
+    if list == NULL {
+        return Ok(());
+    }
+    for id in list.split(',') {
+        if id.is_empty() || id == NULL {
+            return Err(format!(
+                "column `{column}`: empty id in list {}",
+                shown(list)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the header line (a UTF-8 byte-order mark is ignored).
+fn check_header(kind: ImdbFile, path: &Path, line: &[u8]) -> Result<()> {
+    let line = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line);
+    let columns = kind.columns();
+    let matches = line
+        .split(|&b| b == b'\t')
+        .eq(columns.iter().map(|c| c.as_bytes()));
+    if matches {
+        return Ok(());
+    }
+    let found = String::from_utf8_lossy(line);
+    let found: String = found.chars().take(200).collect();
+    Err(Error::BadFile {
+        path: path.to_path_buf(),
+        message: format!(
+            "wrong header for {}: expected the tab-separated columns `{}`, found {:?}",
+            kind.file_name(),
+            columns.join(" "),
+            found
+        ),
+    })
+}
+
+/// `tvMiniSeries` -> `TvMiniSeries`: the titleType with its first letter upper-cased.
+pub(crate) fn camel_case(title_type: &str) -> String {
+    let mut chars = title_type.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[inline]
+fn int_value(v: Option<i64>) -> ValueRef<'static> {
+    v.map_or(ValueRef::Null, ValueRef::Int)
+}
+
+#[inline]
+fn str_value(v: Option<&str>) -> ValueRef<'_> {
+    v.map_or(ValueRef::Null, ValueRef::Str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::camel_case;
+
+    #[test]
+    fn title_type_labels() {
+        for (t, l) in [
+            ("movie", "Movie"),
+            ("short", "Short"),
+            ("tvSeries", "TvSeries"),
+            ("tvEpisode", "TvEpisode"),
+            ("tvMovie", "TvMovie"),
+            ("tvMiniSeries", "TvMiniSeries"),
+            ("tvSpecial", "TvSpecial"),
+            ("tvShort", "TvShort"),
+            ("video", "Video"),
+            ("videoGame", "VideoGame"),
+            ("tvPilot", "TvPilot"),
+            ("radioPlay", "RadioPlay"),
+            ("ébauche", "Ébauche"),
+        ] {
+            assert_eq!(camel_case(t), l);
+        }
+    }
+}
