@@ -15,17 +15,24 @@ fn sample() -> &'static Model {
     static M: OnceLock<Model> = OnceLock::new();
     M.get_or_init(|| {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/imdb-sample");
-        gemp::io::load(&[dir], Format::ImdbTsv, &LoadOptions::default()).unwrap().0
+        gemp::io::load(&[dir], Format::ImdbTsv, &LoadOptions::default())
+            .unwrap()
+            .0
     })
 }
 
 fn query_rows(file: &str, params: &Params) -> Vec<Vec<String>> {
     let m = sample();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/queries").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("datasets/queries")
+        .join(file);
     let src = std::fs::read_to_string(path).unwrap();
     let q = compile(&src, m, params).unwrap_or_else(|e| panic!("{}", e.render(&src, Some(file))));
     let out = execute(m, &q, &MatchOptions::default()).unwrap();
-    out.rows.iter().map(|r| r.iter().map(|v| v.to_string()).collect()).collect()
+    out.rows
+        .iter()
+        .map(|r| r.iter().map(|v| v.to_string()).collect())
+        .collect()
 }
 
 fn label(m: &Model, name: &str) -> u32 {
@@ -68,7 +75,10 @@ fn four_actors_in_a_movie_with_a_jack() {
     let (movie, person) = (label(m, "Movie"), label(m, "Person"));
     let mut want = Vec::new();
     for &t in m.nodes_with_label(movie) {
-        let actors: Vec<u32> = in_of(m, t, &["ACTOR"]).into_iter().filter(|&p| m.has_label(p, person)).collect();
+        let actors: Vec<u32> = in_of(m, t, &["ACTOR"])
+            .into_iter()
+            .filter(|&p| m.has_label(p, person))
+            .collect();
         for &a1 in &actors {
             if !name(m, a1, "primaryName").contains("Jack") {
                 continue;
@@ -101,7 +111,10 @@ fn actor_director_pairs() {
         let actors = in_of(m, t, ACTING);
         let directors = in_of(m, t, &["DIRECTOR"]);
         for &a in actors.iter().filter(|&&a| m.has_label(a, person)) {
-            for &d in directors.iter().filter(|&&d| m.has_label(d, person) && d != a) {
+            for &d in directors
+                .iter()
+                .filter(|&&d| m.has_label(d, person) && d != a)
+            {
                 *together.entry((a, d)).or_default() += 1;
             }
         }
@@ -113,15 +126,24 @@ fn actor_director_pairs() {
         .collect();
     want.sort();
     assert!(!want.is_empty());
-    let want: Vec<Vec<String>> = want.into_iter().map(|(n, a, d)| vec![a, d, (-n).to_string()]).collect();
-    assert_eq!(query_rows("actor-director-pairs.cypher", &Params::new()), want);
+    let want: Vec<Vec<String>> = want
+        .into_iter()
+        .map(|(n, a, d)| vec![a, d, (-n).to_string()])
+        .collect();
+    assert_eq!(
+        query_rows("actor-director-pairs.cypher", &Params::new()),
+        want
+    );
 }
 
 fn acted_titles(m: &Model) -> BTreeMap<u32, BTreeSet<u32>> {
     let (title, person) = (label(m, "Title"), label(m, "Person"));
     let mut t_of: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
     for &p in m.nodes_with_label(person) {
-        let ts: BTreeSet<u32> = out_of(m, p, ACTING).into_iter().filter(|&t| m.has_label(t, title)).collect();
+        let ts: BTreeSet<u32> = out_of(m, p, ACTING)
+            .into_iter()
+            .filter(|&t| m.has_label(t, title))
+            .collect();
         if !ts.is_empty() {
             t_of.insert(p, ts);
         }
@@ -139,13 +161,20 @@ fn couples_share_three_titles() {
         for &p2 in &persons[i + 1..] {
             let shared = t_of[&p1].intersection(&t_of[&p2]).count() as i64;
             if shared >= 3 {
-                want.push((-shared, name(m, p1, "primaryName"), name(m, p2, "primaryName")));
+                want.push((
+                    -shared,
+                    name(m, p1, "primaryName"),
+                    name(m, p2, "primaryName"),
+                ));
             }
         }
     }
     want.sort();
     assert!(!want.is_empty());
-    let want: Vec<Vec<String>> = want.into_iter().map(|(n, a, b)| vec![a, b, (-n).to_string()]).collect();
+    let want: Vec<Vec<String>> = want
+        .into_iter()
+        .map(|(n, a, b)| vec![a, b, (-n).to_string()])
+        .collect();
     assert_eq!(query_rows("couples.cypher", &Params::new()), want);
 }
 
@@ -154,7 +183,11 @@ fn costar_triangles() {
     let m = sample();
     let t_of = acted_titles(m);
     let costars = |p: u32| -> BTreeSet<u32> {
-        t_of[&p].iter().flat_map(|&t| in_of(m, t, ACTING)).filter(|&q| q != p && t_of.contains_key(&q)).collect()
+        t_of[&p]
+            .iter()
+            .flat_map(|&t| in_of(m, t, ACTING))
+            .filter(|&q| q != p && t_of.contains_key(&q))
+            .collect()
     };
     let mut embeddings = 0u64;
     let mut triples = 0u64;
@@ -182,7 +215,10 @@ fn costar_triangles() {
         }
     }
     assert!(triples > 0);
-    assert_eq!(query_rows("costar-triangle.cypher", &Params::new()), vec![vec![embeddings.to_string(), triples.to_string()]]);
+    assert_eq!(
+        query_rows("costar-triangle.cypher", &Params::new()),
+        vec![vec![embeddings.to_string(), triples.to_string()]]
+    );
 }
 
 #[test]
@@ -193,7 +229,10 @@ fn directors_and_acting_nacs() {
     let mut not_acting = BTreeSet::new();
     let mut never_acted = BTreeSet::new();
     for &d in m.nodes_with_label(person) {
-        let directed: Vec<u32> = out_of(m, d, &["DIRECTOR"]).into_iter().filter(|&t| m.has_label(t, movie)).collect();
+        let directed: Vec<u32> = out_of(m, d, &["DIRECTOR"])
+            .into_iter()
+            .filter(|&t| m.has_label(t, movie))
+            .collect();
         let acted = out_of(m, d, ACTING);
         for &t in &directed {
             if !acted.contains(&t) {
@@ -206,8 +245,14 @@ fn directors_and_acting_nacs() {
         }
     }
     assert!(credits > 0 && !never_acted.is_empty());
-    assert_eq!(query_rows("directors-not-acting.cypher", &Params::new()), vec![vec![credits.to_string(), not_acting.len().to_string()]]);
-    assert_eq!(query_rows("directors-never-acted.cypher", &Params::new()), vec![vec![never_acted.len().to_string()]]);
+    assert_eq!(
+        query_rows("directors-not-acting.cypher", &Params::new()),
+        vec![vec![credits.to_string(), not_acting.len().to_string()]]
+    );
+    assert_eq!(
+        query_rows("directors-never-acted.cypher", &Params::new()),
+        vec![vec![never_acted.len().to_string()]]
+    );
     let _ = ty(m, "DIRECTOR");
 }
 
@@ -222,9 +267,19 @@ fn top_rated_recent_movies_with_a_parameter() {
     };
     let mut want: Vec<(i64, String, i64)> = Vec::new();
     for &t in m.nodes_with_label(movie) {
-        let (Some(y), Some(r), Some(v)) = (num(t, "startYear"), num(t, "averageRating"), num(t, "numVotes")) else { continue };
+        let (Some(y), Some(r), Some(v)) = (
+            num(t, "startYear"),
+            num(t, "averageRating"),
+            num(t, "numVotes"),
+        ) else {
+            continue;
+        };
         if y >= 2000.0 && r >= 8.0 && v > 100.0 {
-            want.push(((-r * 10.0).round() as i64, name(m, t, "primaryTitle"), y as i64));
+            want.push((
+                (-r * 10.0).round() as i64,
+                name(m, t, "primaryTitle"),
+                y as i64,
+            ));
         }
     }
     want.sort();

@@ -220,7 +220,7 @@ fn node_rows(k: usize) -> Projection {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(1500))]
     #[test]
     fn matcher_equals_brute_force(g in graph(), p in pattern(), homo in any::<bool>()) {
         let m = build(&g);

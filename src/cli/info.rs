@@ -32,7 +32,8 @@ pub struct InfoArgs {
 
 /// `gemp info`.
 pub fn info(args: InfoArgs) -> anyhow::Result<()> {
-    let (model, _) = super::load::load_model_with(&args.inputs, args.format, false, !args.no_verify)?;
+    let (model, _) =
+        super::load::load_model_with(&args.inputs, args.format, false, !args.no_verify)?;
     let schema = model.schema();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&schema)?);

@@ -136,7 +136,8 @@ fn open_model(args: &QueryArgs) -> anyhow::Result<Model> {
     } else {
         args.model.clone()
     };
-    let (model, _) = super::load::load_model_with(&inputs, args.model_format, false, !args.no_verify)?;
+    let (model, _) =
+        super::load::load_model_with(&inputs, args.model_format, false, !args.no_verify)?;
     Ok(model)
 }
 

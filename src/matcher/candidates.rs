@@ -97,8 +97,11 @@ pub fn filter_candidates(
         .collect()
 }
 
-/// The degree requirements of one pattern node: (types, out?, how many pattern edges need it).
+/// The degree requirements of one pattern node: (types, out?, how many distinct neighbouring
+/// pattern nodes need such an edge). Counting neighbours, not pattern edges, keeps this a necessary
+/// condition: two anonymous pattern edges to the same node can both be satisfied by one data edge.
 fn degree_needs(pattern: &Pattern, slot: NodeSlot) -> Vec<(Vec<u32>, Option<bool>, usize)> {
+    let mut seen: Vec<(Vec<u32>, Option<bool>, NodeSlot)> = Vec::new();
     let mut needs: Vec<(Vec<u32>, Option<bool>, usize)> = Vec::new();
     for r in &pattern.rels {
         if r.src == r.dst {
@@ -118,6 +121,14 @@ fn degree_needs(pattern: &Pattern, slot: NodeSlot) -> Vec<(Vec<u32>, Option<bool
         }
         let mut types = r.types.clone();
         types.sort_unstable();
+        let other = if r.src == slot { r.dst } else { r.src };
+        if seen
+            .iter()
+            .any(|(t, d, o)| *t == types && *d == dir && *o == other)
+        {
+            continue;
+        }
+        seen.push((types.clone(), dir, other));
         match needs.iter_mut().find(|(t, d, _)| *t == types && *d == dir) {
             Some(n) => n.2 += 1,
             None => needs.push((types, dir, 1)),

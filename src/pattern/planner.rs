@@ -109,8 +109,12 @@ fn unary_slot(e: &Expr) -> Option<NodeSlot> {
     (n.len() == 1 && r.is_empty()).then(|| n[0])
 }
 
-/// Builds the plan from the candidate counts of each node slot.
-pub fn plan(query: &BoundQuery, candidate_counts: &[usize], model_nodes: usize) -> Plan {
+/// Estimates how many neighbours one bound node has along a relationship: `(rel, from, dir)` →
+/// average number of candidate edges (the matcher samples the data graph for it).
+pub type Fanout<'a> = &'a dyn Fn(RelSlot, NodeSlot, Dir) -> f64;
+
+/// Builds the plan from the candidate counts of each node slot and a fan-out estimator.
+pub fn plan(query: &BoundQuery, candidate_counts: &[usize], fanout: Fanout<'_>) -> Plan {
     let pattern = &query.pattern;
     let k = pattern.nodes.len();
     let unary = unary_conjuncts(query);
@@ -138,12 +142,39 @@ pub fn plan(query: &BoundQuery, candidate_counts: &[usize], model_nodes: usize) 
                 .filter(|r| (r.src == s && bound[r.dst]) || (r.dst == s && bound[r.src]))
                 .count()
         };
+        // The cheapest way to reach an unbound node from the bound set.
+        let best_fan = |s: NodeSlot| -> f64 {
+            pattern
+                .rels
+                .iter()
+                .enumerate()
+                .filter_map(|(ri, r)| {
+                    if r.dst == s && bound[r.src] && r.src != s {
+                        Some(fanout(
+                            ri,
+                            r.src,
+                            if r.undirected { Dir::Both } else { Dir::Out },
+                        ))
+                    } else if r.src == s && bound[r.dst] && r.dst != s {
+                        Some(fanout(
+                            ri,
+                            r.dst,
+                            if r.undirected { Dir::Both } else { Dir::In },
+                        ))
+                    } else {
+                        None
+                    }
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
         let next = (0..k).filter(|&s| !bound[s]).min_by(|&a, &b| {
             let (ca, cb) = (connections(a), connections(b));
-            // Connected first; then more connections; then fewer candidates; then higher degree.
+            // Connected first; then more connections; then the smaller expansion; then fewer
+            // candidates; then higher pattern degree.
             (ca == 0)
                 .cmp(&(cb == 0))
                 .then(cb.cmp(&ca))
+                .then(best_fan(a).total_cmp(&best_fan(b)))
                 .then(count(a).cmp(&count(b)))
                 .then(pdeg[b].cmp(&pdeg[a]))
                 .then(a.cmp(&b))
@@ -174,7 +205,11 @@ pub fn plan(query: &BoundQuery, candidate_counts: &[usize], model_nodes: usize) 
                     None
                 }
             })
-            .min_by_key(|e| (count(e.from), e.rel));
+            .min_by(|a, b| {
+                fanout(a.rel, a.from, a.dir)
+                    .total_cmp(&fanout(b.rel, b.from, b.dir))
+                    .then(a.rel.cmp(&b.rel))
+            });
         bound[node] = true;
         if let Some(e) = expand {
             rel_done[e.rel] = true;
@@ -189,13 +224,9 @@ pub fn plan(query: &BoundQuery, candidate_counts: &[usize], model_nodes: usize) 
         for &c in &checks {
             rel_done[c] = true;
         }
-        let selectivity = count(node) as f64 / model_nodes.max(1) as f64;
         estimate = match expand {
             None => estimate * count(node) as f64,
-            Some(e) => {
-                let fan = (count(node) as f64 / count(e.from).max(1) as f64).max(selectivity);
-                estimate * fan.max(1e-9)
-            }
+            Some(e) => estimate * fanout(e.rel, e.from, e.dir),
         } * 0.5f64.powi(checks.len() as i32);
         steps.push(Step {
             node,
