@@ -257,9 +257,9 @@ impl<'a> Loader<'a> {
                             Err(at) => Slot::Bad(format!("invalid UTF-8 at byte {}", at + 1)),
                             Ok(line_text) => {
                                 let fields = cut_fields::<N>(line_text, line.start, &tabs);
-                                for &c in touch {
+                                for key in touch.iter().filter_map(|&c| fields.get(c)) {
                                     if let (k @ (IdKind::Title | IdKind::Person), Some(n)) =
-                                        classify(fields[c])
+                                        classify(key)
                                     {
                                         ids.push((k, n));
                                     }

@@ -229,7 +229,7 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<(ImdbFile, PathBuf)>> {
 /// header, an empty file or a truncated `.gz` is an error naming the file.
 ///
 /// `title.crew` edges are deduplicated against the `DIRECTOR`/`WRITER` edges of `title.principals`
-/// loaded by the same call.
+/// loaded by the same call. After an error the builder may hold part of the data; discard it.
 pub fn load_into(
     builder: &mut ModelBuilder,
     paths: &[PathBuf],
