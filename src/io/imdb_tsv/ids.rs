@@ -25,6 +25,16 @@ pub(crate) fn classify(key: &str) -> (IdKind, Option<u32>) {
         Some(b"nm") => IdKind::Person,
         _ => return (IdKind::Other, None),
     };
+    // Fast paths for the usual 7 and 8 digits: eight digits at a time.
+    match bytes.len() {
+        9 => {
+            // The byte before the 7 digits becomes a leading '0'.
+            let word = (word_from(&bytes[1..9]) & !0xff) | u64::from(b'0');
+            return (kind, eight_digits(word));
+        }
+        10 if bytes[2] != b'0' => return (kind, eight_digits(word_from(&bytes[2..10]))),
+        _ => {}
+    }
     let digits = &bytes[2..];
     if digits.len() < 7 || digits.len() > 10 || (digits.len() > 7 && digits[0] == b'0') {
         return (kind, None);
@@ -41,6 +51,30 @@ pub(crate) fn classify(key: &str) -> (IdKind, Option<u32>) {
         return (kind, None);
     }
     (kind, Some(v as u32))
+}
+
+#[inline(always)]
+fn word_from(eight: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(eight);
+    u64::from_le_bytes(w)
+}
+
+/// The value of eight ASCII digits (first byte most significant), or `None` if one is not a digit.
+#[inline(always)]
+fn eight_digits(word: u64) -> Option<u32> {
+    const HIGH: u64 = 0xf0f0_f0f0_f0f0_f0f0;
+    let all_digits = (word & HIGH) | ((word.wrapping_add(0x0606_0606_0606_0606) & HIGH) >> 4)
+        == 0x3333_3333_3333_3333;
+    if !all_digits {
+        return None;
+    }
+    let v = word.wrapping_sub(0x3030_3030_3030_3030);
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
+    let v = ((v & 0x0000_00ff_0000_00ff).wrapping_mul(100 + (1_000_000 << 32)))
+        .wrapping_add(((v >> 16) & 0x0000_00ff_0000_00ff).wrapping_mul(1 + (10_000 << 32)))
+        >> 32;
+    Some(v as u32)
 }
 
 const PAGE_BITS: u32 = 16;
@@ -106,6 +140,56 @@ mod tests {
         assert_eq!(classify("co0000001"), (IdKind::Other, None));
         assert_eq!(classify("t"), (IdKind::Other, None));
         assert_eq!(classify("ttü000001"), (IdKind::Title, None));
+    }
+
+    /// The digit-by-digit definition the fast paths must agree with.
+    fn slow(key: &str) -> Option<u32> {
+        let digits = key.get(2..)?;
+        if !(7..=10).contains(&digits.len())
+            || (digits.len() > 7 && digits.starts_with('0'))
+            || !digits.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        digits
+            .parse::<u64>()
+            .ok()
+            .and_then(|v| u32::try_from(v).ok())
+    }
+
+    #[test]
+    fn fast_paths_agree_with_definition() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut keys: Vec<String> = Vec::new();
+        for _ in 0..200_000 {
+            let n = next();
+            keys.push(format!("tt{:07}", n % 10_000_000));
+            keys.push(format!("nm{}", n % 100_000_000));
+            // Corrupt one byte of a canonical key.
+            let mut k = format!("tt{:07}", n % 10_000_000).into_bytes();
+            let at = 2 + (n >> 40) as usize % 7;
+            k[at] = [b'/', b':', b'a', b' ', 0x7f, b'0' - 16, b'9' + 16][(n >> 50) as usize % 7];
+            keys.push(String::from_utf8(k).unwrap());
+        }
+        for k in [
+            "tt0000000",
+            "tt9999999",
+            "tt10000000",
+            "tt99999999",
+            "nm00000000",
+            "tt0123456",
+        ] {
+            keys.push(k.to_string());
+        }
+        for k in &keys {
+            assert_eq!(classify(k).1, slow(k), "{k}");
+        }
     }
 
     #[test]

@@ -7,8 +7,8 @@ use hashbrown::{HashMap, HashSet};
 
 use super::ids::{classify, IdKind, IdMap};
 use super::lines::{
-    bool_field, float_field, for_each_block, id_field, int_field, shown, split_fields, str_field,
-    FieldError, Lines, NULL,
+    bool_field, cut_fields, float_field, for_each_block, id_field, int_field, shown, str_field,
+    FieldError, Scanner, NULL,
 };
 use super::ImdbFile;
 use crate::error::{Error, Result};
@@ -104,11 +104,6 @@ impl<'a> Loader<'a> {
             ImdbFile::TitleCrew => self.title_crew(path),
             ImdbFile::TitleEpisode => self.title_episode(path),
         }
-    }
-
-    /// The report of the file loaded last.
-    pub(crate) fn last_file(&self) -> Option<&crate::io::FileReport> {
-        self.report.files.last()
     }
 
     fn title_label(&mut self) -> u32 {
@@ -221,46 +216,57 @@ impl<'a> Loader<'a> {
         let idx = self.report.begin_file(path, input.size);
         let columns = kind.columns();
         let mut line_no = 0u64;
+        let mut decoded = 0usize;
+        let started = std::time::Instant::now();
         for_each_block(&mut input.reader, path, |block| {
-            let mut lines = Lines::new(block);
+            decoded += block.len();
+            let mut scanner = Scanner::new(block);
+            let mut tabs = [0usize; N];
             if line_no == 0 {
-                if let Some((s, e)) = lines.next() {
-                    check_header(kind, path, &block[s..e])?;
+                if let Some(header) = scanner.next_line(&mut tabs) {
+                    check_header(kind, path, &block[header.start..header.end])?;
                     line_no = 1;
                 }
             }
             // Validate the whole block at once; per line only when it holds invalid UTF-8.
-            let base = lines.position();
+            let base = scanner.position();
             let text = std::str::from_utf8(&block[base..]).ok();
             let mut batch: Vec<(u64, Slot<'_, N>)> = Vec::with_capacity(BATCH);
             let mut ids: Vec<(IdKind, u32)> = Vec::with_capacity(BATCH * touch.len());
             loop {
                 batch.clear();
                 ids.clear();
-                for (s, e) in lines.by_ref().take(BATCH) {
-                    line_no += 1;
-                    let line = match text {
-                        Some(t) => t.get(s - base..e - base).ok_or(0),
-                        None => std::str::from_utf8(&block[s..e]).map_err(|e| e.valid_up_to()),
+                while batch.len() < BATCH {
+                    let Some(line) = scanner.next_line(&mut tabs) else {
+                        break;
                     };
-                    let slot = match line {
-                        Err(at) => Slot::Bad(format!("invalid UTF-8 at byte {}", at + 1)),
-                        Ok(line) => match split_fields::<N>(line) {
-                            Ok(fields) => {
-                                for &c in touch {
+                    line_no += 1;
+                    let slot = if line.tabs + 1 != N {
+                        Slot::Bad(format!(
+                            "expected {N} tab-separated columns ({}), found {}",
+                            columns.join(" "),
+                            line.tabs + 1
+                        ))
+                    } else {
+                        let line_text = match text {
+                            Some(t) => t.get(line.start - base..line.end - base).ok_or(0),
+                            None => std::str::from_utf8(&block[line.start..line.end])
+                                .map_err(|e| e.valid_up_to()),
+                        };
+                        match line_text {
+                            Err(at) => Slot::Bad(format!("invalid UTF-8 at byte {}", at + 1)),
+                            Ok(line_text) => {
+                                let fields = cut_fields::<N>(line_text, line.start, &tabs);
+                                for key in touch.iter().filter_map(|&c| fields.get(c)) {
                                     if let (k @ (IdKind::Title | IdKind::Person), Some(n)) =
-                                        classify(fields[c])
+                                        classify(key)
                                     {
                                         ids.push((k, n));
                                     }
                                 }
                                 Slot::Row(fields)
                             }
-                            Err(found) => Slot::Bad(format!(
-                                "expected {N} tab-separated columns ({}), found {found}",
-                                columns.join(" ")
-                            )),
-                        },
+                        }
                     };
                     batch.push((line_no, slot));
                 }
@@ -301,6 +307,17 @@ impl<'a> Loader<'a> {
                 ),
             });
         }
+        let seconds = started.elapsed().as_secs_f64().max(1e-9);
+        let file = &self.report.files[idx];
+        log::info!(
+            "{} ({kind}): {} rows, {} malformed; {:.1} MB of text in {seconds:.2}s ({:.0} MB/s, {:.2} M rows/s)",
+            path.display(),
+            file.rows,
+            file.malformed,
+            decoded as f64 / 1e6,
+            decoded as f64 / 1e6 / seconds,
+            file.rows as f64 / 1e6 / seconds
+        );
         Ok(())
     }
 

@@ -229,7 +229,7 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<(ImdbFile, PathBuf)>> {
 /// header, an empty file or a truncated `.gz` is an error naming the file.
 ///
 /// `title.crew` edges are deduplicated against the `DIRECTOR`/`WRITER` edges of `title.principals`
-/// loaded by the same call.
+/// loaded by the same call. After an error the builder may hold part of the data; discard it.
 pub fn load_into(
     builder: &mut ModelBuilder,
     paths: &[PathBuf],
@@ -240,19 +240,7 @@ pub fn load_into(
     let crew = files.iter().any(|(k, _)| *k == ImdbFile::TitleCrew);
     let mut loader = loader::Loader::new(builder, options, report, crew);
     for (kind, path) in &files {
-        let started = std::time::Instant::now();
         loader.load_file(*kind, path)?;
-        let seconds = started.elapsed().as_secs_f64();
-        if let Some(f) = loader.last_file() {
-            log::info!(
-                "{} ({kind}): {} rows, {} malformed, {:.1} MB in {seconds:.2}s ({:.0} MB/s on disk)",
-                path.display(),
-                f.rows,
-                f.malformed,
-                f.bytes as f64 / 1e6,
-                f.bytes as f64 / 1e6 / seconds.max(1e-9)
-            );
-        }
     }
     Ok(())
 }
