@@ -1,5 +1,6 @@
 //! The `gemp` command line (clap): subcommands, output formatting, logging setup.
 
+mod devices;
 mod info;
 mod load;
 mod logging;
@@ -49,6 +50,8 @@ enum Command {
     Batch(query::BatchArgs),
     /// Show how a query is planned: pivot, order, where each predicate runs.
     Explain(query::ExplainArgs),
+    /// List the OpenCL devices and which one is used by default.
+    Devices(devices::DevicesArgs),
 }
 
 /// Runs the command line; returns the process exit code (errors are printed as one line).
@@ -63,6 +66,7 @@ pub fn main() -> ExitCode {
         Command::Match(a) => query::run_match(a),
         Command::Batch(a) => query::run_batch(a),
         Command::Explain(a) => query::run_explain(a),
+        Command::Devices(a) => devices::devices(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

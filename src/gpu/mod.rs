@@ -1,0 +1,67 @@
+//! GPU access (GEMP's `CGPUAccess` component, §4.1): the one place that talks to OpenCL.
+//!
+//! Every OpenCL algorithm of the crate goes through this module:
+//!
+//! - **discovery** — [`devices`] lists every platform's devices as plain [`DeviceInfo`] records
+//!   (no OpenCL handles, serialisable); no platform at all is a clean [`Error::OpenCl`], never a
+//!   panic;
+//! - **selection** — [`DeviceSelector`]: `Auto` prefers a GPU, then an accelerator, then a CPU, and
+//!   honours the `GEMP_DEVICE` environment variable (an index into [`devices`]);
+//! - **context** — [`Gpu`] owns platform, device, context and an in-order, profiling-enabled queue,
+//!   creates [`DeviceBuffer`]s (zero-length ones transparently get one element, as OpenCL forbids
+//!   empty buffers), reads them back and enqueues kernels; every OpenCL error becomes
+//!   [`Error::OpenCl`] with what was being done;
+//! - **programs** — [`Gpu::program`] builds `cl/*.cl` sources (embedded with `include_str!`, see
+//!   [`COMMON_CL`]) with `-cl-std=CL1.2`, caches them, and reports build failures with the full log;
+//! - **scan** — [`scan`]: device prefix sum and stream compaction (GEMP's pivot step);
+//! - **sizing** — [`sizing`]: work sizes and GEMP's formulas 1–3 for the next round's thread count.
+//!
+//! The device-independent parts (device descriptions, selection rules, sizing, kernel sources) build
+//! without the `opencl` cargo feature; [`devices`] then returns an error saying so.
+//!
+//! [`Error::OpenCl`]: crate::Error::OpenCl
+
+// Without OpenCL the docs still mention the OpenCL-only items.
+#![cfg_attr(not(feature = "opencl"), allow(rustdoc::broken_intra_doc_links))]
+
+mod device;
+pub mod sizing;
+
+#[cfg(feature = "opencl")]
+mod context;
+#[cfg(feature = "opencl")]
+mod discovery;
+#[cfg(feature = "opencl")]
+pub mod scan;
+
+pub use device::{
+    human_bytes, select_device, DeviceInfo, DeviceSelector, DeviceType, GEMP_DEVICE_ENV,
+};
+
+#[cfg(feature = "opencl")]
+pub use context::{cl_call, cl_error, DeviceBuffer, Gpu};
+#[cfg(feature = "opencl")]
+pub use discovery::{devices, platform_count};
+
+/// Shared OpenCL C helpers (`lower_bound_u32`, `upper_bound_u32`, `binary_search_edge`,
+/// `has_edge`…); prepend it to any program that uses them.
+pub const COMMON_CL: &str = include_str!("../../cl/common.cl");
+
+/// Self-test kernels (`selftest_lower_bound`, `selftest_has_edge`) proving the device path works;
+/// needs [`COMMON_CL`] before it.
+pub const SELFTEST_CL: &str = include_str!("../../cl/selftest.cl");
+
+/// Work-group prefix sum, block-offset addition and compaction scatter kernels used by [`scan`].
+pub const SCAN_CL: &str = include_str!("../../cl/scan.cl");
+
+/// Whether this build of gemp includes OpenCL support (the `opencl` cargo feature).
+pub const OPENCL_ENABLED: bool = cfg!(feature = "opencl");
+
+/// Without the `opencl` feature: always an error saying gemp was built without OpenCL support.
+#[cfg(not(feature = "opencl"))]
+pub fn devices() -> crate::Result<Vec<DeviceInfo>> {
+    Err(crate::Error::OpenCl(
+        "gemp was built without OpenCL support (rebuild with the default cargo feature `opencl`)"
+            .into(),
+    ))
+}
