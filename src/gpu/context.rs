@@ -333,7 +333,7 @@ impl Gpu {
     pub fn write<T: OclPrm>(&self, buf: &DeviceBuffer<T>, offset: usize, data: &[T]) -> Result<()> {
         if offset
             .checked_add(data.len())
-            .map_or(true, |end| end > buf.len)
+            .is_none_or(|end| end > buf.len)
         {
             return Err(Error::InvalidArgument(format!(
                 "writing {} elements at offset {offset} into buffer `{}` of {} elements",

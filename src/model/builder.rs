@@ -116,9 +116,9 @@ impl PropertyTable {
     }
 
     fn set(&mut self, row: u32, key: u32, value: ValueRef<'_>) -> Result<()> {
-        let name = self.names.name(key).unwrap_or("?").to_owned();
+        let name = self.names.name(key).unwrap_or("?");
         match self.columns.get_mut(key as usize) {
-            Some(col) => col.push(row, value, &name),
+            Some(col) => col.push(row, value, name),
             None => Err(Error::InvalidArgument(format!(
                 "unknown property key {key}"
             ))),
@@ -626,10 +626,22 @@ fn freeze_strings(slot: &[u32], offsets: &[u64], heap: &[u8]) -> ColumnData {
         }
         &heap[offsets[s as usize] as usize..offsets[s as usize + 1] as usize]
     };
+    // Decide from a sample of up to 4096 evenly spaced rows whether values repeat enough (at most a
+    // quarter distinct) before hashing every value.
+    let sample_step = (slot.len() / 4096).max(1);
+    let sample: hashbrown::HashSet<&[u8]> = slot
+        .iter()
+        .step_by(sample_step)
+        .map(|&s| value(s))
+        .collect();
+    let sampled = slot.len().div_ceil(sample_step);
     let mut dict: hashbrown::HashMap<&[u8], u32> = hashbrown::HashMap::new();
     let mut codes = Vec::with_capacity(slot.len());
     let limit = slot.len() / 4;
-    let mut dictionary_pays = slot.len() >= 64;
+    let mut dictionary_pays = slot.len() >= 64 && sample.len() * 4 <= sampled;
+    if !dictionary_pays {
+        codes = Vec::new();
+    }
     for &s in slot {
         if !dictionary_pays {
             break;

@@ -370,9 +370,7 @@ impl Binder<'_> {
         Ok(match &e.kind {
             ExprKind::Literal(l) => Expr::Literal(literal(l)),
             ExprKind::List(items) => Expr::List(items.iter().map(rec).collect::<BResult<_>>()?),
-            ExprKind::Param(name) => match self.param(name, e.span)? {
-                v => Expr::Literal(v),
-            },
+            ExprKind::Param(name) => Expr::Literal(self.param(name, e.span)?),
             ExprKind::Var(name) => match scope.get(name) {
                 Some(Binding::Node(s)) => Expr::Node(*s),
                 Some(Binding::Rel(s)) => Expr::Rel(*s),
