@@ -31,6 +31,20 @@ pub const MAX_DEPTH: usize = 256;
 ///
 /// Errors are of kind `Syntax` (malformed text) or `Unsupported` (valid Cypher outside gemp's subset);
 /// names are not checked against any graph here. Never panics, whatever the input.
+///
+/// ```
+/// use gemp::pattern::{parse_query, QueryErrorKind};
+///
+/// let query = parse_query("match (a:Person)-[:KNOWS]->(b) where a.age > 30 return b.name").unwrap();
+/// assert_eq!(query.matches[0].nodes.len(), 2);
+/// assert_eq!(
+///     query.to_string(),
+///     "MATCH (a:Person)-[:KNOWS]->(b)\nWHERE a.age > 30\nRETURN b.name"
+/// );
+///
+/// let error = parse_query("MATCH (a) SET a.x = 1").unwrap_err();
+/// assert_eq!(error.kind, QueryErrorKind::Unsupported);
+/// ```
 pub fn parse_query(source: &str) -> Result<Query, QueryError> {
     Parser::new(source).query().map_err(|e| *e)
 }
