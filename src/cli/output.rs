@@ -70,13 +70,14 @@ pub fn to_json(model: &Model, v: &Val<'_>) -> Json {
     }
 }
 
-/// Writes rows in `format`.
+/// Writes rows in `format`, with the header (CSV and table) when `header` is set.
 pub fn write_rows(
     out: &mut dyn Write,
     model: &Model,
     format: OutputFormat,
     columns: &[String],
     rows: &[Vec<Val<'_>>],
+    header: bool,
 ) -> std::io::Result<()> {
     match format {
         OutputFormat::Jsonl => {
@@ -91,7 +92,9 @@ pub fn write_rows(
         }
         OutputFormat::Csv => {
             let mut w = csv::Writer::from_writer(out);
-            w.write_record(columns)?;
+            if header {
+                w.write_record(columns)?;
+            }
             for r in rows {
                 w.write_record(r.iter().map(|v| text(model, v)))?;
             }
@@ -120,7 +123,9 @@ pub fn write_rows(
                     .trim_end()
                     .to_owned()
             };
-            writeln!(out, "{}", line(columns))?;
+            if header {
+                writeln!(out, "{}", line(columns))?;
+            }
             writeln!(
                 out,
                 "{}",

@@ -209,16 +209,44 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
     let params = params(&args.common)?;
     let query = load_query(&args.query, &model, &args.common, &params)?;
     let opts = options(args.common.semantics, args.timeout, args.count)?;
-    let out = matcher::execute(&model, &query, &opts)?;
-    let t_out = Instant::now();
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    if args.count {
-        writeln!(w, "{}", out.count)?;
+    let streamed =
+        !args.count && args.format != OutputFormat::Table && matcher::is_streamable(&query);
+    let (count, partial, timings, t_out) = if streamed {
+        // Rows are written while the search runs.
+        let mut header = true;
+        let format = args.format;
+        let summary = matcher::execute_streaming(&model, &query, &opts, &mut |cols, rows| {
+            write_rows(&mut w, &model, format, cols, rows, header)?;
+            header = false;
+            Ok(())
+        })?;
+        if header {
+            write_rows(&mut w, &model, args.format, &summary.columns, &[], true)?;
+        }
+        (
+            summary.count,
+            summary.partial,
+            summary.timings,
+            Instant::now(),
+        )
     } else {
-        write_rows(&mut w, &model, args.format, &out.columns, &out.rows)?;
-    }
+        let out = matcher::execute(&model, &query, &opts)?;
+        let t_out = Instant::now();
+        if args.count {
+            writeln!(w, "{}", out.count)?;
+        } else {
+            write_rows(&mut w, &model, args.format, &out.columns, &out.rows, true)?;
+        }
+        (out.count, out.partial, out.timings, t_out)
+    };
     w.flush()?;
+    let out = Outcome {
+        count,
+        partial,
+        timings,
+    };
     if out.partial {
         log::warn!(
             "timed out after {:?}: the result is partial ({} rows so far)",
@@ -242,6 +270,13 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
         std::process::exit(2);
     }
     Ok(())
+}
+
+/// What `gemp match` reports after writing its rows.
+struct Outcome {
+    count: u64,
+    partial: bool,
+    timings: matcher::Timings,
 }
 
 /// `gemp explain`.
@@ -294,7 +329,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
                 if args.count {
                     writeln!(f, "{}", out.count)?;
                 } else {
-                    write_rows(&mut f, &model, args.format, &out.columns, &out.rows)?;
+                    write_rows(&mut f, &model, args.format, &out.columns, &out.rows, true)?;
                 }
                 f.flush()?;
                 let status = if out.partial {

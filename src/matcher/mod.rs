@@ -240,6 +240,121 @@ pub fn execute<'m>(
     })
 }
 
+/// What a streamed query reports once every row has been handed over.
+#[derive(Debug)]
+pub struct StreamSummary {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows handed to the consumer (after SKIP and LIMIT).
+    pub count: u64,
+    /// True when `--timeout` stopped the search.
+    pub partial: bool,
+    /// Stage timings.
+    pub timings: Timings,
+}
+
+/// True when rows of `query` can be handed out as they are found (one stage, no grouping,
+/// `DISTINCT` or `ORDER BY`).
+pub fn is_streamable(query: &BoundQuery) -> bool {
+    query.stages.len() == 1 && Projector::new(&query.stages[0]).is_streaming()
+}
+
+/// Runs a query and hands its rows to `consume` in batches while the search runs (on a worker
+/// thread), so a plain projection never holds all its rows. Queries that group, deduplicate or
+/// order run through [`execute`] and are handed over at the end. Without `ORDER BY` the order of
+/// rows is unspecified.
+pub fn execute_streaming<'m>(
+    model: &'m Model,
+    query: &BoundQuery,
+    options: &MatchOptions,
+    consume: &mut dyn FnMut(&[String], &[Vec<Val<'m>>]) -> std::io::Result<()>,
+) -> Result<StreamSummary> {
+    if !is_streamable(query) || options.count_only {
+        let out = execute(model, query, options)?;
+        consume(&out.columns, &out.rows).map_err(|e| crate::Error::io("<output>", e))?;
+        return Ok(StreamSummary {
+            columns: out.columns,
+            count: out.count,
+            partial: out.partial,
+            timings: out.timings,
+        });
+    }
+    let (plan, cands, mut timings) = prepare(model, query, options.semantics);
+    let control = Control::new(options.timeout.map(|d| Instant::now() + d));
+    let stage = &query.stages[0];
+    let projector = Projector::new(stage);
+    let columns = projector.columns();
+    let e = Enumerator::new(
+        model,
+        query,
+        &plan,
+        &cands,
+        options.semantics,
+        &control,
+        false,
+    );
+    let (k, r) = (query.pattern.nodes.len(), query.pattern.rels.len());
+    let skip = stage.skip.unwrap_or(0);
+    let limit = stage.limit.unwrap_or(u64::MAX);
+    let budget = stage.limit.map(|l| l.saturating_add(skip));
+    let start = Instant::now();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Vec<Val<'m>>>>(16);
+    let mut seen = 0u64;
+    let mut written = 0u64;
+    let mut write_error = None;
+    std::thread::scope(|scope| {
+        let oracle: &(dyn ExistsOracle + Sync) = &e;
+        let (e, projector, control, plan) = (&e, &projector, &control, &plan);
+        let worker = scope.spawn(move || {
+            if budget == Some(0) {
+                return;
+            }
+            if plan.steps.is_empty() {
+                let mut s = RowSink::new(model, projector, Some(oracle)).streaming(tx);
+                s.push(&[], &[], &[]);
+                s.flush();
+                return;
+            }
+            let sinks = host::run_parallel(e, e.pivot_candidates(), k, r, || {
+                RowSink::new(model, projector, Some(oracle))
+                    .with_budget(budget, control)
+                    .streaming(tx.clone())
+            });
+            for mut s in sinks {
+                s.flush();
+            }
+        });
+        for batch in rx {
+            let from = skip.saturating_sub(seen).min(batch.len() as u64) as usize;
+            seen += batch.len() as u64;
+            let room = (limit - written).min((batch.len() - from) as u64) as usize;
+            if room > 0 {
+                if let Err(err) = consume(&columns, &batch[from..from + room]) {
+                    write_error = Some(err);
+                    control.stop();
+                    break;
+                }
+                written += room as u64;
+            }
+            if written >= limit {
+                control.stop();
+                break;
+            }
+        }
+        let _ = worker.join();
+    });
+    timings.enumerate = start.elapsed();
+    if let Some(err) = write_error {
+        return Err(crate::Error::io("<output>", err));
+    }
+    Ok(StreamSummary {
+        columns,
+        count: written,
+        partial: control.timed_out(),
+        timings,
+    })
+}
+
 fn count_matches(e: &Enumerator<'_>, pivots: &[u32], k: usize, r: usize, plan: &Plan) -> u64 {
     if plan.steps.is_empty() {
         return 1;

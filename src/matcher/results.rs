@@ -251,7 +251,11 @@ pub struct RowSink<'q, 'm> {
     pub count: u64,
     count_only: bool,
     control: Option<&'q Control>,
+    stream: Option<std::sync::mpsc::SyncSender<Vec<Vec<Val<'m>>>>>,
 }
+
+/// Rows handed to a streaming consumer at a time.
+pub const STREAM_BATCH: usize = 1024;
 
 impl<'q, 'm> RowSink<'q, 'm> {
     /// A sink for `projector`.
@@ -270,6 +274,21 @@ impl<'q, 'm> RowSink<'q, 'm> {
             count: 0,
             count_only: projector.is_count_star(),
             control: None,
+            stream: None,
+        }
+    }
+
+    /// Hands rows to `sender` in batches as they are produced (streaming projections only).
+    pub fn streaming(mut self, sender: std::sync::mpsc::SyncSender<Vec<Vec<Val<'m>>>>) -> Self {
+        self.stream = Some(sender);
+        self
+    }
+
+    /// Sends the rows held so far to the streaming consumer; false when it hung up.
+    pub fn flush(&mut self) -> bool {
+        match &self.stream {
+            Some(s) if !self.rows.is_empty() => s.send(std::mem::take(&mut self.rows)).is_ok(),
+            _ => true,
         }
     }
 
@@ -302,6 +321,12 @@ impl<'q, 'm> RowSink<'q, 'm> {
                     c.stop();
                     return false;
                 }
+            }
+            if self.rows.len() >= STREAM_BATCH && !self.flush() {
+                if let Some(c) = self.control {
+                    c.stop();
+                }
+                return false;
             }
             return true;
         }
