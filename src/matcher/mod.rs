@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub use candidates::Semantics;
-use enumerate::{Control, Enumerator, State};
+use enumerate::{Control, Enumerator};
 use results::{CountSink, Projector, RowSink};
 
 use crate::error::Result;
@@ -240,6 +240,9 @@ pub fn execute<'m>(
     })
 }
 
+/// Receives the column names and a batch of rows; an error stops the search.
+pub type RowConsumer<'c, 'm> = &'c mut dyn FnMut(&[String], &[Vec<Val<'m>>]) -> std::io::Result<()>;
+
 /// What a streamed query reports once every row has been handed over.
 #[derive(Debug)]
 pub struct StreamSummary {
@@ -267,7 +270,7 @@ pub fn execute_streaming<'m>(
     model: &'m Model,
     query: &BoundQuery,
     options: &MatchOptions,
-    consume: &mut dyn FnMut(&[String], &[Vec<Val<'m>>]) -> std::io::Result<()>,
+    consume: RowConsumer<'_, 'm>,
 ) -> Result<StreamSummary> {
     if !is_streamable(query) || options.count_only {
         let out = execute(model, query, options)?;
@@ -370,8 +373,6 @@ pub fn count(model: &Model, query: &BoundQuery, semantics: Semantics) -> u64 {
     let (plan, cands, _) = prepare(model, query, semantics);
     let control = Control::new(None);
     let e = Enumerator::new(model, query, &plan, &cands, semantics, &control, true);
-    let mut s = State::new(query.pattern.nodes.len(), query.pattern.rels.len());
-    let _ = &mut s;
     count_matches(
         &e,
         e.pivot_candidates(),

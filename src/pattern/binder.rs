@@ -488,13 +488,11 @@ impl Binder<'_> {
                 std::slice::from_ref(path),
                 None,
                 scope,
-                pattern,
             )?)),
             ExprKind::Exists(sub) => Expr::Exists(Box::new(self.sub_pattern(
                 &sub.matches,
                 sub.where_clause.as_ref(),
                 scope,
-                pattern,
             )?)),
         })
     }
@@ -566,7 +564,6 @@ impl Binder<'_> {
         paths: &[ast::PathPattern],
         where_clause: Option<&ast::Expr>,
         outer: &HashMap<String, Binding>,
-        outer_pattern: &Pattern,
     ) -> BResult<SubPattern> {
         let mut pattern = Pattern::default();
         let mut scope: HashMap<String, Binding> = HashMap::new();
@@ -600,7 +597,6 @@ impl Binder<'_> {
                 }
             }
         }
-        let _ = outer_pattern;
         let mut filter = Vec::new();
         for path in paths {
             self.path(path, &mut pattern, &mut scope, &mut filter)?;
