@@ -22,36 +22,7 @@ const HEADERS: [&str; 4] = [
     "tconst\tordering\tnconst\tcategory\tjob\tcharacters",
     "tconst\taverageRating\tnumVotes",
 ];
-const GENRES: [&str; 28] = [
-    "Action",
-    "Adult",
-    "Adventure",
-    "Animation",
-    "Biography",
-    "Comedy",
-    "Crime",
-    "Documentary",
-    "Drama",
-    "Family",
-    "Fantasy",
-    "Film-Noir",
-    "Game-Show",
-    "History",
-    "Horror",
-    "Music",
-    "Musical",
-    "Mystery",
-    "News",
-    "Reality-TV",
-    "Romance",
-    "Sci-Fi",
-    "Short",
-    "Sport",
-    "Talk-Show",
-    "Thriller",
-    "War",
-    "Western",
-];
+use gemp::io::generate::imdb::GENRES;
 const TYPES: [&str; 11] = [
     "tvEpisode",
     "short",
@@ -763,13 +734,4 @@ fn throughput() {
         rayon::current_num_threads(),
         s.rows() as f64 / secs / 1e6
     );
-}
-
-/// Rewrites `datasets/imdb-sample` (what `gemp generate imdb --titles 3000 --persons 4000 --seed 42
-/// -o datasets/imdb-sample` does): `cargo test --test generate_imdb -- --ignored regenerate_sample`.
-#[test]
-#[ignore = "writes into the source tree"]
-fn regenerate_sample() {
-    let s = generate(&sample_config(), &sample_dir());
-    println!("{s:?}");
 }

@@ -19,15 +19,20 @@ pub enum OutputFormat {
     Csv,
 }
 
+/// The label names of node `n`.
+fn label_names(model: &Model, n: u32) -> Vec<&str> {
+    model
+        .node_labels(n)
+        .iter()
+        .filter_map(|&l| model.labels().name(l))
+        .collect()
+}
+
 /// A value as display text.
 pub fn text(model: &Model, v: &Val<'_>) -> String {
     match v {
         Val::Node(n) => {
-            let labels: Vec<&str> = model
-                .node_labels(*n)
-                .iter()
-                .filter_map(|&l| model.labels().name(l))
-                .collect();
+            let labels = label_names(model, *n);
             format!(
                 "({}:{})",
                 model.node_key(*n).unwrap_or("?"),
@@ -53,11 +58,7 @@ pub fn text(model: &Model, v: &Val<'_>) -> String {
 pub fn to_json(model: &Model, v: &Val<'_>) -> Json {
     match v {
         Val::Node(n) => {
-            let labels: Vec<&str> = model
-                .node_labels(*n)
-                .iter()
-                .filter_map(|&l| model.labels().name(l))
-                .collect();
+            let labels = label_names(model, *n);
             json!({"id": n, "key": model.node_key(*n), "labels": labels})
         }
         Val::Rel(r) => {

@@ -179,21 +179,7 @@ impl Binder<'_> {
             .map(|group| {
                 group
                     .iter()
-                    .map(|n| {
-                        self.model.labels().get(&n.name).ok_or_else(|| {
-                            let mut e = QueryError::semantic(
-                                format!("unknown label `{}`", n.name),
-                                Some(n.span),
-                            );
-                            if let Some(h) = did_you_mean(
-                                &n.name,
-                                self.model.labels().names().iter().map(String::as_str),
-                            ) {
-                                e = e.with_help(h);
-                            }
-                            e
-                        })
-                    })
+                    .map(|n| resolve(self.model.labels(), n, "label"))
                     .collect()
             })
             .collect()
@@ -202,21 +188,7 @@ impl Binder<'_> {
     fn rel_types(&self, types: &[ast::Name]) -> BResult<Vec<u32>> {
         types
             .iter()
-            .map(|n| {
-                self.model.rel_types().get(&n.name).ok_or_else(|| {
-                    let mut e = QueryError::semantic(
-                        format!("unknown relationship type `{}`", n.name),
-                        Some(n.span),
-                    );
-                    if let Some(h) = did_you_mean(
-                        &n.name,
-                        self.model.rel_types().names().iter().map(String::as_str),
-                    ) {
-                        e = e.with_help(h);
-                    }
-                    e
-                })
-            })
+            .map(|n| resolve(self.model.rel_types(), n, "relationship type"))
             .collect()
     }
 
@@ -727,6 +699,17 @@ impl Binder<'_> {
             next,
         ))
     }
+}
+
+/// The id of `name` in `interner`, or an "unknown {what}" error suggesting the nearest names.
+fn resolve(interner: &crate::model::Interner, name: &ast::Name, what: &str) -> BResult<u32> {
+    interner.get(&name.name).ok_or_else(|| {
+        let e = QueryError::semantic(format!("unknown {what} `{}`", name.name), Some(name.span));
+        match did_you_mean(&name.name, interner.names().iter().map(String::as_str)) {
+            Some(h) => e.with_help(h),
+            None => e,
+        }
+    })
 }
 
 fn literal(l: &Literal) -> Value {

@@ -170,7 +170,8 @@ const TYPE_KNOWN_FOR: [u32; 11] = [1, 2, 3, 2, 3, 2, 3, 2, 2, 2, 2];
 const LATEST_YEAR: u16 = 2025;
 
 /// The 28 genre names of the real dump, in alphabetical order (genres are listed sorted).
-const GENRES: [&str; 28] = [
+/// The 28 genre names of the official dump.
+pub const GENRES: [&str; 28] = [
     "Action",
     "Adult",
     "Adventure",
