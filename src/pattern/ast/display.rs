@@ -6,10 +6,30 @@
 use std::fmt::{self, Display, Formatter, Write};
 
 use super::{
-    prec, Direction, Expr, ExprKind, LabelExpr, Literal, Name, NodePattern, PathPattern,
+    prec, BinaryOp, Direction, Expr, ExprKind, LabelExpr, Literal, Name, NodePattern, PathPattern,
     Projection, Query, RelPattern, ReturnItem, SortItem, SubQuery, UnaryOp, WithClause,
 };
 use crate::pattern::lexer::{is_identifier, Keyword};
+
+/// True when `e` may print starting with a minus sign (over-approximated: extra parentheses are
+/// harmless).
+fn starts_with_minus(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Unary {
+            op: UnaryOp::Neg, ..
+        } => true,
+        ExprKind::Literal(Literal::Int(i)) => *i < 0,
+        ExprKind::Literal(Literal::Float(x)) => x.is_sign_negative(),
+        ExprKind::Binary { lhs, .. } | ExprKind::StringPredicate { lhs, .. } => {
+            starts_with_minus(lhs)
+        }
+        ExprKind::In { expr, .. } | ExprKind::IsNull { expr, .. } => starts_with_minus(expr),
+        ExprKind::Property { base, .. } | ExprKind::HasLabels { base, .. } => {
+            starts_with_minus(base)
+        }
+        _ => false,
+    }
+}
 
 /// Writes a name that may be a keyword without quoting (labels, types, property keys).
 fn write_key(f: &mut Formatter<'_>, name: &str) -> fmt::Result {
@@ -134,7 +154,18 @@ fn write_kind(f: &mut Formatter<'_>, kind: &ExprKind) -> fmt::Result {
             }
             UnaryOp::Neg => {
                 f.write_char('-')?;
-                write_expr(f, expr, prec::NEGATION)
+                // `-5` parses as a negative literal, so a negated number literal needs parentheses
+                // to print back to the same tree.
+                if matches!(
+                    expr.kind,
+                    ExprKind::Literal(Literal::Int(_) | Literal::Float(_))
+                ) {
+                    f.write_char('(')?;
+                    write_expr(f, expr, 0)?;
+                    f.write_char(')')
+                } else {
+                    write_expr(f, expr, prec::NEGATION)
+                }
             }
         },
         ExprKind::Binary { op, lhs, rhs } => {
@@ -143,7 +174,15 @@ fn write_kind(f: &mut Formatter<'_>, kind: &ExprKind) -> fmt::Result {
             let left_min = if op.is_comparison() { p + 1 } else { p };
             write_expr(f, lhs, left_min)?;
             write!(f, " {} ", op.symbol())?;
-            write_expr(f, rhs, p + 1)
+            if matches!(op, BinaryOp::Add | BinaryOp::Sub) && starts_with_minus(rhs) {
+                // `x - -y` would print two adjacent minus signs, which read like a `--` arrow
+                // after a parenthesised operand.
+                f.write_char('(')?;
+                write_expr(f, rhs, 0)?;
+                f.write_char(')')
+            } else {
+                write_expr(f, rhs, p + 1)
+            }
         }
         ExprKind::StringPredicate { op, lhs, rhs } => {
             write_expr(f, lhs, prec::PREDICATE)?;

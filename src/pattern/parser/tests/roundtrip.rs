@@ -4,6 +4,8 @@ use super::*;
 
 /// Queries covering every construct the printer handles.
 pub(super) const CORPUS: &[&str] = &[
+    // Found by fuzzing: a negated number literal must print with parentheses.
+    "MATCH (a) WHERE a.x - --0 = ---1.5 RETURN a",
     "MATCH (a1:Person)-[:ACTOR]->(m:Movie)<-[:ACTOR]-(a2:Person), (a3:Person)-[:ACTOR]->(m)<-[:ACTOR]-(a4:Person) \
      WHERE a1.primaryName CONTAINS 'Jack' AND id(a2) < id(a3) AND id(a3) < id(a4) \
      RETURN m.primaryTitle, a1.primaryName ORDER BY m.primaryTitle LIMIT 100",
@@ -60,7 +62,9 @@ fn expressions_print_as_cypher() {
         ("(a OR b) AND c", "(a OR b) AND c"),
         ("a - (b - c)", "a - (b - c)"),
         ("(a - b) - c", "a - b - c"),
-        ("- (1)", "-1"),
+        ("- (1)", "-(1)"),
+        ("a - -1", "a - (-1)"),
+        ("a - -b", "a - (-b)"),
         ("-(a)", "-a"),
         ("NOT (a = b)", "NOT a = b"),
         ("a != b", "a <> b"),
