@@ -44,7 +44,11 @@ pub fn load(
             ))
         }
     }
-    log::debug!("parsed {} nodes, {} edges", builder.node_count(), builder.edge_count());
+    log::debug!(
+        "parsed {} nodes, {} edges",
+        builder.node_count(),
+        builder.edge_count()
+    );
     let start = std::time::Instant::now();
     let model = builder.freeze()?;
     log::debug!("froze the model in {:.2?}", start.elapsed());

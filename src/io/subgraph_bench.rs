@@ -43,7 +43,8 @@ pub fn parse(path: &Path, options: &LoadOptions, report: &mut LoadReport) -> Res
     let mut line = String::new();
     let mut line_no = 0u64;
     let mut header: Option<(usize, usize)> = None;
-    let mut labels: Vec<Option<String>> = Vec::new();
+    // (vertex id, label) as read; memory follows the input, never the header's claim.
+    let mut vertices: Vec<(u32, String)> = Vec::new();
     let mut edges = Vec::new();
     loop {
         line.clear();
@@ -66,7 +67,6 @@ pub fn parse(path: &Path, options: &LoadOptions, report: &mut LoadReport) -> Res
                         return Err(format!("{n} vertices is more than a model holds"));
                     }
                     header = Some((n, m));
-                    labels = vec![None; n];
                 }
                 ("t", Some(_)) => return Err("a second `t` header".into()),
                 (_, None) => return Err("expected the `t N M` header first".into()),
@@ -79,10 +79,7 @@ pub fn parse(path: &Path, options: &LoadOptions, report: &mut LoadReport) -> Res
                             "vertex id {id} out of range (header says {n} vertices)"
                         ));
                     }
-                    if labels[id].is_some() {
-                        return Err(format!("vertex {id} defined twice"));
-                    }
-                    labels[id] = Some(label.to_owned());
+                    vertices.push((id as u32, label.to_owned()));
                 }
                 ("e", Some((n, _))) => {
                     let u: u32 = num(toks.next(), "edge source")?;
@@ -107,11 +104,17 @@ pub fn parse(path: &Path, options: &LoadOptions, report: &mut LoadReport) -> Res
             message: "empty file, expected a `t N M` header".into(),
         });
     };
-    let missing = labels.iter().filter(|l| l.is_none()).count();
-    if missing > 0 {
+    vertices.sort_by_key(|v| v.0);
+    if let Some(w) = vertices.windows(2).find(|w| w[0].0 == w[1].0) {
         return Err(Error::BadFile {
             path: path.to_path_buf(),
-            message: format!("{missing} of {n} vertices have no `v` line"),
+            message: format!("vertex {} is defined twice", w[0].0),
+        });
+    }
+    if vertices.len() != n {
+        return Err(Error::BadFile {
+            path: path.to_path_buf(),
+            message: format!("{} of {n} vertices have no `v` line", n - vertices.len()),
         });
     }
     if edges.len() != m {
@@ -122,7 +125,7 @@ pub fn parse(path: &Path, options: &LoadOptions, report: &mut LoadReport) -> Res
         );
     }
     Ok(BenchGraph {
-        labels: labels.into_iter().map(Option::unwrap_or_default).collect(),
+        labels: vertices.into_iter().map(|(_, l)| l).collect(),
         edges,
     })
 }
