@@ -14,7 +14,10 @@ use gemp::model::{Model, Value};
 use gemp::pattern::{compile, Params};
 
 fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn model() -> Model {
@@ -36,10 +39,21 @@ fn bench(c: &mut Criterion) {
     let mut params = Params::new();
     params.insert("year".into(), Value::Int(2000));
     let queries = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/queries");
-    let single = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+    let single = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
     let mut group = c.benchmark_group("queries");
-    group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(4));
-    let mut names: Vec<_> = std::fs::read_dir(&queries).expect("queries").filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "cypher")).collect();
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(4));
+    let mut names: Vec<_> = std::fs::read_dir(&queries)
+        .expect("queries")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cypher"))
+        .collect();
     names.sort();
     for path in names {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
@@ -48,8 +62,12 @@ fn bench(c: &mut Criterion) {
         let opts = MatchOptions::default();
         let rows = execute(&m, &q, &opts).expect("run").count;
         eprintln!("{name}: {rows} rows");
-        group.bench_with_input(BenchmarkId::new("host-all-cores", &name), &q, |b, q| b.iter(|| execute(&m, q, &opts).expect("run").count));
-        group.bench_with_input(BenchmarkId::new("host-1-thread", &name), &q, |b, q| b.iter(|| single.install(|| execute(&m, q, &opts).expect("run").count)));
+        group.bench_with_input(BenchmarkId::new("host-all-cores", &name), &q, |b, q| {
+            b.iter(|| execute(&m, q, &opts).expect("run").count)
+        });
+        group.bench_with_input(BenchmarkId::new("host-1-thread", &name), &q, |b, q| {
+            b.iter(|| single.install(|| execute(&m, q, &opts).expect("run").count))
+        });
     }
     group.finish();
 }

@@ -21,13 +21,23 @@ fn root() -> PathBuf {
 
 fn sample_snapshot(dir: &Path) -> PathBuf {
     let snap = dir.join("sample.gemp");
-    let out = gemp(&["-q", "load", root().join("datasets/imdb-sample").to_str().unwrap(), "-o", snap.to_str().unwrap()]);
+    let out = gemp(&[
+        "-q",
+        "load",
+        root().join("datasets/imdb-sample").to_str().unwrap(),
+        "-o",
+        snap.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     snap
 }
 
 fn query(name: &str) -> String {
-    root().join("datasets/queries").join(name).to_string_lossy().into_owned()
+    root()
+        .join("datasets/queries")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
 }
 
 #[test]
@@ -41,20 +51,46 @@ fn load_info_and_match_in_every_format() {
     assert_eq!(schema["nodes"], 7000);
     assert_eq!(schema["edges"], 17827);
 
-    let count = gemp(&["match", "--model", snap, &query("couples.cypher"), "--count"]);
+    let count = gemp(&[
+        "match",
+        "--model",
+        snap,
+        &query("couples.cypher"),
+        "--count",
+    ]);
     assert!(count.status.success(), "{}", text(&count.stderr));
     let n: usize = text(&count.stdout).trim().parse().unwrap();
     assert!(n > 0);
 
-    let jsonl = gemp(&["match", "--model", snap, &query("couples.cypher"), "--format", "jsonl"]);
-    let lines: Vec<serde_json::Value> = text(&jsonl.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let jsonl = gemp(&[
+        "match",
+        "--model",
+        snap,
+        &query("couples.cypher"),
+        "--format",
+        "jsonl",
+    ]);
+    let lines: Vec<serde_json::Value> = text(&jsonl.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), n);
     assert!(lines[0]["shared"].as_i64().unwrap() >= 3);
     assert!(lines[0]["p1.primaryName"].is_string());
 
-    let csv = gemp(&["match", "--model", snap, &query("couples.cypher"), "--format", "csv"]);
+    let csv = gemp(&[
+        "match",
+        "--model",
+        snap,
+        &query("couples.cypher"),
+        "--format",
+        "csv",
+    ]);
     let csv = text(&csv.stdout);
-    assert_eq!(csv.lines().next().unwrap(), "p1.primaryName,p2.primaryName,shared");
+    assert_eq!(
+        csv.lines().next().unwrap(),
+        "p1.primaryName,p2.primaryName,shared"
+    );
     assert_eq!(csv.lines().count(), n + 1);
 
     let table = gemp(&["match", "--model", snap, &query("couples.cypher")]);
@@ -63,10 +99,21 @@ fn load_info_and_match_in_every_format() {
     // Nodes in JSON lines carry id, key and labels.
     let q = dir.path().join("nodes.cypher");
     std::fs::write(&q, "MATCH (m:Movie) RETURN m ORDER BY id(m) LIMIT 1").unwrap();
-    let out = gemp(&["match", "--model", snap, q.to_str().unwrap(), "--format", "jsonl"]);
+    let out = gemp(&[
+        "match",
+        "--model",
+        snap,
+        q.to_str().unwrap(),
+        "--format",
+        "jsonl",
+    ]);
     let v: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
     assert!(v["m"]["key"].as_str().unwrap().starts_with("tt"));
-    assert!(v["m"]["labels"].as_array().unwrap().iter().any(|l| l == "Movie"));
+    assert!(v["m"]["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|l| l == "Movie"));
 }
 
 #[test]
@@ -93,18 +140,37 @@ fn batch_writes_one_file_per_query_and_a_summary() {
     let snap = sample_snapshot(dir.path());
     let out_dir = dir.path().join("out");
     let out = gemp(&[
-        "batch", "--model", snap.to_str().unwrap(), "--param", "year=2000",
-        &query("couples.cypher"), &query("costar-triangle.cypher"), "--out", out_dir.to_str().unwrap(),
+        "batch",
+        "--model",
+        snap.to_str().unwrap(),
+        "--param",
+        "year=2000",
+        &query("couples.cypher"),
+        &query("costar-triangle.cypher"),
+        "--out",
+        out_dir.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let summary = text(&out.stdout);
-    assert!(summary.contains("couples") && summary.contains("costar-triangle") && summary.contains("ok"));
+    assert!(
+        summary.contains("couples")
+            && summary.contains("costar-triangle")
+            && summary.contains("ok")
+    );
     assert!(out_dir.join("couples.jsonl").exists());
     assert!(out_dir.join("costar-triangle.jsonl").exists());
     // A failing query is reported, the others still run, and the exit code says so.
     let bad = dir.path().join("bad.cypher");
     std::fs::write(&bad, "MATCH (p:Persn) RETURN p").unwrap();
-    let out = gemp(&["batch", "--model", snap.to_str().unwrap(), bad.to_str().unwrap(), &query("couples.cypher"), "--out", out_dir.to_str().unwrap()]);
+    let out = gemp(&[
+        "batch",
+        "--model",
+        snap.to_str().unwrap(),
+        bad.to_str().unwrap(),
+        &query("couples.cypher"),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
     assert!(!out.status.success());
     assert!(text(&out.stdout).contains("error"));
     assert!(text(&out.stderr).contains("unknown label `Persn`"));
@@ -124,14 +190,22 @@ fn errors_are_reported_with_location_and_nonzero_exit() {
 
     let out = gemp(&["load", "/nonexistent/title.basics.tsv"]);
     assert!(!out.status.success());
-    assert!(text(&out.stderr).starts_with("error: "), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).starts_with("error: "),
+        "{}",
+        text(&out.stderr)
+    );
     assert_eq!(text(&out.stderr).lines().count(), 1);
 
     let garbage = dir.path().join("x.gemp");
     std::fs::write(&garbage, b"GEMPSNAP\x01\0\0\0garbage").unwrap();
     let out = gemp(&["info", garbage.to_str().unwrap()]);
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("snapshot"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("snapshot"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -139,8 +213,16 @@ fn timeout_reports_a_partial_result() {
     // Unconstrained paths of length 5 over the HPRD-sized sample explode; a tiny timeout stops them.
     let dir = tempfile::tempdir().unwrap();
     let q = dir.path().join("slow.cypher");
-    std::fs::write(&q, "MATCH (a)--(b)--(c)--(d)--(e)--(f)--(g) RETURN count(*)").unwrap();
+    std::fs::write(
+        &q,
+        "MATCH (a)--(b)--(c)--(d)--(e)--(f)--(g) RETURN count(*)",
+    )
+    .unwrap();
     let out = gemp(&["match", q.to_str().unwrap(), "--timeout", "0.2"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("partial"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("partial"),
+        "{}",
+        text(&out.stderr)
+    );
 }
