@@ -271,6 +271,89 @@ proptest! {
     }
 }
 
+/// Configurations that force many rounds: result buffers of a handful of slots, a single
+/// work-item per round, and step budgets that suspend work-items at arbitrary depths.
+fn round_configs() -> Vec<DeviceConfig> {
+    let base = DeviceConfig::default();
+    vec![
+        DeviceConfig {
+            result_buffer_words: 1, // one slot
+            max_threads: 4,
+            ..base.clone()
+        },
+        DeviceConfig {
+            result_buffer_words: 3 * 8,
+            max_threads: 1,
+            ..base.clone()
+        },
+        DeviceConfig {
+            step_budget: 1,
+            ..base.clone()
+        },
+        DeviceConfig {
+            result_buffer_words: 2 * 8,
+            initial_threads: Some(1),
+            step_budget: 3,
+            growth: 1.5,
+            ..base
+        },
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+    #[test]
+    fn device_rounds_equal_host(g in graph(), p in pattern(), homo in any::<bool>()) {
+        let Some(gpu) = gpu("device_rounds_equal_host") else { return Ok(()); };
+        let m = build(&g);
+        let sem = if homo { Semantics::Homomorphism } else { Semantics::Isomorphism };
+        let mut dev = DeviceMatcher::new(gpu, &m, DeviceConfig::default()).unwrap();
+        let q = bind(&m, &p);
+        for config in round_configs() {
+            dev.config = config;
+            compare(&dev, &m, &q, sem);
+        }
+    }
+}
+
+#[test]
+fn tiny_buffers_take_many_rounds() {
+    let Some(gpu) = gpu("tiny_buffers_take_many_rounds") else {
+        return;
+    };
+    // A star: one hub with 12 out-neighbours; pattern hub -> a, hub -> b: 12 * 11 matches, all from
+    // one pivot, with a one-slot buffer.
+    let g = G {
+        labels: vec![0; 13],
+        edges: (1..13).map(|i| (0, i, 0)).collect(),
+    };
+    let m = build(&g);
+    let p = P {
+        labels: vec![None, None, None],
+        rels: vec![(0, 1, 1, false, false), (0, 2, 1, false, true)],
+    };
+    let mut q = bind(&m, &p);
+    q.stages = vec![binding_rows(&q)];
+    let mut dev = DeviceMatcher::new(gpu, &m, DeviceConfig::default()).unwrap();
+    dev.config.result_buffer_words = 1;
+    let (out, t) = dev.execute_timed(&q, &MatchOptions::default()).unwrap();
+    assert_eq!(out.count, 132);
+    assert!(t.rounds >= 132, "{t:?}");
+    assert!(t.overflows >= 131, "{t:?}");
+    assert_eq!(t.phase1_matches, 132);
+    let host = execute(&m, &q, &MatchOptions::default()).unwrap();
+    assert_eq!(sorted_ints(&out.rows), sorted_ints(&host.rows));
+    // Step budget 1: every launch suspends every work-item after one iteration.
+    dev.config = DeviceConfig {
+        step_budget: 1,
+        ..DeviceConfig::default()
+    };
+    let (out, t) = dev.execute_timed(&q, &MatchOptions::default()).unwrap();
+    assert_eq!(sorted_ints(&out.rows), sorted_ints(&host.rows));
+    assert!(t.rounds > 100, "{t:?}");
+    assert_eq!(t.overflows, 0);
+}
+
 /// A denser graph with parallel edges and self loops, bigger patterns.
 #[test]
 fn dense_multigraph_patterns() {
@@ -321,6 +404,11 @@ fn dense_multigraph_patterns() {
                 Semantics::Homomorphism
             };
             compare(&dev, &m, &q, sem);
+            let mut small = DeviceMatcher::new(gpu.clone(), &m, DeviceConfig::default()).unwrap();
+            for config in round_configs() {
+                small.config = config;
+                compare(&small, &m, &q, sem);
+            }
         }
     }
 }
@@ -341,7 +429,9 @@ fn all_hprd_queries_give_the_published_counts_on_the_device() {
     };
     let opts = LoadOptions::default();
     let (model, _) = subgraph_bench::load(&dir.join("HPRD.graph"), &opts).unwrap();
-    let dev = DeviceMatcher::new(gpu, &model, DeviceConfig::default()).unwrap();
+    let dev = DeviceMatcher::new(gpu.clone(), &model, DeviceConfig::default()).unwrap();
+    let mut small = DeviceMatcher::new(gpu, &model, DeviceConfig::default()).unwrap();
+    small.config.result_buffer_words = 16 * 40; // 40 rows of 16 nodes
     let expected = std::fs::read_to_string(dir.join("expected_counts.txt")).unwrap();
     let (mut device_secs, mut host_secs) = (0.0f64, 0.0f64);
     let mut checked = 0;
@@ -368,15 +458,16 @@ fn all_hprd_queries_give_the_published_counts_on_the_device() {
         let host = execute(&model, &q, &count_opts).unwrap();
         host_secs += start.elapsed().as_secs_f64();
         assert_eq!(host.count, count, "{name} (host)");
-        // Bindings mode gives the same embeddings as the host.
+        // Bindings mode gives the same embeddings as the host, also with a result buffer of a
+        // few rows (many overflow rounds).
         if checked % 10 == 0 {
+            let host_rows =
+                sorted_ints(&execute(&model, &q, &MatchOptions::default()).unwrap().rows);
             let rows = dev.execute(&q, &MatchOptions::default()).unwrap();
-            let host_rows = execute(&model, &q, &MatchOptions::default()).unwrap();
-            assert_eq!(
-                sorted_ints(&rows.rows),
-                sorted_ints(&host_rows.rows),
-                "{name} (bindings)"
-            );
+            assert_eq!(sorted_ints(&rows.rows), host_rows, "{name} (bindings)");
+            let (rows, t) = small.execute_timed(&q, &MatchOptions::default()).unwrap();
+            assert_eq!(sorted_ints(&rows.rows), host_rows, "{name} (small buffer)");
+            assert!(count < 100 || t.overflows > 0, "{name}: {t:?}");
         }
         checked += 1;
     }
