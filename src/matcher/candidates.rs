@@ -100,7 +100,8 @@ pub fn filter_candidates(
 /// The degree requirements of one pattern node: (types, out?, how many distinct neighbouring
 /// pattern nodes need such an edge). Counting neighbours, not pattern edges, keeps this a necessary
 /// condition: two anonymous pattern edges to the same node can both be satisfied by one data edge.
-fn degree_needs(pattern: &Pattern, slot: NodeSlot) -> Vec<(Vec<u32>, Option<bool>, usize)> {
+/// Direction `Some(true)` = out, `Some(false)` = in, `None` = either (undirected).
+pub fn degree_needs(pattern: &Pattern, slot: NodeSlot) -> Vec<(Vec<u32>, Option<bool>, usize)> {
     let mut seen: Vec<(Vec<u32>, Option<bool>, NodeSlot)> = Vec::new();
     let mut needs: Vec<(Vec<u32>, Option<bool>, usize)> = Vec::new();
     for r in &pattern.rels {

@@ -61,7 +61,9 @@ impl Control {
         self.timed_out.load(Ordering::Relaxed)
     }
 
-    fn check_deadline(&self) -> bool {
+    /// False (after stopping every worker and marking the search timed out) once the deadline has
+    /// passed; otherwise whether no stop was requested.
+    pub fn check_deadline(&self) -> bool {
         if let Some(d) = self.deadline {
             if Instant::now() >= d {
                 self.timed_out.store(true, Ordering::Relaxed);

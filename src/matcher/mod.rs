@@ -1,8 +1,10 @@
 //! The matching pipeline, split as in Sun & Luo's study into stages you can print and swap:
 //! [`candidates`] (filter) → [`crate::pattern::planner`] (order) → [`enumerate`] (enumerate), then
-//! the attribute phase and the [`results`] stage. [`execute`] runs them all on the host.
+//! the attribute phase and the [`results`] stage. [`execute`] runs them all on the host;
+//! [`device`] runs phase 1 and 2 on an OpenCL device with identical results.
 
 pub mod candidates;
+pub mod device;
 pub mod enumerate;
 pub mod host;
 pub mod results;

@@ -205,6 +205,12 @@ impl Model {
         }
     }
 
+    /// The node-label CSR: `node_count + 1` offsets and the concatenated, per-node sorted label
+    /// ids (what the OpenCL matcher uploads).
+    pub fn node_label_csr(&self) -> (&[u32], &[u32]) {
+        (&self.node_label_offsets, &self.node_labels)
+    }
+
     /// True when `node` carries `label`.
     pub fn has_label(&self, node: u32, label: u32) -> bool {
         self.node_labels(node).binary_search(&label).is_ok()

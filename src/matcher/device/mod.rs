@@ -1,0 +1,204 @@
+//! The OpenCL backend of GEMP's two-phase matching pipeline, beside the host matcher
+//! ([`crate::matcher::execute`]) and with results identical to it.
+//!
+//! - **filter and plan** on the host ([`crate::matcher::prepare`]): candidate sets and the plan;
+//! - **encode** ([`encode`]): the plan as flat `uint` arrays, so one compiled kernel serves every
+//!   pattern of up to [`MAX_PATTERN_NODES`] nodes;
+//! - **pivot step** (GEMP §7.1): `mark_pivot` flags the pivot's candidates on the device, device
+//!   compaction lists them, and one work-item runs per pivot candidate;
+//! - **phase 1** (`cl/topology.cl`): iterative backtracking per pivot with an explicit stack in
+//!   private memory; count mode (per-work-item counters) or bindings mode (a global result buffer
+//!   with overflow rounds, see `topology.rs`);
+//! - **residual conjuncts** that the device does not evaluate run on the host on complete matches
+//!   (in parallel), as do all string conjuncts for now;
+//! - **result stage**: the surviving matches go through the host's
+//!   [`RowSink`](super::results::RowSink) / [`Projector`](super::results::Projector), so
+//!   projections, aggregates and ordering are the host's.
+//!
+//! Rows without `ORDER BY` come in pivot order (per pivot in the device's search order), which can
+//! differ from the host's order within one pivot; the multiset of rows is the same.
+//!
+//! Requires the `opencl` cargo feature, except for [`encode`] and the configuration types.
+
+pub mod bytecode;
+pub mod encode;
+#[cfg(feature = "opencl")]
+mod topology;
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use encode::{MAX_LEVELS, MAX_NAMED_RELS, MAX_PATTERN_NODES, MAX_PATTERN_RELS};
+#[cfg(feature = "opencl")]
+pub use topology::{DeviceModel, Phase1Mode, Phase1Stats, PivotQueue};
+
+/// `cl/topology.cl`: `mark_pivot` and the phase-1 `topology` kernel.
+pub const TOPOLOGY_CL: &str = include_str!("../../../cl/topology.cl");
+/// `cl/predicates.cl`: the predicate-program interpreter the phase-1 kernels call.
+pub const PREDICATES_CL: &str = include_str!("../../../cl/predicates.cl");
+
+/// Tuning of the device backend.
+#[derive(Debug, Clone)]
+pub struct DeviceConfig {
+    /// Result buffer size in `uint` words (GEMP's `maxBuffSize` is this divided by the row width
+    /// `k + r`). Default 16 Mi words = 64 MiB.
+    pub result_buffer_words: usize,
+    /// Work-items of the first round in bindings mode (GEMP's `initThreadNum`); `None` = 4 ×
+    /// compute units × work-group size.
+    pub initial_threads: Option<usize>,
+    /// At most this many work-items per round (bounds the resume-state buffers:
+    /// `max_threads × (1 + 4·levels + k + named relationships)` words each, two of them).
+    /// Default 65 536.
+    pub max_threads: usize,
+    /// GEMP's `C` after a round that did not overflow (formulas 1–2). Default 2.0.
+    pub growth: f64,
+    /// GEMP's `C` after a round that overflowed: below 1, so the thread count backs off.
+    /// Default 0.5.
+    pub overflow_growth: f64,
+    /// Backtracking iterations one work-item runs per launch before suspending (0 = unlimited).
+    /// Bounds the time of one launch (display GPUs kill long kernels) and lets `--timeout`
+    /// stop between rounds. Default 2²².
+    pub step_budget: u64,
+    /// Work-group size of `topology` (`None` = the device type's default).
+    pub local_size: Option<usize>,
+}
+
+impl Default for DeviceConfig {
+    fn default() -> Self {
+        DeviceConfig {
+            result_buffer_words: 16 << 20,
+            initial_threads: None,
+            max_threads: 1 << 16,
+            growth: crate::gpu::sizing::DEFAULT_GROWTH,
+            overflow_growth: 0.5,
+            step_budget: 1 << 22,
+            local_size: None,
+        }
+    }
+}
+
+/// GEMP's measurement points (§7) for one query on the device.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DeviceTimings {
+    /// Candidate filtering and planning on the host.
+    pub prepare: Duration,
+    /// (2) Converting the plan to the OpenCL input format (encoding, bitsets, predicate programs).
+    pub convert: Duration,
+    /// (3) Query upload, pivot marking and compaction.
+    pub upload: Duration,
+    /// (3) Phase 1: the rounds of the topology kernel (wall time, reads included).
+    pub phase1: Duration,
+    /// Device time of the topology launches.
+    pub phase1_kernel: Duration,
+    /// (4) Reading the results back.
+    pub read_results: Duration,
+    /// (5) Building and uploading the phase-2 buffers.
+    pub phase2_buffers: Duration,
+    /// (6) Phase 2 (attribute kernel and host-side conjuncts).
+    pub phase2: Duration,
+    /// (7) The result stage (projection, grouping, ordering).
+    pub results: Duration,
+    /// Pivot candidates.
+    pub pivots: usize,
+    /// Pivots processed by host threads (the rest by the device).
+    pub host_pivots: usize,
+    /// Rounds of the topology kernel.
+    pub rounds: usize,
+    /// Rounds that overflowed the result buffer.
+    pub overflows: usize,
+    /// Phase-1 matches.
+    pub phase1_matches: u64,
+    /// Matches surviving phase 2.
+    pub phase2_matches: u64,
+}
+
+#[cfg(feature = "opencl")]
+mod run;
+#[cfg(feature = "opencl")]
+pub use run::{DeviceMatcher, Matches};
+
+#[cfg(test)]
+mod tests {
+    use super::encode::*;
+    use super::TOPOLOGY_CL;
+
+    /// The `#define`s of `cl/topology.cl` mirror the encoder's layout constants.
+    #[test]
+    fn kernel_layout_constants_match_the_encoder() {
+        let defines: std::collections::HashMap<&str, u64> = TOPOLOGY_CL
+            .lines()
+            .filter_map(|l| {
+                let mut it = l.trim().strip_prefix("#define ")?.split_whitespace();
+                let name = it.next()?;
+                let value = it.next()?.trim_end_matches('u');
+                Some((name, value.parse().ok()?))
+            })
+            .collect();
+        let expect: &[(&str, u64)] = &[
+            ("GEMP_MAX_NODES", MAX_PATTERN_NODES as u64),
+            ("GEMP_MAX_NAMED_RELS", MAX_NAMED_RELS as u64),
+            ("GEMP_MAX_LEVELS", MAX_LEVELS as u64),
+            ("H_K", H_K as u64),
+            ("H_R", H_R as u64),
+            ("H_STEPS", H_STEPS as u64),
+            ("H_LEVELS", H_LEVELS as u64),
+            ("H_SEMANTICS", H_SEMANTICS as u64),
+            ("H_STEPS_OFF", H_STEPS_OFF as u64),
+            ("H_LEVELS_OFF", H_LEVELS_OFF as u64),
+            ("H_CHECKS_OFF", H_CHECKS_OFF as u64),
+            ("H_CNF_OFF", H_CNF_OFF as u64),
+            ("H_PIVOT_SLOT", H_PIVOT_SLOT as u64),
+            ("H_STATE_WORDS", H_STATE_WORDS as u64),
+            ("H_NEEDS_OFF", H_NEEDS_OFF as u64),
+            ("H_NEEDS", H_NEEDS as u64),
+            ("H_PIVOT_BITS", H_PIVOT_BITS as u64),
+            ("H_PIVOT_PROG_OFF", H_PIVOT_PROG_OFF as u64),
+            ("H_PIVOT_PROG_LEN", H_PIVOT_PROG_LEN as u64),
+            ("H_ROW_WORDS", H_ROW_WORDS as u64),
+            ("STEP_WORDS", STEP_WORDS as u64),
+            ("S_NODE", S_NODE as u64),
+            ("S_KIND", S_KIND as u64),
+            ("S_FROM", S_FROM as u64),
+            ("S_FROM_STEP", S_FROM_STEP as u64),
+            ("S_REL", S_REL as u64),
+            ("S_TYPES_OFF", S_TYPES_OFF as u64),
+            ("S_TYPES_CNT", S_TYPES_CNT as u64),
+            ("S_NAMED", S_NAMED as u64),
+            ("S_CHECKS_OFF", S_CHECKS_OFF as u64),
+            ("S_CHECKS_CNT", S_CHECKS_CNT as u64),
+            ("S_FILTER_OFF", S_FILTER_OFF as u64),
+            ("S_FILTER_LEN", S_FILTER_LEN as u64),
+            ("S_SCAN_OFF", S_SCAN_OFF as u64),
+            ("S_SCAN_LEN", S_SCAN_LEN as u64),
+            ("KIND_SCAN", KIND_SCAN as u64),
+            ("KIND_OUT", KIND_OUT as u64),
+            ("KIND_IN", KIND_IN as u64),
+            ("KIND_BOTH", KIND_BOTH as u64),
+            ("CHECK_WORDS", CHECK_WORDS as u64),
+            ("C_SRC", C_SRC as u64),
+            ("C_DST", C_DST as u64),
+            ("C_SRC_STEP", C_SRC_STEP as u64),
+            ("C_DST_STEP", C_DST_STEP as u64),
+            ("C_REL", C_REL as u64),
+            ("C_TYPES_OFF", C_TYPES_OFF as u64),
+            ("C_TYPES_CNT", C_TYPES_CNT as u64),
+            ("C_UNDIRECTED", C_UNDIRECTED as u64),
+            ("C_NAMED", C_NAMED as u64),
+            ("LEVEL_WORDS", LEVEL_WORDS as u64),
+            ("L_KIND", L_KIND as u64),
+            ("L_STEP", L_STEP as u64),
+            ("L_CHECK", L_CHECK as u64),
+            ("L_LAST", L_LAST as u64),
+            ("LEVEL_NODE", LEVEL_NODE as u64),
+            ("LEVEL_CHECK", LEVEL_CHECK as u64),
+            ("NEED_WORDS", NEED_WORDS as u64),
+            ("NEED_OUT", NEED_OUT as u64),
+            ("NEED_IN", NEED_IN as u64),
+            ("NEED_BOTH", NEED_BOTH as u64),
+        ];
+        for &(name, value) in expect {
+            assert_eq!(defines.get(name), Some(&value), "{name}");
+        }
+    }
+}

@@ -1,0 +1,443 @@
+//! [`DeviceMatcher`]: runs bound queries through the device pipeline.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::bytecode::{self, DevicePredicates};
+use super::encode::{self, EncodedPlan};
+use super::topology::{self, DeviceModel, Phase1Mode, Phase1Result, PivotQueue};
+use super::{DeviceConfig, DeviceTimings};
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::matcher::candidates::CandidateSet;
+use crate::matcher::enumerate::{Control, Enumerator};
+use crate::matcher::results::{Projector, RowSink};
+use crate::matcher::{prepare, MatchOptions, QueryOutput, Semantics, Timings};
+use crate::model::Model;
+use crate::pattern::eval::Env;
+use crate::pattern::ir::BoundQuery;
+use crate::pattern::planner::Plan;
+
+/// Matches per parallel chunk of the host-side stages.
+const ROW_CHUNK: usize = 1024;
+
+/// Complete matches: `k + named.len()` words each (node ids by slot, then the edge ids of the
+/// named relationships, in [`named`](Matches::named) order).
+#[derive(Debug, Clone, Default)]
+pub struct Matches {
+    /// Pattern nodes.
+    pub k: usize,
+    /// Pattern relationships (named and anonymous).
+    pub r: usize,
+    /// The relationship slots of the named relationships (the only ones bound to edges).
+    pub named: Vec<usize>,
+    /// The rows, concatenated.
+    pub rows: Vec<u32>,
+    /// True when a deadline stopped the search.
+    pub partial: bool,
+}
+
+impl Matches {
+    fn width(&self) -> usize {
+        self.k + self.named.len()
+    }
+
+    /// Number of matches.
+    pub fn len(&self) -> usize {
+        self.rows.len().checked_div(self.width()).unwrap_or(0)
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// (node ids by slot, edge ids of the named relationships) of every match.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u32], &[u32])> + '_ {
+        self.rows
+            .chunks_exact(self.width().max(1))
+            .map(|row| row.split_at(self.k))
+    }
+
+    /// The edge ids of every relationship slot of a match from [`iter`](Self::iter) (`u32::MAX`
+    /// for anonymous relationships).
+    pub fn rels_by_slot(&self, named_edges: &[u32]) -> Vec<u32> {
+        let mut rels = vec![u32::MAX; self.r];
+        for (&slot, &e) in self.named.iter().zip(named_edges) {
+            rels[slot] = e;
+        }
+        rels
+    }
+}
+
+/// Spreads a row's named edge ids over relationship slots (`scratch` has one word per slot).
+fn spread_rels<'a>(named: &[usize], edges: &[u32], scratch: &'a mut [u32]) -> &'a [u32] {
+    for (&slot, &e) in named.iter().zip(edges) {
+        scratch[slot] = e;
+    }
+    scratch
+}
+
+/// The device pipeline over one model: the OpenCL device, the model's uploaded topology (reused
+/// by every query) and the tuning. `Send + Sync`.
+#[derive(Debug)]
+pub struct DeviceMatcher<'m> {
+    gpu: Arc<Gpu>,
+    model: &'m Model,
+    dm: DeviceModel,
+    /// Tuning of rounds and buffers.
+    pub config: DeviceConfig,
+}
+
+/// One query prepared for the device.
+struct Prepared {
+    plan: Plan,
+    cands: Vec<CandidateSet>,
+    enc: EncodedPlan,
+    qb: topology::QueryBuffers,
+    /// Conjuncts the host evaluates on complete phase-1 matches.
+    host_filters: Vec<usize>,
+}
+
+impl<'m> DeviceMatcher<'m> {
+    /// Uploads `model` to `gpu`.
+    pub fn new(gpu: Arc<Gpu>, model: &'m Model, config: DeviceConfig) -> Result<Self> {
+        let dm = DeviceModel::upload(&gpu, model)?;
+        log::debug!(
+            "model uploaded to {}: {} in {:.3?}",
+            gpu.info().name,
+            crate::gpu::human_bytes(dm.bytes as u64),
+            dm.upload_time
+        );
+        Ok(DeviceMatcher {
+            gpu,
+            model,
+            dm,
+            config,
+        })
+    }
+
+    /// The device.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// The model.
+    pub fn model(&self) -> &'m Model {
+        self.model
+    }
+
+    /// The uploaded topology.
+    pub fn device_model(&self) -> &DeviceModel {
+        &self.dm
+    }
+
+    fn prepare(
+        &self,
+        query: &BoundQuery,
+        plan: Plan,
+        cands: Vec<CandidateSet>,
+        semantics: Semantics,
+        t: &mut DeviceTimings,
+    ) -> Result<Prepared> {
+        let start = Instant::now();
+        let compiled = bytecode::compile(query, &plan);
+        let enc = encode::encode(query, &plan, &cands, semantics, &compiled.programs)?;
+        let mut host_filters = compiled.residual.clone();
+        host_filters.extend_from_slice(&plan.attribute_filters);
+        t.convert += start.elapsed();
+        let start = Instant::now();
+        let pred = DevicePredicates::upload(&self.gpu, &compiled)?;
+        let qb = topology::prepare_query(&self.gpu, &self.dm, &enc, &cands, pred)?;
+        t.upload += start.elapsed();
+        t.pivots = qb.pivot_nodes.len();
+        Ok(Prepared {
+            plan,
+            cands,
+            enc,
+            qb,
+            host_filters,
+        })
+    }
+
+    fn plan_for(
+        &self,
+        query: &BoundQuery,
+        semantics: Semantics,
+        t: &mut DeviceTimings,
+    ) -> Result<Prepared> {
+        if !self.dm.fits(self.model) {
+            return Err(Error::InvalidArgument(
+                "the uploaded model does not match the model".into(),
+            ));
+        }
+        let start = Instant::now();
+        let (plan, cands, _) = prepare(self.model, query, semantics);
+        t.prepare += start.elapsed();
+        if plan.steps.is_empty() {
+            return Err(Error::Query(
+                "the OpenCL matcher needs a pattern with at least one node".into(),
+            ));
+        }
+        self.prepare(query, plan, cands, semantics, t)
+    }
+
+    /// The pivot candidates as the device's pivot step computes them (they equal the host
+    /// filter's candidates of the plan's pivot).
+    pub fn pivots(&self, query: &BoundQuery, semantics: Semantics) -> Result<Vec<u32>> {
+        let p = self.plan_for(query, semantics, &mut DeviceTimings::default())?;
+        Ok(p.qb.pivot_nodes)
+    }
+
+    fn phase1(
+        &self,
+        p: &Prepared,
+        mode: Phase1Mode,
+        control: &Control,
+        stop_after: Option<u64>,
+        t: &mut DeviceTimings,
+    ) -> Result<Phase1Result> {
+        let start = Instant::now();
+        let queue = PivotQueue::new(p.qb.pivot_nodes.len());
+        let r = topology::run_rounds(
+            &self.gpu,
+            &self.dm,
+            &p.enc,
+            &p.qb,
+            mode,
+            &self.config,
+            &queue,
+            control,
+            stop_after,
+        )?;
+        t.phase1 += start.elapsed();
+        t.phase1_kernel += r.stats.kernel;
+        t.read_results += r.stats.read;
+        t.rounds += r.stats.rounds;
+        t.overflows += r.stats.overflows;
+        t.phase1_matches += r.count;
+        Ok(r)
+    }
+
+    /// Keeps the rows satisfying every host-side conjunct (in parallel, order kept).
+    fn host_filter(
+        &self,
+        query: &BoundQuery,
+        p: &Prepared,
+        semantics: Semantics,
+        control: &Control,
+        rows: Vec<u32>,
+    ) -> Vec<u32> {
+        if p.host_filters.is_empty() {
+            return rows;
+        }
+        let (k, w, r) = (p.enc.k, p.enc.row_words, p.enc.r);
+        let oracle = Enumerator::new(
+            self.model, query, &p.plan, &p.cands, semantics, control, false,
+        );
+        let parts: Vec<Vec<u32>> = rows
+            .par_chunks(w * ROW_CHUNK)
+            .map(|chunk| {
+                let mut keep = Vec::new();
+                let mut scratch = vec![u32::MAX; r];
+                for row in chunk.chunks_exact(w) {
+                    let rels = spread_rels(&p.enc.named, &row[k..], &mut scratch);
+                    let env = Env {
+                        model: self.model,
+                        nodes: &row[..k],
+                        rels,
+                        row: &[],
+                        exists: Some(&oracle),
+                    };
+                    if p.host_filters.iter().all(|&f| env.holds(&query.filter[f])) {
+                        keep.extend_from_slice(row);
+                    }
+                }
+                keep
+            })
+            .collect();
+        parts.concat()
+    }
+
+    /// Every match of the pattern and `WHERE` of `query` (ignoring its projections).
+    pub fn matches(&self, query: &BoundQuery, semantics: Semantics) -> Result<Matches> {
+        let mut t = DeviceTimings::default();
+        let p = self.plan_for(query, semantics, &mut t)?;
+        let control = Control::new(None);
+        let r = self.phase1(&p, Phase1Mode::Bindings, &control, None, &mut t)?;
+        let rows = self.host_filter(query, &p, semantics, &control, r.rows);
+        Ok(Matches {
+            k: p.enc.k,
+            r: p.enc.r,
+            named: p.enc.named.clone(),
+            rows,
+            partial: r.partial,
+        })
+    }
+
+    /// Number of matches of the pattern and `WHERE` of `query` (ignoring its projections).
+    pub fn count(&self, query: &BoundQuery, semantics: Semantics) -> Result<u64> {
+        let mut t = DeviceTimings::default();
+        let p = self.plan_for(query, semantics, &mut t)?;
+        let control = Control::new(None);
+        if p.host_filters.is_empty() {
+            return Ok(self
+                .phase1(&p, Phase1Mode::Count, &control, None, &mut t)?
+                .count);
+        }
+        let r = self.phase1(&p, Phase1Mode::Bindings, &control, None, &mut t)?;
+        let rows = self.host_filter(query, &p, semantics, &control, r.rows);
+        Ok((rows.len() / p.enc.row_words.max(1)) as u64)
+    }
+
+    /// Runs `query` like [`crate::matcher::execute`] (same rows, columns and counts).
+    pub fn execute(&self, query: &BoundQuery, options: &MatchOptions) -> Result<QueryOutput<'m>> {
+        Ok(self.execute_timed(query, options)?.0)
+    }
+
+    /// [`execute`](Self::execute), also returning GEMP's measurement points.
+    pub fn execute_timed(
+        &self,
+        query: &BoundQuery,
+        options: &MatchOptions,
+    ) -> Result<(QueryOutput<'m>, DeviceTimings)> {
+        let mut t = DeviceTimings::default();
+        let start = Instant::now();
+        let (plan, cands, host_t) = prepare(self.model, query, options.semantics);
+        t.prepare = start.elapsed();
+        if plan.steps.is_empty() {
+            // Nothing to match on a device: the empty pattern has one empty match.
+            let out = crate::matcher::execute(self.model, query, options)?;
+            return Ok((out, t));
+        }
+        let control = Control::new(options.timeout.map(|d| Instant::now() + d));
+        let first = query.stages.first().map(Projector::new);
+        let count_matches_only = first.as_ref().is_some_and(|p| {
+            p.is_count_star() || (options.count_only && p.is_streaming() && query.stages.len() == 1)
+        });
+        let p = self.prepare(query, plan, cands, options.semantics, &mut t)?;
+        let count_mode = p.host_filters.is_empty() && (first.is_none() || count_matches_only);
+
+        let mut columns = first
+            .as_ref()
+            .map_or_else(|| vec!["count".to_string()], |f| f.columns());
+        let mut rows = Vec::new();
+        let count;
+        if count_mode {
+            let r = self.phase1(&p, Phase1Mode::Count, &control, None, &mut t)?;
+            let start = Instant::now();
+            match &first {
+                None => count = r.count,
+                Some(f) if !f.is_count_star() => {
+                    let proj = &query.stages[0];
+                    count = r
+                        .count
+                        .saturating_sub(proj.skip.unwrap_or(0))
+                        .min(proj.limit.unwrap_or(u64::MAX));
+                }
+                Some(f) => {
+                    let mut sink = RowSink::new(self.model, f, None);
+                    sink.count = r.count;
+                    rows = sink.finish();
+                    columns = self.later_stages(query, &mut rows, columns);
+                    count = rows.len() as u64;
+                }
+            }
+            t.results = start.elapsed();
+        } else {
+            let stop_after = match &first {
+                Some(f) if p.host_filters.is_empty() && f.is_streaming() => {
+                    let proj = &query.stages[0];
+                    (query.stages.len() == 1)
+                        .then(|| proj.limit.map(|l| l.saturating_add(proj.skip.unwrap_or(0))))
+                        .flatten()
+                }
+                _ => None,
+            };
+            let r = self.phase1(&p, Phase1Mode::Bindings, &control, stop_after, &mut t)?;
+            let start = Instant::now();
+            let survivors = self.host_filter(query, &p, options.semantics, &control, r.rows);
+            t.phase2 += start.elapsed();
+            let w = p.enc.row_words.max(1);
+            t.phase2_matches = (survivors.len() / w) as u64;
+            let start = Instant::now();
+            match &first {
+                None => count = (survivors.len() / w) as u64,
+                Some(f) => {
+                    let oracle = Enumerator::new(
+                        self.model,
+                        query,
+                        &p.plan,
+                        &p.cands,
+                        options.semantics,
+                        &control,
+                        false,
+                    );
+                    let oracle_ref: &(dyn crate::pattern::eval::ExistsOracle + Sync) = &oracle;
+                    let (k, r, named) = (p.enc.k, p.enc.r, &p.enc.named);
+                    let sinks: Vec<RowSink<'_, 'm>> = survivors
+                        .par_chunks(w * ROW_CHUNK)
+                        .map(|chunk| {
+                            let mut s = RowSink::new(self.model, f, Some(oracle_ref));
+                            let mut scratch = vec![u32::MAX; r];
+                            for row in chunk.chunks_exact(w) {
+                                let rels = spread_rels(named, &row[k..], &mut scratch);
+                                s.push(&row[..k], rels, &[]);
+                            }
+                            s
+                        })
+                        .collect();
+                    let mut merged = RowSink::new(self.model, f, Some(oracle_ref));
+                    for s in sinks {
+                        merged.merge(s);
+                    }
+                    rows = merged.finish();
+                    columns = self.later_stages(query, &mut rows, columns);
+                    count = rows.len() as u64;
+                }
+            }
+            t.results = start.elapsed();
+        }
+        if options.count_only {
+            rows.clear();
+        }
+        let timings = Timings {
+            filter: host_t.filter,
+            plan: host_t.plan,
+            enumerate: t.phase1 + t.phase2,
+            results: t.results,
+        };
+        Ok((
+            QueryOutput {
+                columns,
+                rows,
+                count,
+                partial: control.timed_out(),
+                plan: p.plan,
+                timings,
+            },
+            t,
+        ))
+    }
+
+    /// Applies the projection stages after the first to `rows`; returns the final columns.
+    fn later_stages(
+        &self,
+        query: &BoundQuery,
+        rows: &mut Vec<Vec<crate::pattern::eval::Val<'m>>>,
+        mut columns: Vec<String>,
+    ) -> Vec<String> {
+        for stage in query.stages.iter().skip(1) {
+            let p = Projector::new(stage);
+            let mut sink = RowSink::new(self.model, &p, None);
+            for row in rows.iter() {
+                sink.push(&[], &[], row);
+            }
+            *rows = sink.finish();
+            columns = p.columns();
+        }
+        columns
+    }
+}

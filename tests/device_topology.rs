@@ -1,0 +1,479 @@
+//! The OpenCL phase-1 pipeline against the host matcher: random labelled multigraphs × random
+//! patterns (named, anonymous, undirected, multi-type, any-type, self-loop relationships,
+//! disconnected components), both semantics, comparing counts and sorted binding sets; the pivot
+//! step against the host filter; all HPRD queries against the published counts.
+//!
+//! Every test skips with a message (and passes) when the machine has no OpenCL platform.
+
+#![cfg(feature = "opencl")]
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use gemp::gpu::{self, DeviceSelector, Gpu};
+use gemp::io::{subgraph_bench, LoadOptions, LoadReport};
+use gemp::matcher::device::{DeviceConfig, DeviceMatcher};
+use gemp::matcher::{execute, prepare, MatchOptions, Semantics};
+use gemp::model::{Model, ModelBuilder};
+use gemp::pattern::bench_query;
+use gemp::pattern::eval::Val;
+use gemp::pattern::ir::*;
+use proptest::prelude::*;
+
+/// The shared device, or `None` (after a skip message) when there is no OpenCL platform.
+fn gpu(test: &str) -> Option<Arc<Gpu>> {
+    static GPU: OnceLock<Option<Arc<Gpu>>> = OnceLock::new();
+    let gpu = GPU.get_or_init(|| match gpu::platform_count() {
+        Ok(0) => None,
+        Ok(_) => Some(Arc::new(
+            Gpu::new(DeviceSelector::Auto).expect("opening the OpenCL device"),
+        )),
+        Err(e) => {
+            eprintln!("OpenCL platform query failed: {e}");
+            None
+        }
+    });
+    if gpu.is_none() {
+        eprintln!("skipping {test}: no OpenCL platform found");
+    }
+    gpu.clone()
+}
+
+#[derive(Debug, Clone)]
+struct G {
+    labels: Vec<u8>,
+    edges: Vec<(usize, usize, u8)>,
+}
+
+#[derive(Debug, Clone)]
+struct P {
+    labels: Vec<Option<u8>>,
+    /// src, dst, types (0 = any, 1 = T0, 2 = T1, 3 = [T1, T0]), undirected, named
+    rels: Vec<(usize, usize, u8, bool, bool)>,
+}
+
+fn graph() -> impl Strategy<Value = G> {
+    (2usize..10).prop_flat_map(|n| {
+        (
+            prop::collection::vec(0u8..2, n),
+            prop::collection::vec((0..n, 0..n, 0u8..2), 0..26),
+        )
+            .prop_map(|(labels, edges)| G { labels, edges })
+    })
+}
+
+fn pattern() -> impl Strategy<Value = P> {
+    (1usize..5).prop_flat_map(|k| {
+        (
+            prop::collection::vec(prop::option::of(0u8..2), k),
+            prop::collection::vec(
+                (
+                    0..k,
+                    0..k,
+                    0u8..4,
+                    any::<bool>(),
+                    prop::bool::weighted(0.35),
+                ),
+                0..5,
+            ),
+        )
+            .prop_map(|(labels, rels)| P { labels, rels })
+    })
+}
+
+fn build(g: &G) -> Model {
+    let mut b = ModelBuilder::new();
+    let t: Vec<u32> = (0..2).map(|i| b.rel_type(&format!("T{i}"))).collect();
+    b.label("L0");
+    b.label("L1");
+    let ids: Vec<u32> = g
+        .labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| b.add_node(&format!("{i}"), &[&format!("L{l}")]))
+        .collect();
+    for &(u, v, ty) in &g.edges {
+        b.add_edge(ids[u], ids[v], t[ty as usize]).unwrap();
+    }
+    b.freeze().unwrap()
+}
+
+fn bind(m: &Model, p: &P) -> BoundQuery {
+    let label = |l: u8| m.labels().get(&format!("L{l}")).unwrap();
+    let ty = |t: u8| m.rel_types().get(&format!("T{t}")).unwrap();
+    BoundQuery {
+        pattern: Pattern {
+            nodes: p
+                .labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| NodeVar {
+                    name: format!("n{i}"),
+                    named: true,
+                    labels: l.map(|l| vec![vec![label(l)]]).unwrap_or_default(),
+                })
+                .collect(),
+            rels: p
+                .rels
+                .iter()
+                .enumerate()
+                .map(|(i, &(s, d, t, undirected, named))| RelVar {
+                    name: format!("r{i}"),
+                    named,
+                    src: s,
+                    dst: d,
+                    types: match t {
+                        0 => vec![],
+                        1 => vec![ty(0)],
+                        2 => vec![ty(1)],
+                        _ => vec![ty(1), ty(0)],
+                    },
+                    undirected,
+                })
+                .collect(),
+        },
+        filter: vec![],
+        stages: vec![],
+    }
+}
+
+fn count_star() -> Projection {
+    Projection {
+        items: vec![ProjItem {
+            expr: Expr::Aggregate {
+                func: AggFn::Count,
+                distinct: false,
+                arg: None,
+            },
+            name: "count(*)".into(),
+        }],
+        distinct: false,
+        filter: None,
+        order_by: vec![],
+        skip: None,
+        limit: None,
+    }
+}
+
+/// id() of every node, then of every named relationship.
+fn binding_rows(q: &BoundQuery) -> Projection {
+    let mut items: Vec<ProjItem> = (0..q.pattern.nodes.len())
+        .map(|i| ProjItem {
+            expr: Expr::Id(Box::new(Expr::Node(i))),
+            name: format!("n{i}"),
+        })
+        .collect();
+    for (i, r) in q.pattern.rels.iter().enumerate() {
+        if r.named {
+            items.push(ProjItem {
+                expr: Expr::Id(Box::new(Expr::Rel(i))),
+                name: format!("r{i}"),
+            });
+        }
+    }
+    Projection {
+        items,
+        distinct: false,
+        filter: None,
+        order_by: vec![],
+        skip: None,
+        limit: None,
+    }
+}
+
+fn sorted_ints(rows: &[Vec<Val<'_>>]) -> Vec<Vec<i64>> {
+    let mut v: Vec<Vec<i64>> = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|x| match x {
+                    Val::Int(i) => *i,
+                    _ => -1,
+                })
+                .collect()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Compares the device with the host on `q` (its filter kept): counts, sorted bindings, pivots.
+fn compare(dev: &DeviceMatcher<'_>, m: &Model, q: &BoundQuery, sem: Semantics) {
+    let opts = MatchOptions {
+        semantics: sem,
+        ..Default::default()
+    };
+    let mut q = q.clone();
+    // Pivots equal the host filter's candidates of the pivot.
+    let (plan, cands, _) = prepare(m, &q, sem);
+    let pivots = dev.pivots(&q, sem).unwrap();
+    assert_eq!(pivots, cands[plan.steps[0].node].nodes, "pivots of {q:?}");
+
+    q.stages = vec![count_star()];
+    let host = execute(m, &q, &opts).unwrap();
+    let device = dev.execute(&q, &opts).unwrap();
+    assert_eq!(device.rows, host.rows, "count(*) of {q:?} {sem:?}");
+    assert_eq!(device.columns, host.columns);
+
+    q.stages = vec![binding_rows(&q)];
+    let host = execute(m, &q, &opts).unwrap();
+    let device = dev.execute(&q, &opts).unwrap();
+    assert_eq!(device.columns, host.columns);
+    assert_eq!(
+        sorted_ints(&device.rows),
+        sorted_ints(&host.rows),
+        "bindings of {q:?} {sem:?}"
+    );
+    // The raw matches agree too.
+    let matches = dev.matches(&q, sem).unwrap();
+    assert_eq!(matches.len() as u64, host.count);
+    let mut raw: Vec<Vec<i64>> = matches
+        .iter()
+        .map(|(nodes, named)| {
+            let mut row: Vec<i64> = nodes.iter().map(|&x| x as i64).collect();
+            let rels = matches.rels_by_slot(named);
+            for (i, r) in q.pattern.rels.iter().enumerate() {
+                if r.named {
+                    row.push(rels[i] as i64);
+                } else {
+                    assert_eq!(rels[i], u32::MAX);
+                }
+            }
+            row
+        })
+        .collect();
+    raw.sort();
+    assert_eq!(raw, sorted_ints(&host.rows));
+    // --count of plain rows.
+    let c = dev
+        .execute(
+            &q,
+            &MatchOptions {
+                count_only: true,
+                ..opts.clone()
+            },
+        )
+        .unwrap();
+    assert_eq!(c.count, host.count);
+    assert_eq!(dev.count(&q, sem).unwrap(), host.count);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    #[test]
+    fn device_equals_host(g in graph(), p in pattern(), homo in any::<bool>()) {
+        let Some(gpu) = gpu("device_equals_host") else { return Ok(()); };
+        let m = build(&g);
+        let sem = if homo { Semantics::Homomorphism } else { Semantics::Isomorphism };
+        let dev = DeviceMatcher::new(gpu, &m, DeviceConfig::default()).unwrap();
+        compare(&dev, &m, &bind(&m, &p), sem);
+    }
+}
+
+/// Configurations that force many rounds: result buffers of a handful of slots, a single
+/// work-item per round, and step budgets that suspend work-items at arbitrary depths.
+fn round_configs() -> Vec<DeviceConfig> {
+    let base = DeviceConfig::default();
+    vec![
+        DeviceConfig {
+            result_buffer_words: 1, // one slot
+            max_threads: 4,
+            ..base.clone()
+        },
+        DeviceConfig {
+            result_buffer_words: 3 * 8,
+            max_threads: 1,
+            ..base.clone()
+        },
+        DeviceConfig {
+            step_budget: 1,
+            ..base.clone()
+        },
+        DeviceConfig {
+            result_buffer_words: 2 * 8,
+            initial_threads: Some(1),
+            step_budget: 3,
+            growth: 1.5,
+            ..base
+        },
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+    #[test]
+    fn device_rounds_equal_host(g in graph(), p in pattern(), homo in any::<bool>()) {
+        let Some(gpu) = gpu("device_rounds_equal_host") else { return Ok(()); };
+        let m = build(&g);
+        let sem = if homo { Semantics::Homomorphism } else { Semantics::Isomorphism };
+        let mut dev = DeviceMatcher::new(gpu, &m, DeviceConfig::default()).unwrap();
+        let q = bind(&m, &p);
+        for config in round_configs() {
+            dev.config = config;
+            compare(&dev, &m, &q, sem);
+        }
+    }
+}
+
+#[test]
+fn tiny_buffers_take_many_rounds() {
+    let Some(gpu) = gpu("tiny_buffers_take_many_rounds") else {
+        return;
+    };
+    // A star: one hub with 12 out-neighbours; pattern hub -> a, hub -> b: 12 * 11 matches, all from
+    // one pivot, with a one-slot buffer.
+    let g = G {
+        labels: vec![0; 13],
+        edges: (1..13).map(|i| (0, i, 0)).collect(),
+    };
+    let m = build(&g);
+    let p = P {
+        labels: vec![None, None, None],
+        rels: vec![(0, 1, 1, false, false), (0, 2, 1, false, true)],
+    };
+    let mut q = bind(&m, &p);
+    q.stages = vec![binding_rows(&q)];
+    let mut dev = DeviceMatcher::new(gpu, &m, DeviceConfig::default()).unwrap();
+    dev.config.result_buffer_words = 1;
+    let (out, t) = dev.execute_timed(&q, &MatchOptions::default()).unwrap();
+    assert_eq!(out.count, 132);
+    assert!(t.rounds >= 132, "{t:?}");
+    assert!(t.overflows >= 131, "{t:?}");
+    assert_eq!(t.phase1_matches, 132);
+    let host = execute(&m, &q, &MatchOptions::default()).unwrap();
+    assert_eq!(sorted_ints(&out.rows), sorted_ints(&host.rows));
+    // Step budget 1: every launch suspends every work-item after one iteration.
+    dev.config = DeviceConfig {
+        step_budget: 1,
+        ..DeviceConfig::default()
+    };
+    let (out, t) = dev.execute_timed(&q, &MatchOptions::default()).unwrap();
+    assert_eq!(sorted_ints(&out.rows), sorted_ints(&host.rows));
+    assert!(t.rounds > 100, "{t:?}");
+    assert_eq!(t.overflows, 0);
+}
+
+/// A denser graph with parallel edges and self loops, bigger patterns.
+#[test]
+fn dense_multigraph_patterns() {
+    let Some(gpu) = gpu("dense_multigraph_patterns") else {
+        return;
+    };
+    let mut seed = 0x1234_5678u64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for round in 0..12 {
+        let n = 12 + next(10);
+        let g = G {
+            labels: (0..n).map(|_| next(2) as u8).collect(),
+            edges: (0..n * 4)
+                .map(|_| {
+                    let u = next(n);
+                    let v = if next(8) == 0 { u } else { next(n) };
+                    (u, v, next(2) as u8)
+                })
+                .collect(),
+        };
+        let m = build(&g);
+        let dev = DeviceMatcher::new(gpu.clone(), &m, DeviceConfig::default()).unwrap();
+        for _ in 0..6 {
+            let k = 2 + next(4);
+            let p = P {
+                labels: (0..k).map(|_| [None, Some(0), Some(1)][next(3)]).collect(),
+                rels: (0..k + next(3))
+                    .map(|i| {
+                        // A spanning chain first, then random extra relationships.
+                        let (s, d) = if i + 1 < k {
+                            (i, i + 1)
+                        } else {
+                            (next(k), next(k))
+                        };
+                        (s, d, next(4) as u8, next(2) == 0, next(3) == 0)
+                    })
+                    .collect(),
+            };
+            let q = bind(&m, &p);
+            let sem = if round % 2 == 0 {
+                Semantics::Isomorphism
+            } else {
+                Semantics::Homomorphism
+            };
+            compare(&dev, &m, &q, sem);
+            let mut small = DeviceMatcher::new(gpu.clone(), &m, DeviceConfig::default()).unwrap();
+            for config in round_configs() {
+                small.config = config;
+                compare(&small, &m, &q, sem);
+            }
+        }
+    }
+}
+
+fn hprd_dir() -> Option<PathBuf> {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/hprd");
+    d.join("HPRD.graph").exists().then_some(d)
+}
+
+#[test]
+fn all_hprd_queries_give_the_published_counts_on_the_device() {
+    let Some(gpu) = gpu("all_hprd_queries_give_the_published_counts_on_the_device") else {
+        return;
+    };
+    let Some(dir) = hprd_dir() else {
+        eprintln!("skipping: ../shared/data/hprd not found");
+        return;
+    };
+    let opts = LoadOptions::default();
+    let (model, _) = subgraph_bench::load(&dir.join("HPRD.graph"), &opts).unwrap();
+    let dev = DeviceMatcher::new(gpu.clone(), &model, DeviceConfig::default()).unwrap();
+    let mut small = DeviceMatcher::new(gpu, &model, DeviceConfig::default()).unwrap();
+    small.config.result_buffer_words = 16 * 40; // 40 rows of 16 nodes
+    let expected = std::fs::read_to_string(dir.join("expected_counts.txt")).unwrap();
+    let (mut device_secs, mut host_secs) = (0.0f64, 0.0f64);
+    let mut checked = 0;
+    for line in expected.lines().filter(|l| !l.trim().is_empty()) {
+        let (name, count) = line.split_once(':').unwrap();
+        let count: u64 = count.trim().parse().unwrap();
+        let g = subgraph_bench::parse(
+            &dir.join(format!("queries/{name}.graph")),
+            &opts,
+            &mut LoadReport::default(),
+        )
+        .unwrap();
+        let q = bench_query::bind(&g, &model);
+        let count_opts = MatchOptions {
+            count_only: true,
+            ..Default::default()
+        };
+        let start = Instant::now();
+        let out = dev.execute(&q, &count_opts).unwrap();
+        device_secs += start.elapsed().as_secs_f64();
+        assert_eq!(out.count, count, "{name} (device count mode)");
+        assert!(!out.partial);
+        let start = Instant::now();
+        let host = execute(&model, &q, &count_opts).unwrap();
+        host_secs += start.elapsed().as_secs_f64();
+        assert_eq!(host.count, count, "{name} (host)");
+        // Bindings mode gives the same embeddings as the host, also with a result buffer of a
+        // few rows (many overflow rounds).
+        if checked % 10 == 0 {
+            let host_rows =
+                sorted_ints(&execute(&model, &q, &MatchOptions::default()).unwrap().rows);
+            let rows = dev.execute(&q, &MatchOptions::default()).unwrap();
+            assert_eq!(sorted_ints(&rows.rows), host_rows, "{name} (bindings)");
+            let (rows, t) = small.execute_timed(&q, &MatchOptions::default()).unwrap();
+            assert_eq!(sorted_ints(&rows.rows), host_rows, "{name} (small buffer)");
+            assert!(count < 100 || t.overflows > 0, "{name}: {t:?}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 100);
+    eprintln!(
+        "HPRD, 100 queries, count mode: device {device_secs:.3}s, host {host_secs:.3}s ({})",
+        dev.gpu().info().name
+    );
+}
