@@ -1,7 +1,8 @@
 /*
  * topology.cl — GEMP phase 1: topological matching of an encoded plan (OpenCL C 1.2)
  * (Rust: gemp::matcher::device, plan layout in src/matcher/device/encode.rs; needs common.cl and
- * predicates.cl before it).
+ * predicates.cl before it: graph helpers labels_match, type_range, edge_exists and the predicate
+ * interpreter run_program).
  *
  * One compiled program serves every pattern of up to GEMP_MAX_NODES nodes: the pattern arrives as
  * data (`plan`, a flat uint array: header, steps, checks, levels, label CNFs, pivot degree needs,
@@ -60,7 +61,9 @@
 #ifndef GEMP_MAX_LEVELS
 #define GEMP_MAX_LEVELS 32
 #endif
+#ifndef GEMP_NONE
 #define GEMP_NONE 0xFFFFFFFFu
+#endif
 
 /* Header fields (encode.rs H_*). */
 #define H_K 1
@@ -138,36 +141,6 @@ inline bool cand_has(__global const uint* bits, uint bit_words, uint slot, uint 
     return ((bits[(size_t)slot * bit_words + (v >> 5)] >> (v & 31u)) & 1u) != 0u;
 }
 
-/* Whether node v carries label l (per-node label lists are sorted). */
-inline bool node_has_label(__global const uint* lab_off, __global const uint* labs, uint v,
-                           uint l)
-{
-    uint lo = lab_off[v];
-    uint hi = lab_off[v + 1u];
-    uint p = lower_bound_u32(labs, lo, hi, l);
-    return p < hi && labs[p] == l;
-}
-
-/* Label CNF at plan[cnf]: groups, then per group: len, labels. Every group needs one label. */
-inline bool labels_match(__global const uint* plan, uint cnf, __global const uint* lab_off,
-                         __global const uint* labs, uint v)
-{
-    uint groups = plan[cnf];
-    uint p = cnf + 1u;
-    for (uint g = 0u; g < groups; ++g) {
-        uint len = plan[p];
-        bool ok = false;
-        for (uint i = 0u; i < len && !ok; ++i) {
-            ok = node_has_label(lab_off, labs, v, plan[p + 1u + i]);
-        }
-        if (!ok) {
-            return false;
-        }
-        p += 1u + len;
-    }
-    return true;
-}
-
 /* Number of entries of node v's list of types plan[toff .. toff+tcnt) (tcnt 0 = any type),
  * counting a repeated type once per repetition, as the host's typed_degree does. */
 inline uint typed_degree(__global const uint* off, __global const uint* ty,
@@ -185,39 +158,6 @@ inline uint typed_degree(__global const uint* off, __global const uint* ty,
         s += upper_bound_u32(ty, lo, b, t) - lo;
     }
     return s;
-}
-
-/* Positions [*lo, *hi) of node u's entries of type t (GEMP_ANY_TYPE: the whole list). */
-inline void type_range(__global const uint* off, __global const uint* ty, uint u, uint t,
-                       uint* lo, uint* hi)
-{
-    uint a = off[u];
-    uint b = off[u + 1u];
-    if (t == GEMP_ANY_TYPE) {
-        *lo = a;
-        *hi = b;
-        return;
-    }
-    *lo = lower_bound_u32(ty, a, b, t);
-    *hi = upper_bound_u32(ty, *lo, b, t);
-}
-
-/* An edge a -> b of one of the types (0 types = any), or b -> a too when undirected. */
-inline bool edge_exists(__global const uint* out_off, __global const uint* out_nbr,
-                        __global const uint* out_ty, __global const uint* plan, uint toff,
-                        uint tcnt, uint undirected, uint a, uint b)
-{
-    uint n = tcnt == 0u ? 1u : tcnt;
-    for (uint i = 0u; i < n; ++i) {
-        uint t = tcnt == 0u ? GEMP_ANY_TYPE : plan[toff + i];
-        if (has_edge(out_off, out_ty, out_nbr, a, b, t)) {
-            return true;
-        }
-        if (undirected != 0u && has_edge(out_off, out_ty, out_nbr, b, a, t)) {
-            return true;
-        }
-    }
-    return false;
 }
 
 __kernel void mark_pivot(__global const uint* out_off, __global const uint* out_nbr,
@@ -261,9 +201,9 @@ __kernel void mark_pivot(__global const uint* out_off, __global const uint* out_
             rels[i] = GEMP_NONE;
         }
         nodes[slot] = v;
-        ok = run_program(plan, plan[H_PIVOT_PROG_OFF], plan[H_PIVOT_PROG_LEN], nodes, rels,
-                         out_off, out_nbr, out_ty, in_off, in_nbr, in_ty, in_eid, lab_off, labs,
-                         PRED_ARGS);
+        ok = run_program(plan, plan[H_PIVOT_PROG_OFF], plan[H_PIVOT_PROG_LEN],
+                         plan[H_SEMANTICS] == 0u, nodes, rels, out_off, out_nbr, out_ty, in_off,
+                         in_nbr, in_ty, lab_off, labs, PRED_ARGS);
     }
     flags[v] = ok ? 1u : 0u;
 }
@@ -399,8 +339,8 @@ inline bool step_filters_hold(__global const uint* plan, uint sb, const uint* no
     if (len == 0u) {
         return true;
     }
-    return run_program(plan, plan[sb + S_FILTER_OFF], len, nodes, rels, out_off, out_nbr, out_ty,
-                       in_off, in_nbr, in_ty, in_eid, lab_off, labs, PRED_ARGS);
+    return run_program(plan, plan[sb + S_FILTER_OFF], len, plan[H_SEMANTICS] == 0u, nodes, rels,
+                       out_off, out_nbr, out_ty, in_off, in_nbr, in_ty, lab_off, labs, PRED_ARGS);
 }
 
 __kernel void topology(__global const uint* out_off, __global const uint* out_nbr,

@@ -9,8 +9,9 @@
 //! - **phase 1** (`cl/topology.cl`): iterative backtracking per pivot with an explicit stack in
 //!   private memory; count mode (per-work-item counters) or bindings mode (a global result buffer
 //!   with overflow rounds, see `topology.rs`);
-//! - **residual conjuncts** that the device does not evaluate run on the host on complete matches
-//!   (in parallel), as do all string conjuncts for now;
+//! - **phase-1 predicates** ([`bytecode`]): step filters and the pivot's unary conjuncts compiled
+//!   into a stack bytecode the kernels interpret; *residual* conjuncts the bytecode cannot express
+//!   run on the host on complete matches (in parallel), as do all string conjuncts for now;
 //! - **result stage**: the surviving matches go through the host's
 //!   [`RowSink`](super::results::RowSink) / [`Projector`](super::results::Projector), so
 //!   projections, aggregates and ordering are the host's.
@@ -99,6 +100,8 @@ pub struct DeviceTimings {
     pub phase2: Duration,
     /// (7) The result stage (projection, grouping, ordering).
     pub results: Duration,
+    /// Bytes uploaded for the query (plan, candidate bitsets, scan lists, predicate columns).
+    pub upload_bytes: usize,
     /// Pivot candidates.
     pub pivots: usize,
     /// Pivots processed by host threads (the rest by the device).
@@ -200,5 +203,67 @@ mod tests {
         for &(name, value) in expect {
             assert_eq!(defines.get(name), Some(&value), "{name}");
         }
+    }
+
+    /// The `#define`s of `cl/predicates.cl` mirror the bytecode compiler's constants.
+    #[test]
+    fn predicate_constants_match_the_compiler() {
+        use super::bytecode::*;
+        let defines: std::collections::HashMap<&str, u64> = super::PREDICATES_CL
+            .lines()
+            .filter_map(|l| {
+                let mut it = l.trim().strip_prefix("#define ")?.split_whitespace();
+                let name = it.next()?;
+                let value = it.next()?.trim_end_matches('u');
+                Some((name, value.parse().ok()?))
+            })
+            .collect();
+        let expect: &[(&str, u64)] = &[
+            ("GEMP_STACK", MAX_STACK as u64),
+            ("T_NULL", T_NULL as u64),
+            ("T_BOOL", T_BOOL as u64),
+            ("T_INT", T_INT as u64),
+            ("T_FLOAT", T_FLOAT as u64),
+            ("T_NODE", T_NODE as u64),
+            ("T_REL", T_REL as u64),
+            ("OP_LIT", OP_LIT as u64),
+            ("OP_NODE", OP_NODE as u64),
+            ("OP_REL", OP_REL as u64),
+            ("OP_NODE_ID", OP_NODE_ID as u64),
+            ("OP_REL_ID", OP_REL_ID as u64),
+            ("OP_NODE_PROP", OP_NODE_PROP as u64),
+            ("OP_REL_PROP", OP_REL_PROP as u64),
+            ("OP_HAS_LABELS", OP_HAS_LABELS as u64),
+            ("OP_CMP", OP_CMP as u64),
+            ("OP_IS_NULL", OP_IS_NULL as u64),
+            ("OP_NOT", OP_NOT as u64),
+            ("OP_AND", OP_AND as u64),
+            ("OP_OR", OP_OR as u64),
+            ("OP_XOR", OP_XOR as u64),
+            ("OP_NEG", OP_NEG as u64),
+            ("OP_IN", OP_IN as u64),
+            ("OP_EXISTS_EDGE", OP_EXISTS_EDGE as u64),
+            ("OP_EXISTS_NEIGHBOR", OP_EXISTS_NEIGHBOR as u64),
+            ("PT_ENTRY", PT_ENTRY as u64),
+            ("PK_ABSENT", PK_ABSENT as u64),
+            ("PK_INT", PK_INT as u64),
+            ("PK_FLOAT", PK_FLOAT as u64),
+            ("PK_BOOL", PK_BOOL as u64),
+        ];
+        for &(name, value) in expect {
+            assert_eq!(defines.get(name), Some(&value), "{name}");
+        }
+        // Pushing opcodes come first (the interpreter's overflow check relies on it).
+        assert!([
+            OP_LIT,
+            OP_NODE,
+            OP_REL,
+            OP_NODE_ID,
+            OP_REL_ID,
+            OP_NODE_PROP,
+            OP_REL_PROP
+        ]
+        .iter()
+        .all(|&op| op <= OP_HAS_LABELS));
     }
 }

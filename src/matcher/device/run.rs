@@ -143,16 +143,23 @@ impl<'m> DeviceMatcher<'m> {
         t: &mut DeviceTimings,
     ) -> Result<Prepared> {
         let start = Instant::now();
-        let compiled = bytecode::compile(query, &plan);
+        let compiled = bytecode::compile(self.model, query, &plan);
+        if !compiled.residual.is_empty() {
+            log::debug!(
+                "OpenCL matcher: conjuncts {:?} are evaluated on the host after phase 1",
+                compiled.residual
+            );
+        }
         let enc = encode::encode(query, &plan, &cands, semantics, &compiled.programs)?;
         let mut host_filters = compiled.residual.clone();
         host_filters.extend_from_slice(&plan.attribute_filters);
         t.convert += start.elapsed();
         let start = Instant::now();
-        let pred = DevicePredicates::upload(&self.gpu, &compiled)?;
+        let pred = DevicePredicates::upload(&self.gpu, self.model, &compiled)?;
         let qb = topology::prepare_query(&self.gpu, &self.dm, &enc, &cands, pred)?;
         t.upload += start.elapsed();
         t.pivots = qb.pivot_nodes.len();
+        t.upload_bytes += qb.bytes;
         Ok(Prepared {
             plan,
             cands,

@@ -173,6 +173,8 @@ pub(crate) struct QueryBuffers {
     pivots: DeviceBuffer<u32>,
     /// The pivot candidates (node ids, ascending), read back for the host side.
     pub pivot_nodes: Vec<u32>,
+    /// Bytes uploaded for this query.
+    pub bytes: usize,
 }
 
 /// Statistics of a phase-1 run.
@@ -277,6 +279,7 @@ pub(crate) fn prepare_query(
     }
     let (pivots, count) = scan::compact_flags_device(gpu, &flags)?;
     let pivot_nodes = gpu.read_prefix(&pivots, count)?;
+    let bytes = plan.bytes() + bits.bytes() + scan_buf.bytes() + pred.bytes;
     Ok(QueryBuffers {
         plan,
         bits,
@@ -285,6 +288,7 @@ pub(crate) fn prepare_query(
         pred,
         pivots,
         pivot_nodes,
+        bytes,
     })
 }
 
