@@ -11,7 +11,10 @@
 //!   with overflow rounds, see `topology.rs`);
 //! - **phase-1 predicates** ([`bytecode`]): step filters and the pivot's unary conjuncts compiled
 //!   into a stack bytecode the kernels interpret; *residual* conjuncts the bytecode cannot express
-//!   run on the host on complete matches (in parallel), as do all string conjuncts for now;
+//!   run on the host on complete matches (in parallel);
+//! - **phase 2** ([`attributes`], `cl/attributes.cl`): simple string conjuncts on the device over
+//!   a compact heap of the matched nodes' strings; regular expressions and mixed string logic on
+//!   the host (rayon);
 //! - **result stage**: the surviving matches go through the host's
 //!   [`RowSink`](super::results::RowSink) / [`Projector`](super::results::Projector), so
 //!   projections, aggregates and ordering are the host's.
@@ -21,6 +24,7 @@
 //!
 //! Requires the `opencl` cargo feature, except for [`encode`] and the configuration types.
 
+pub mod attributes;
 pub mod bytecode;
 pub mod encode;
 #[cfg(feature = "opencl")]
@@ -38,6 +42,8 @@ pub use topology::{DeviceModel, Phase1Mode, Phase1Stats, PivotQueue};
 pub const TOPOLOGY_CL: &str = include_str!("../../../cl/topology.cl");
 /// `cl/predicates.cl`: the predicate-program interpreter the phase-1 kernels call.
 pub const PREDICATES_CL: &str = include_str!("../../../cl/predicates.cl");
+/// `cl/attributes.cl`: the phase-2 attribute kernel.
+pub const ATTRIBUTES_CL: &str = include_str!("../../../cl/attributes.cl");
 
 /// Tuning of the device backend.
 #[derive(Debug, Clone)]

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::attributes::{self, AttributeSplit, Phase2Inputs};
 use super::bytecode::{self, DevicePredicates};
 use super::encode::{self, EncodedPlan};
 use super::topology::{self, DeviceModel, Phase1Mode, Phase1Result, PivotQueue};
@@ -97,8 +98,18 @@ struct Prepared {
     cands: Vec<CandidateSet>,
     enc: EncodedPlan,
     qb: topology::QueryBuffers,
-    /// Conjuncts the host evaluates on complete phase-1 matches.
-    host_filters: Vec<usize>,
+    /// Phase-1 conjuncts the host evaluates on complete phase-1 matches.
+    residual: Vec<usize>,
+    /// The attribute (string) conjuncts: kernel predicates and host conjuncts.
+    attributes: AttributeSplit,
+}
+
+impl Prepared {
+    /// True when phase 1 alone decides the matches (no residual or attribute conjuncts), so
+    /// counting needs no bindings.
+    fn topology_decides(&self) -> bool {
+        self.residual.is_empty() && self.plan.attribute_filters.is_empty()
+    }
 }
 
 impl<'m> DeviceMatcher<'m> {
@@ -151,8 +162,7 @@ impl<'m> DeviceMatcher<'m> {
             );
         }
         let enc = encode::encode(query, &plan, &cands, semantics, &compiled.programs)?;
-        let mut host_filters = compiled.residual.clone();
-        host_filters.extend_from_slice(&plan.attribute_filters);
+        let attributes = attributes::split(query, &plan);
         t.convert += start.elapsed();
         let start = Instant::now();
         let pred = DevicePredicates::upload(&self.gpu, self.model, &compiled)?;
@@ -165,7 +175,8 @@ impl<'m> DeviceMatcher<'m> {
             cands,
             enc,
             qb,
-            host_filters,
+            residual: compiled.residual,
+            attributes,
         })
     }
 
@@ -228,7 +239,52 @@ impl<'m> DeviceMatcher<'m> {
         Ok(r)
     }
 
-    /// Keeps the rows satisfying every host-side conjunct (in parallel, order kept).
+    /// Keeps the phase-1 rows satisfying the residual conjuncts (host), then the attribute
+    /// conjuncts (phase 2: the attribute kernel, then the host's share).
+    fn filter_rows(
+        &self,
+        query: &BoundQuery,
+        p: &Prepared,
+        semantics: Semantics,
+        control: &Control,
+        rows: Vec<u32>,
+        t: &mut DeviceTimings,
+    ) -> Result<Vec<u32>> {
+        let rows = self.host_filter(query, p, semantics, control, rows, &p.residual);
+        let start = Instant::now();
+        let w = p.enc.row_words.max(1);
+        let mut host_conjuncts = p.attributes.host.clone();
+        let rows = if p.attributes.device.is_empty() || rows.is_empty() {
+            rows
+        } else {
+            let buffers_start = Instant::now();
+            match Phase2Inputs::build(self.model, &p.attributes.device, &rows, w) {
+                Some(inputs) => {
+                    t.phase2_buffers += buffers_start.elapsed();
+                    t.upload_bytes += inputs.bytes();
+                    let flags = attributes::run_kernel(&self.gpu, &inputs, &rows, w)?;
+                    let n_preds = p.attributes.device.len();
+                    let mut keep = Vec::with_capacity(rows.len());
+                    for (row, f) in rows.chunks_exact(w).zip(flags.chunks_exact(n_preds)) {
+                        if f.iter().all(|&x| x != 0) {
+                            keep.extend_from_slice(row);
+                        }
+                    }
+                    keep
+                }
+                None => {
+                    host_conjuncts.extend_from_slice(&p.attributes.device_conjuncts);
+                    rows
+                }
+            }
+        };
+        let rows = self.host_filter(query, p, semantics, control, rows, &host_conjuncts);
+        t.phase2 += start.elapsed();
+        Ok(rows)
+    }
+
+    /// Keeps the rows satisfying every conjunct of `conjuncts` on the host (in parallel, order
+    /// kept).
     fn host_filter(
         &self,
         query: &BoundQuery,
@@ -236,8 +292,9 @@ impl<'m> DeviceMatcher<'m> {
         semantics: Semantics,
         control: &Control,
         rows: Vec<u32>,
+        conjuncts: &[usize],
     ) -> Vec<u32> {
-        if p.host_filters.is_empty() {
+        if conjuncts.is_empty() || rows.is_empty() {
             return rows;
         }
         let (k, w, r) = (p.enc.k, p.enc.row_words, p.enc.r);
@@ -258,7 +315,7 @@ impl<'m> DeviceMatcher<'m> {
                         row: &[],
                         exists: Some(&oracle),
                     };
-                    if p.host_filters.iter().all(|&f| env.holds(&query.filter[f])) {
+                    if conjuncts.iter().all(|&f| env.holds(&query.filter[f])) {
                         keep.extend_from_slice(row);
                     }
                 }
@@ -274,7 +331,7 @@ impl<'m> DeviceMatcher<'m> {
         let p = self.plan_for(query, semantics, &mut t)?;
         let control = Control::new(None);
         let r = self.phase1(&p, Phase1Mode::Bindings, &control, None, &mut t)?;
-        let rows = self.host_filter(query, &p, semantics, &control, r.rows);
+        let rows = self.filter_rows(query, &p, semantics, &control, r.rows, &mut t)?;
         Ok(Matches {
             k: p.enc.k,
             r: p.enc.r,
@@ -289,13 +346,13 @@ impl<'m> DeviceMatcher<'m> {
         let mut t = DeviceTimings::default();
         let p = self.plan_for(query, semantics, &mut t)?;
         let control = Control::new(None);
-        if p.host_filters.is_empty() {
+        if p.topology_decides() {
             return Ok(self
                 .phase1(&p, Phase1Mode::Count, &control, None, &mut t)?
                 .count);
         }
         let r = self.phase1(&p, Phase1Mode::Bindings, &control, None, &mut t)?;
-        let rows = self.host_filter(query, &p, semantics, &control, r.rows);
+        let rows = self.filter_rows(query, &p, semantics, &control, r.rows, &mut t)?;
         Ok((rows.len() / p.enc.row_words.max(1)) as u64)
     }
 
@@ -325,7 +382,7 @@ impl<'m> DeviceMatcher<'m> {
             p.is_count_star() || (options.count_only && p.is_streaming() && query.stages.len() == 1)
         });
         let p = self.prepare(query, plan, cands, options.semantics, &mut t)?;
-        let count_mode = p.host_filters.is_empty() && (first.is_none() || count_matches_only);
+        let count_mode = p.topology_decides() && (first.is_none() || count_matches_only);
 
         let mut columns = first
             .as_ref()
@@ -355,7 +412,7 @@ impl<'m> DeviceMatcher<'m> {
             t.results = start.elapsed();
         } else {
             let stop_after = match &first {
-                Some(f) if p.host_filters.is_empty() && f.is_streaming() => {
+                Some(f) if p.topology_decides() && f.is_streaming() => {
                     let proj = &query.stages[0];
                     (query.stages.len() == 1)
                         .then(|| proj.limit.map(|l| l.saturating_add(proj.skip.unwrap_or(0))))
@@ -364,9 +421,8 @@ impl<'m> DeviceMatcher<'m> {
                 _ => None,
             };
             let r = self.phase1(&p, Phase1Mode::Bindings, &control, stop_after, &mut t)?;
-            let start = Instant::now();
-            let survivors = self.host_filter(query, &p, options.semantics, &control, r.rows);
-            t.phase2 += start.elapsed();
+            let survivors =
+                self.filter_rows(query, &p, options.semantics, &control, r.rows, &mut t)?;
             let w = p.enc.row_words.max(1);
             t.phase2_matches = (survivors.len() / w) as u64;
             let start = Instant::now();
