@@ -240,6 +240,16 @@ fn check(gpu: Arc<Gpu>, seed: u64) {
         q.filter
     );
     assert_eq!(t.phase2_matches, host.count);
+    let mut shared = DeviceMatcher::new(dev.gpu_arc(), &m, DeviceConfig::default()).unwrap();
+    shared.config.host_threads = Some(2);
+    shared.config.host_chunk = 1;
+    shared.config.max_threads = 1;
+    let device = shared.execute(&q, &opts).unwrap();
+    assert_eq!(
+        sorted(&device.rows),
+        sorted(&host.rows),
+        "seed {seed} (host threads)"
+    );
     // count(*) and --count through the same phases.
     let c = dev
         .execute(

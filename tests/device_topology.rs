@@ -295,6 +295,14 @@ fn round_configs() -> Vec<DeviceConfig> {
             initial_threads: Some(1),
             step_budget: 3,
             growth: 1.5,
+            ..base.clone()
+        },
+        // Host threads take pivots from the back while the device takes rounds from the front.
+        DeviceConfig {
+            result_buffer_words: 4 * 8,
+            initial_threads: Some(1),
+            host_threads: Some(2),
+            host_chunk: 1,
             ..base
         },
     ]
@@ -472,6 +480,46 @@ fn all_hprd_queries_give_the_published_counts_on_the_device() {
         checked += 1;
     }
     assert_eq!(checked, 100);
+    // Host threads sharing the pivots with the device give the same counts.
+    let mut shared = DeviceMatcher::new(
+        dev.gpu_arc(),
+        &model,
+        DeviceConfig {
+            host_threads: Some(1),
+            host_chunk: 2,
+            initial_threads: Some(4),
+            max_threads: 4,
+            ..DeviceConfig::default()
+        },
+    )
+    .unwrap();
+    let mut host_pivots = 0;
+    for line in expected.lines().filter(|l| !l.trim().is_empty()).step_by(7) {
+        let (name, count) = line.split_once(':').unwrap();
+        let g = subgraph_bench::parse(
+            &dir.join(format!("queries/{name}.graph")),
+            &opts,
+            &mut LoadReport::default(),
+        )
+        .unwrap();
+        let q = bench_query::bind(&g, &model);
+        for count_only in [true, false] {
+            let (out, t) = shared
+                .execute_timed(
+                    &q,
+                    &MatchOptions {
+                        count_only,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
+            assert_eq!(out.count, count.trim().parse::<u64>().unwrap(), "{name}");
+            host_pivots += t.host_pivots;
+            assert!(t.host_pivots <= t.pivots);
+        }
+    }
+    assert!(host_pivots > 0, "the host threads took no pivots");
+    shared.config.host_threads = Some(0);
     eprintln!(
         "HPRD, 100 queries, count mode: device {device_secs:.3}s, host {host_secs:.3}s ({})",
         dev.gpu().info().name

@@ -69,6 +69,13 @@ pub struct DeviceConfig {
     pub step_budget: u64,
     /// Work-group size of `topology` (`None` = the device type's default).
     pub local_size: Option<usize>,
+    /// Host threads that process pivots from the end of the pivot list while the device takes
+    /// rounds from its start (GEMP §7.1: "missing results are processed on the host side parallel
+    /// to the GPU threads"). `None` = automatic: none when the OpenCL device is the CPU itself
+    /// (they would compete for the same cores), else all cores but one.
+    pub host_threads: Option<usize>,
+    /// Pivots a host thread takes at a time.
+    pub host_chunk: usize,
 }
 
 impl Default for DeviceConfig {
@@ -81,6 +88,8 @@ impl Default for DeviceConfig {
             overflow_growth: 0.5,
             step_budget: 1 << 22,
             local_size: None,
+            host_threads: None,
+            host_chunk: 16,
         }
     }
 }

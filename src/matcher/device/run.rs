@@ -1,5 +1,6 @@
 //! [`DeviceMatcher`]: runs bound queries through the device pipeline.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -13,7 +14,7 @@ use super::{DeviceConfig, DeviceTimings};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::matcher::candidates::CandidateSet;
-use crate::matcher::enumerate::{Control, Enumerator};
+use crate::matcher::enumerate::{Control, Enumerator, Sink, State};
 use crate::matcher::results::{Projector, RowSink};
 use crate::matcher::{prepare, MatchOptions, QueryOutput, Semantics, Timings};
 use crate::model::Model;
@@ -92,6 +93,57 @@ pub struct DeviceMatcher<'m> {
     pub config: DeviceConfig,
 }
 
+/// What host threads contribute to phase 1.
+#[derive(Debug, Default)]
+struct HostPart {
+    /// Matches (count mode) or rows (bindings mode).
+    count: u64,
+    /// Final rows in the device's row format.
+    rows: Vec<u32>,
+    /// Pivots processed.
+    pivots: usize,
+}
+
+/// Phase 1 of the device and the host threads together.
+#[derive(Debug, Default)]
+struct Phase1Out {
+    device: Phase1Result,
+    /// Rows found by host threads: final (every conjunct already applied).
+    host_rows: Vec<u32>,
+    /// Matches (count mode) or rows (bindings mode) found by host threads.
+    host_count: u64,
+    /// Pivots processed by host threads.
+    host_pivots: usize,
+}
+
+/// A host sink collecting rows in the device's format (node ids, then named edge ids).
+struct RowCollector<'a> {
+    named: &'a [usize],
+    rows: Vec<u32>,
+    count: u64,
+    count_only: bool,
+}
+
+impl Sink for RowCollector<'_> {
+    fn emit(&mut self, nodes: &[u32], rels: &[u32]) -> bool {
+        self.count += 1;
+        if !self.count_only {
+            self.rows.extend_from_slice(nodes);
+            self.rows.extend(self.named.iter().map(|&s| rels[s]));
+        }
+        true
+    }
+
+    fn add_count(&mut self, count: u64) -> bool {
+        self.count = self.count.saturating_add(count);
+        true
+    }
+
+    fn count_only(&self) -> bool {
+        self.count_only
+    }
+}
+
 /// One query prepared for the device.
 struct Prepared {
     plan: Plan,
@@ -133,6 +185,11 @@ impl<'m> DeviceMatcher<'m> {
     /// The device.
     pub fn gpu(&self) -> &Gpu {
         &self.gpu
+    }
+
+    /// The device, shared.
+    pub fn gpu_arc(&self) -> Arc<Gpu> {
+        Arc::clone(&self.gpu)
     }
 
     /// The model.
@@ -209,34 +266,165 @@ impl<'m> DeviceMatcher<'m> {
         Ok(p.qb.pivot_nodes)
     }
 
+    /// Host threads helping the device (see [`DeviceConfig::host_threads`]).
+    fn host_threads(&self) -> usize {
+        self.config.host_threads.unwrap_or_else(|| {
+            if self.gpu.info().device_type == crate::gpu::DeviceType::Cpu {
+                0
+            } else {
+                std::thread::available_parallelism()
+                    .map_or(1, |n| n.get())
+                    .saturating_sub(1)
+            }
+        })
+    }
+
+    /// Phase 1: the device takes rounds of pivots from the front of the pivot list while host
+    /// threads take chunks from its back, until they meet; every pivot is processed exactly once.
+    /// Host threads run the host enumerator, which applies every conjunct itself, so their rows
+    /// are final; the device's rows still go through the residual and attribute conjuncts.
+    #[allow(clippy::too_many_arguments)]
     fn phase1(
         &self,
+        query: &BoundQuery,
         p: &Prepared,
+        semantics: Semantics,
         mode: Phase1Mode,
         control: &Control,
         stop_after: Option<u64>,
         t: &mut DeviceTimings,
-    ) -> Result<Phase1Result> {
+    ) -> Result<Phase1Out> {
         let start = Instant::now();
         let queue = PivotQueue::new(p.qb.pivot_nodes.len());
-        let r = topology::run_rounds(
-            &self.gpu,
-            &self.dm,
-            &p.enc,
-            &p.qb,
-            mode,
-            &self.config,
-            &queue,
-            control,
-            stop_after,
-        )?;
+        let produced = AtomicU64::new(0);
+        let limit = stop_after.map(|s| (&produced, s));
+        let helpers = if p.qb.pivot_nodes.len() > self.config.host_chunk {
+            self.host_threads()
+        } else {
+            0
+        };
+        let (device, host) = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..helpers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        self.host_worker(query, p, semantics, mode, control, &queue, limit)
+                    })
+                })
+                .collect();
+            let device = topology::run_rounds(
+                &self.gpu,
+                &self.dm,
+                &p.enc,
+                &p.qb,
+                mode,
+                &self.config,
+                &queue,
+                control,
+                limit,
+            );
+            if device.is_err() {
+                control.stop();
+            }
+            let host: Vec<HostPart> = workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_default())
+                .collect();
+            (device, host)
+        });
+        let device = device?;
+        let mut out = Phase1Out {
+            device,
+            ..Default::default()
+        };
+        for h in host {
+            out.host_count += h.count;
+            out.host_pivots += h.pivots;
+            out.host_rows.extend_from_slice(&h.rows);
+        }
         t.phase1 += start.elapsed();
+        let r = &out.device;
         t.phase1_kernel += r.stats.kernel;
         t.read_results += r.stats.read;
         t.rounds += r.stats.rounds;
         t.overflows += r.stats.overflows;
-        t.phase1_matches += r.count;
-        Ok(r)
+        t.phase1_matches += r.count + out.host_count;
+        t.host_pivots += out.host_pivots;
+        Ok(out)
+    }
+
+    /// One host thread: takes pivot chunks from the back of `queue` and enumerates them.
+    #[allow(clippy::too_many_arguments)]
+    fn host_worker(
+        &self,
+        query: &BoundQuery,
+        p: &Prepared,
+        semantics: Semantics,
+        mode: Phase1Mode,
+        control: &Control,
+        queue: &PivotQueue,
+        limit: Option<(&AtomicU64, u64)>,
+    ) -> HostPart {
+        let count_only = mode == Phase1Mode::Count;
+        let e = Enumerator::new(
+            self.model, query, &p.plan, &p.cands, semantics, control, count_only,
+        );
+        let mut state = State::new(p.enc.k, p.enc.r);
+        let mut part = HostPart::default();
+        let mut sink = RowCollector {
+            named: &p.enc.named,
+            rows: Vec::new(),
+            count: 0,
+            count_only,
+        };
+        loop {
+            if limit.is_some_and(|(produced, bound)| produced.load(Ordering::Relaxed) >= bound) {
+                break;
+            }
+            let range = queue.take_back(self.config.host_chunk.max(1));
+            if range.is_empty() {
+                break;
+            }
+            part.pivots += range.len();
+            let before = sink.count;
+            let go_on = e.run(&p.qb.pivot_nodes[range], &mut state, &mut sink);
+            if let Some((produced, _)) = limit {
+                produced.fetch_add(sink.count - before, Ordering::Relaxed);
+            }
+            if !go_on {
+                break;
+            }
+        }
+        part.count = sink.count;
+        part.rows = sink.rows;
+        part
+    }
+
+    /// Phase 1 in bindings mode, then the device rows' filters; with the host threads' rows, in
+    /// pivot order.
+    fn matches_of(
+        &self,
+        query: &BoundQuery,
+        p: &Prepared,
+        semantics: Semantics,
+        control: &Control,
+        stop_after: Option<u64>,
+        t: &mut DeviceTimings,
+    ) -> Result<Vec<u32>> {
+        let r = self.phase1(
+            query,
+            p,
+            semantics,
+            Phase1Mode::Bindings,
+            control,
+            stop_after,
+            t,
+        )?;
+        let mut rows = self.filter_rows(query, p, semantics, control, r.device.rows, t)?;
+        if !r.host_rows.is_empty() {
+            rows.extend_from_slice(&r.host_rows);
+            topology::sort_by_pivot(&mut rows, p.enc.row_words.max(1), p.enc.pivot_slot);
+        }
+        Ok(rows)
     }
 
     /// Keeps the phase-1 rows satisfying the residual conjuncts (host), then the attribute
@@ -330,14 +518,13 @@ impl<'m> DeviceMatcher<'m> {
         let mut t = DeviceTimings::default();
         let p = self.plan_for(query, semantics, &mut t)?;
         let control = Control::new(None);
-        let r = self.phase1(&p, Phase1Mode::Bindings, &control, None, &mut t)?;
-        let rows = self.filter_rows(query, &p, semantics, &control, r.rows, &mut t)?;
+        let rows = self.matches_of(query, &p, semantics, &control, None, &mut t)?;
         Ok(Matches {
             k: p.enc.k,
             r: p.enc.r,
             named: p.enc.named.clone(),
             rows,
-            partial: r.partial,
+            partial: control.timed_out(),
         })
     }
 
@@ -347,12 +534,18 @@ impl<'m> DeviceMatcher<'m> {
         let p = self.plan_for(query, semantics, &mut t)?;
         let control = Control::new(None);
         if p.topology_decides() {
-            return Ok(self
-                .phase1(&p, Phase1Mode::Count, &control, None, &mut t)?
-                .count);
+            let r = self.phase1(
+                query,
+                &p,
+                semantics,
+                Phase1Mode::Count,
+                &control,
+                None,
+                &mut t,
+            )?;
+            return Ok(r.device.count + r.host_count);
         }
-        let r = self.phase1(&p, Phase1Mode::Bindings, &control, None, &mut t)?;
-        let rows = self.filter_rows(query, &p, semantics, &control, r.rows, &mut t)?;
+        let rows = self.matches_of(query, &p, semantics, &control, None, &mut t)?;
         Ok((rows.len() / p.enc.row_words.max(1)) as u64)
     }
 
@@ -390,20 +583,28 @@ impl<'m> DeviceMatcher<'m> {
         let mut rows = Vec::new();
         let count;
         if count_mode {
-            let r = self.phase1(&p, Phase1Mode::Count, &control, None, &mut t)?;
+            let r = self.phase1(
+                query,
+                &p,
+                options.semantics,
+                Phase1Mode::Count,
+                &control,
+                None,
+                &mut t,
+            )?;
+            let matches = r.device.count + r.host_count;
             let start = Instant::now();
             match &first {
-                None => count = r.count,
+                None => count = matches,
                 Some(f) if !f.is_count_star() => {
                     let proj = &query.stages[0];
-                    count = r
-                        .count
+                    count = matches
                         .saturating_sub(proj.skip.unwrap_or(0))
                         .min(proj.limit.unwrap_or(u64::MAX));
                 }
                 Some(f) => {
                     let mut sink = RowSink::new(self.model, f, None);
-                    sink.count = r.count;
+                    sink.count = matches;
                     rows = sink.finish();
                     columns = self.later_stages(query, &mut rows, columns);
                     count = rows.len() as u64;
@@ -420,9 +621,8 @@ impl<'m> DeviceMatcher<'m> {
                 }
                 _ => None,
             };
-            let r = self.phase1(&p, Phase1Mode::Bindings, &control, stop_after, &mut t)?;
             let survivors =
-                self.filter_rows(query, &p, options.semantics, &control, r.rows, &mut t)?;
+                self.matches_of(query, &p, options.semantics, &control, stop_after, &mut t)?;
             let w = p.enc.row_words.max(1);
             t.phase2_matches = (survivors.len() / w) as u64;
             let start = Instant::now();

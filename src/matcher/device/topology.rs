@@ -14,7 +14,7 @@
 //! a round that overflows has filled the whole buffer, so progress is guaranteed even with a
 //! buffer of one slot or a single work-item per round.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -293,8 +293,8 @@ pub(crate) fn prepare_query(
 }
 
 /// Runs the `topology` kernel in rounds over the pivots taken from the front of `queue`, until
-/// the queue is empty and no task is suspended, the deadline passes, or (bindings mode)
-/// `stop_after` rows are collected.
+/// the queue is empty and no task is suspended, the deadline passes, or (bindings mode) the
+/// shared row counter of `limit` reaches its bound (rows found by host threads count too).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_rounds(
     gpu: &Gpu,
@@ -305,7 +305,7 @@ pub(crate) fn run_rounds(
     config: &DeviceConfig,
     queue: &PivotQueue,
     control: &Control,
-    stop_after: Option<u64>,
+    limit: Option<(&AtomicU64, u64)>,
 ) -> Result<Phase1Result> {
     let program = program(gpu)?;
     let local = gpu.local_size(&program, "topology", config.local_size)?;
@@ -348,7 +348,7 @@ pub(crate) fn run_rounds(
             out.partial = control.timed_out();
             break;
         }
-        if stop_after.is_some_and(|s| out.count >= s) {
+        if limit.is_some_and(|(produced, bound)| produced.load(Ordering::Relaxed) >= bound) {
             break;
         }
         let room = max_threads - suspended.len();
@@ -419,6 +419,9 @@ pub(crate) fn run_rounds(
         }
         out.stats.read += read_start.elapsed();
         out.count += found;
+        if let Some((produced, _)) = limit {
+            produced.fetch_add(found, Ordering::Relaxed);
+        }
         suspended.clear();
         for (i, &s) in status.iter().enumerate() {
             if s != 0 {
