@@ -14,6 +14,7 @@ use crate::matcher::{self, MatchOptions, Semantics};
 use crate::model::Model;
 use crate::pattern::binder::{self, Params};
 use crate::pattern::ir::BoundQuery;
+use crate::task::{self, Backend, TaskOptions, TaskRunner};
 
 /// How a query file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -48,6 +49,27 @@ pub struct QueryArgs {
     /// Skip verifying a snapshot's section checksums (structure is still validated).
     #[arg(long)]
     pub no_verify: bool,
+    /// Where queries run: OpenCL when a platform exists (auto), the OpenCL pipeline (an error
+    /// without a device), or the host.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: Backend,
+    /// The OpenCL device (an index from `gemp devices`; default: $GEMP_DEVICE, else the first
+    /// GPU).
+    #[arg(long, value_name = "N")]
+    pub device: Option<usize>,
+}
+
+impl QueryArgs {
+    fn task_options(&self) -> TaskOptions {
+        TaskOptions {
+            backend: self.backend,
+            device: self.device.map_or(
+                crate::gpu::DeviceSelector::Auto,
+                crate::gpu::DeviceSelector::Index,
+            ),
+            ..Default::default()
+        }
+    }
 }
 
 /// Arguments of `gemp match`.
@@ -57,7 +79,8 @@ pub struct QueryArgs {
   gemp match --model imdb.gemp couples.cypher --format jsonl
   gemp match --model imdb.gemp q.cypher --param name=Jack --count
   gemp match --model hprd.gemp query_dense_16_1.graph --count
-  gemp match --model imdb.gemp big.cypher --timeout 10 --count")]
+  gemp match --model imdb.gemp big.cypher --timeout 10 --count
+  gemp match --model imdb.gemp q.cypher --backend opencl --device 1 --timings")]
 pub struct MatchArgs {
     /// The query file (.cypher, or a .graph query graph).
     pub query: PathBuf,
@@ -100,6 +123,9 @@ pub struct BatchArgs {
     /// Per-query time limit in seconds.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Print each query's measurement points to stderr.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 /// Arguments of `gemp explain`.
@@ -209,7 +235,8 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
     let params = params(&args.common)?;
     let query = load_query(&args.query, &model, &args.common, &params)?;
     let opts = options(args.common.semantics, args.timeout, args.count)?;
-    let out = matcher::execute(&model, &query, &opts)?;
+    let runner = TaskRunner::new(&model, &args.common.task_options())?;
+    let (out, report) = runner.run(&query, &opts)?;
     let t_out = Instant::now();
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
@@ -227,15 +254,9 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
         );
     }
     if args.timings {
-        let t = &out.timings;
         eprintln!(
-            "timings: read input {:.3?}, filter {:.3?}, plan {:.3?}, match {:.3?}, results {:.3?}, output {:.3?}",
-            t_load,
-            t.filter,
-            t.plan,
-            t.enumerate,
-            t.results,
-            t_out.elapsed()
+            "{}",
+            task::timings_line(&report, &out, t_load, runner.model_upload, t_out.elapsed())
         );
     }
     if out.partial {
@@ -263,6 +284,8 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     let opts = options(args.common.semantics, args.timeout, args.count)?;
+    let runner = TaskRunner::new(&model, &args.common.task_options())?;
+    log::info!("queries run on {}", runner.backend_name());
     let ext = match args.format {
         OutputFormat::Jsonl => "jsonl",
         OutputFormat::Csv => "csv",
@@ -280,10 +303,11 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
             .unwrap_or_default();
         let start = Instant::now();
         let result = load_query(q, &model, &args.common, &params)
-            .and_then(|query| Ok(matcher::execute(&model, &query, &opts)?));
+            .and_then(|query| Ok(runner.run(&query, &opts)?));
         let secs = start.elapsed().as_secs_f64();
         match result {
-            Ok(out) => {
+            Ok((out, report)) => {
+                let t_out = Instant::now();
                 let path = args
                     .out
                     .join(format!("{name}.{}", if args.count { "count" } else { ext }));
@@ -297,6 +321,18 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
                     write_rows(&mut f, &model, args.format, &out.columns, &out.rows)?;
                 }
                 f.flush()?;
+                if args.timings {
+                    eprintln!(
+                        "{name}: {}",
+                        task::timings_line(
+                            &report,
+                            &out,
+                            Duration::ZERO,
+                            runner.model_upload,
+                            t_out.elapsed()
+                        )
+                    );
+                }
                 let status = if out.partial {
                     "partial (timeout)"
                 } else {

@@ -63,10 +63,15 @@ pub struct DeviceConfig {
     /// GEMP's `C` after a round that overflowed: below 1, so the thread count backs off.
     /// Default 0.5.
     pub overflow_growth: f64,
-    /// Backtracking iterations one work-item runs per launch before suspending (0 = unlimited).
-    /// Bounds the time of one launch (display GPUs kill long kernels) and lets `--timeout`
-    /// stop between rounds. Default 2²².
+    /// The most candidates one work-item examines per launch before suspending (0 = unlimited:
+    /// one launch runs every pivot to its end). Bounds the time of one launch (display GPUs kill
+    /// long kernels) and lets `--timeout` stop between rounds. Default 2²².
     pub step_budget: u64,
+    /// The budget of the first launch; later launches scale it (up to `step_budget`) so that a
+    /// launch takes about [`round_time`](Self::round_time). Default 2¹².
+    pub initial_step_budget: u64,
+    /// Target device time of one launch (shortened near a `--timeout` deadline). Default 50 ms.
+    pub round_time: Duration,
     /// Work-group size of `topology` (`None` = the device type's default).
     pub local_size: Option<usize>,
     /// Host threads that process pivots from the end of the pivot list while the device takes
@@ -87,6 +92,8 @@ impl Default for DeviceConfig {
             growth: crate::gpu::sizing::DEFAULT_GROWTH,
             overflow_growth: 0.5,
             step_budget: 1 << 22,
+            initial_step_budget: 1 << 12,
+            round_time: Duration::from_millis(50),
             local_size: None,
             host_threads: None,
             host_chunk: 16,
