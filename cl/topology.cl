@@ -171,7 +171,7 @@ __kernel void mark_pivot(__global const uint* out_off, __global const uint* out_
                          PRED_ARGS_DECL,
                          __global uint* flags, const uint n)
 {
-    const uint v = get_global_id(0);
+    const uint v = (uint)get_global_id(0);
     if (v >= n) {
         return;
     }
@@ -359,7 +359,7 @@ __kernel void topology(__global const uint* out_off, __global const uint* out_nb
                        __global uint* result_counter, const uint mode, const ulong step_budget,
                        PRED_ARGS_DECL)
 {
-    const uint gid = get_global_id(0);
+    const uint gid = (uint)get_global_id(0);
     if (gid >= n_tasks) {
         return;
     }

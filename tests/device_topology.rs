@@ -525,3 +525,53 @@ fn all_hprd_queries_give_the_published_counts_on_the_device() {
         dev.gpu().info().name
     );
 }
+
+/// A pattern beyond the kernel's limits: `auto` runs it on the host (with the reason), `opencl`
+/// refuses it with a clear error.
+#[test]
+fn oversized_patterns_fall_back_or_fail() {
+    use gemp::task::{Backend, TaskOptions, TaskRunner};
+    if gpu("oversized_patterns_fall_back_or_fail").is_none() {
+        return;
+    }
+    let g = G {
+        labels: vec![0; 20],
+        edges: (0..19).map(|i| (i, i + 1, 0)).collect(),
+    };
+    let m = build(&g);
+    let k = 17;
+    let p = P {
+        labels: vec![None; k],
+        rels: (0..k - 1).map(|i| (i, i + 1, 1, false, false)).collect(),
+    };
+    let mut q = bind(&m, &p);
+    q.stages = vec![count_star()];
+    let host = execute(&m, &q, &MatchOptions::default()).unwrap();
+    assert_eq!(host.rows, vec![vec![Val::Int(4)]]);
+    let auto = TaskRunner::new(&m, &TaskOptions::default()).unwrap();
+    assert!(auto.uses_device());
+    let (out, report) = auto.run(&q, &MatchOptions::default()).unwrap();
+    assert_eq!(out.rows, host.rows);
+    assert_eq!(report.backend, "host");
+    assert!(report.fallback.unwrap().contains("at most 16"));
+    let opencl = TaskRunner::new(
+        &m,
+        &TaskOptions {
+            backend: Backend::Opencl,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let err = opencl.run(&q, &MatchOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("at most 16"), "{err}");
+    // 16 nodes run on the device.
+    let p16 = P {
+        labels: vec![None; 16],
+        rels: (0..15).map(|i| (i, i + 1, 1, false, true)).collect(),
+    };
+    let mut q16 = bind(&m, &p16);
+    q16.stages = vec![count_star()];
+    let (out, report) = opencl.run(&q16, &MatchOptions::default()).unwrap();
+    assert!(report.backend.starts_with("opencl"));
+    assert_eq!(out.rows, vec![vec![Val::Int(5)]]);
+}

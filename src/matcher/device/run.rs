@@ -292,6 +292,7 @@ impl<'m> DeviceMatcher<'m> {
         mode: Phase1Mode,
         control: &Control,
         stop_after: Option<u64>,
+        filter: Option<&mut topology::RowFilter<'_>>,
         t: &mut DeviceTimings,
     ) -> Result<Phase1Out> {
         let start = Instant::now();
@@ -321,6 +322,7 @@ impl<'m> DeviceMatcher<'m> {
                 &queue,
                 control,
                 limit,
+                filter,
             );
             if device.is_err() {
                 control.stop();
@@ -410,6 +412,11 @@ impl<'m> DeviceMatcher<'m> {
         stop_after: Option<u64>,
         t: &mut DeviceTimings,
     ) -> Result<Vec<u32>> {
+        // The device's rows are filtered round by round (phase 2 per round), so only survivors
+        // accumulate.
+        let mut ft = DeviceTimings::default();
+        let mut filter =
+            |rows: Vec<u32>| self.filter_rows(query, p, semantics, control, rows, &mut ft);
         let r = self.phase1(
             query,
             p,
@@ -417,9 +424,14 @@ impl<'m> DeviceMatcher<'m> {
             Phase1Mode::Bindings,
             control,
             stop_after,
+            Some(&mut filter),
             t,
         )?;
-        let mut rows = self.filter_rows(query, p, semantics, control, r.device.rows, t)?;
+        t.phase1 = t.phase1.saturating_sub(ft.phase2);
+        t.phase2 += ft.phase2;
+        t.phase2_buffers += ft.phase2_buffers;
+        t.upload_bytes += ft.upload_bytes;
+        let mut rows = r.device.rows;
         if !r.host_rows.is_empty() {
             rows.extend_from_slice(&r.host_rows);
             topology::sort_by_pivot(&mut rows, p.enc.row_words.max(1), p.enc.pivot_slot);
@@ -541,6 +553,7 @@ impl<'m> DeviceMatcher<'m> {
                 Phase1Mode::Count,
                 &control,
                 None,
+                None,
                 &mut t,
             )?;
             return Ok(r.device.count + r.host_count);
@@ -589,6 +602,7 @@ impl<'m> DeviceMatcher<'m> {
                 options.semantics,
                 Phase1Mode::Count,
                 &control,
+                None,
                 None,
                 &mut t,
             )?;

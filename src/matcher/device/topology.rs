@@ -293,6 +293,10 @@ pub(crate) fn prepare_query(
     })
 }
 
+/// Applied to each round's rows in bindings mode (the host keeps what it returns): the residual
+/// and attribute conjuncts, so that only survivors accumulate.
+pub(crate) type RowFilter<'a> = dyn FnMut(Vec<u32>) -> Result<Vec<u32>> + 'a;
+
 /// Runs the `topology` kernel in rounds over the pivots taken from the front of `queue`, until
 /// the queue is empty and no task is suspended, the deadline passes, or (bindings mode) the
 /// shared row counter of `limit` reaches its bound (rows found by host threads count too).
@@ -307,6 +311,7 @@ pub(crate) fn run_rounds(
     queue: &PivotQueue,
     control: &Control,
     limit: Option<(&AtomicU64, u64)>,
+    mut filter: Option<&mut RowFilter<'_>>,
 ) -> Result<Phase1Result> {
     let program = program(gpu)?;
     let local = gpu.local_size(&program, "topology", config.local_size)?;
@@ -417,7 +422,10 @@ pub(crate) fn run_rounds(
             reserved = gpu.read(&counter)?[0] as usize;
             used = reserved.min(capacity);
             let rows = gpu.read_prefix(&results, used * w)?;
-            out.rows.extend_from_slice(&rows);
+            match filter.as_mut() {
+                Some(f) => out.rows.extend_from_slice(&f(rows)?),
+                None => out.rows.extend_from_slice(&rows),
+            }
             if reserved > capacity {
                 out.stats.overflows += 1;
             }
