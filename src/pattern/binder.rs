@@ -199,8 +199,9 @@ impl Binder<'_> {
             .collect()
     }
 
+    /// The type ids of `[:A|B…]`, each once (a repeated type must not multiply named matches).
     fn rel_types(&self, types: &[ast::Name]) -> BResult<Vec<u32>> {
-        types
+        let ids: Vec<u32> = types
             .iter()
             .map(|n| {
                 self.model.rel_types().get(&n.name).ok_or_else(|| {
@@ -217,7 +218,14 @@ impl Binder<'_> {
                     e
                 })
             })
-            .collect()
+            .collect::<BResult<_>>()?;
+        let mut distinct = Vec::with_capacity(ids.len());
+        for t in ids {
+            if !distinct.contains(&t) {
+                distinct.push(t);
+            }
+        }
+        Ok(distinct)
     }
 
     fn check_property(&self, key: &ast::Name, on_rel: Option<bool>) -> BResult<()> {
