@@ -29,8 +29,9 @@
  * topology
  *   Inputs:  tasks[2 * n_tasks]: per work-item (pivot index, resume index or GEMP_NONE);
  *            state_in: resume states of the previous round (state_words per task);
- *            mode 0 = count, 1 = bindings; step_budget (0 = unlimited) bounds the backtracking
- *            iterations of one launch.
+ *            mode 0 = count, 1 = bindings; step_budget (0 = unlimited) bounds the candidates one
+ *            work-item examines per launch (checked inside every candidate loop, so a long
+ *            adjacency scan is interrupted too).
  *   Outputs: counts[gid] = matches found by this launch (count mode; in bindings mode the matches
  *            written); status[gid] = 0 finished, 1 suspended (its state is in
  *            state_out[gid * state_words ..]); results: row_words uints per match (node ids by slot,
@@ -47,8 +48,9 @@
  *       the self loops the outgoing runs already produced);
  *     - under isomorphism a node is never bound twice (injectivity against earlier steps);
  *     - a suspended work-item resumes exactly where it stopped: at depth d == levels it first
- *       re-emits the pending match, otherwise it advances level d; so no match is lost or
- *       reported twice across rounds, whatever the buffer size or the step budget;
+ *       re-emits the pending match, otherwise it advances level d from its saved cursor (cursors
+ *       always point at the next candidate to examine, and every loop iteration moves them); so
+ *       no match is lost or reported twice across rounds, whatever the buffer size or budget;
  *     - all reads stay inside the arrays (positions come from the CSR offsets, slots < k).
  */
 
@@ -169,7 +171,7 @@ __kernel void mark_pivot(__global const uint* out_off, __global const uint* out_
                          PRED_ARGS_DECL,
                          __global uint* flags, const uint n)
 {
-    const uint v = get_global_id(0);
+    const uint v = (uint)get_global_id(0);
     if (v >= n) {
         return;
     }
@@ -357,7 +359,7 @@ __kernel void topology(__global const uint* out_off, __global const uint* out_nb
                        __global uint* result_counter, const uint mode, const ulong step_budget,
                        PRED_ARGS_DECL)
 {
-    const uint gid = get_global_id(0);
+    const uint gid = (uint)get_global_id(0);
     if (gid >= n_tasks) {
         return;
     }
@@ -438,7 +440,6 @@ __kernel void topology(__global const uint* out_off, __global const uint* out_nb
             suspend = true;
             break;
         }
-        iterations += 1ul;
 
         /* Advance level d to its next accepted candidate. */
         const uint lb = levels_off + (uint)d * LEVEL_WORDS;
@@ -450,12 +451,18 @@ __kernel void topology(__global const uint* out_off, __global const uint* out_nb
         uint end = lv_end[d];
         uint aux = lv_aux[d];
         bool accepted = false;
+        bool out_of_budget = false;
         if (plan[lb + L_KIND] == LEVEL_NODE) {
             const uint slot = plan[sb + S_NODE];
             const uint kind = plan[sb + S_KIND];
             if (kind == KIND_SCAN) {
                 const uint scan_off = plan[sb + S_SCAN_OFF];
                 while (pos < end) {
+                    if (step_budget != 0ul && iterations >= step_budget) {
+                        out_of_budget = true;
+                        break;
+                    }
+                    iterations += 1ul;
                     uint y = step == 0u ? pivot : scan_nodes[scan_off + pos];
                     pos += 1u;
                     if (iso && node_used(plan, step, nodes, y)) {
@@ -481,6 +488,11 @@ __kernel void topology(__global const uint* out_off, __global const uint* out_nb
                 const uint nt = tcnt == 0u ? 1u : tcnt;
                 const uint nsegs = kind == KIND_BOTH ? 2u * nt : nt;
                 for (;;) {
+                    if (step_budget != 0ul && iterations >= step_budget) {
+                        out_of_budget = true;
+                        break;
+                    }
+                    iterations += 1ul;
                     if (pos >= end) {
                         seg += 1u;
                         if (seg >= nsegs) {
@@ -536,6 +548,11 @@ __kernel void topology(__global const uint* out_off, __global const uint* out_nb
             const uint nsegs = (undirected && a != b) ? 2u * nt : nt;
             const bool swap = undirected && b < a;
             for (;;) {
+                if (step_budget != 0ul && iterations >= step_budget) {
+                    out_of_budget = true;
+                    break;
+                }
+                iterations += 1ul;
                 const uint dir = seg / nt;
                 const uint y = (dir == 0u) != swap ? b : a;
                 const uint t =
@@ -573,6 +590,11 @@ __kernel void topology(__global const uint* out_off, __global const uint* out_nb
         lv_end[d] = end;
         lv_aux[d] = aux;
 
+        if (out_of_budget) {
+            /* The cursor is saved: resuming advances level d from where the scan stopped. */
+            suspend = true;
+            break;
+        }
         if (accepted) {
             d += 1;
             if (d < (int)n_levels) {

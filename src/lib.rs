@@ -13,5 +13,6 @@ pub mod io;
 pub mod matcher;
 pub mod model;
 pub mod pattern;
+pub mod task;
 
 pub use error::{Error, Result};

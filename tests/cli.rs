@@ -300,3 +300,129 @@ fn streamed_output_equals_collected_output() {
     );
     assert_eq!(out.lines().count(), 1 + total - 9900);
 }
+
+/// Whether this machine has an OpenCL platform (the OpenCL backend can run).
+fn has_opencl() -> bool {
+    #[cfg(feature = "opencl")]
+    {
+        gemp::gpu::platform_count().is_ok_and(|n| n > 0)
+    }
+    #[cfg(not(feature = "opencl"))]
+    {
+        false
+    }
+}
+
+#[test]
+fn backends_give_the_same_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = sample_snapshot(dir.path());
+    let snap = snap.to_str().unwrap();
+    let mut backends = vec!["host", "auto"];
+    if has_opencl() {
+        backends.push("opencl");
+    } else {
+        eprintln!("no OpenCL platform: comparing host and auto only");
+    }
+    for q in [
+        "couples.cypher",
+        "four-actors-jack.cypher",
+        "directors-not-acting.cypher",
+        "costar-triangle.cypher",
+    ] {
+        let outputs: Vec<String> = backends
+            .iter()
+            .map(|b| {
+                let out = gemp(&[
+                    "match",
+                    "--model",
+                    snap,
+                    &query(q),
+                    "--backend",
+                    b,
+                    "--format",
+                    "csv",
+                ]);
+                assert!(out.status.success(), "{q} {b}: {}", text(&out.stderr));
+                let mut lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+                lines.sort();
+                lines.join("\n")
+            })
+            .collect();
+        for (b, o) in backends.iter().zip(&outputs) {
+            assert_eq!(o, &outputs[0], "{q}: {b} differs from host");
+        }
+    }
+}
+
+#[test]
+fn opencl_timings_name_gemp_measurement_points() {
+    if !has_opencl() {
+        eprintln!("skipping: no OpenCL platform");
+        return;
+    }
+    let out = gemp(&[
+        "match",
+        &query("four-actors-jack.cypher"),
+        "--backend",
+        "opencl",
+        "--device",
+        "0",
+        "--timings",
+        "--count",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    for point in [
+        "(1) read input",
+        "(2) convert",
+        "(3) upload",
+        "phase 1",
+        "(4) read results",
+        "(5) phase-2 buffers",
+        "(6) phase 2",
+        "(7) output",
+    ] {
+        assert!(err.contains(point), "{point} missing in {err}");
+    }
+    // A device index that does not exist is an error naming the devices.
+    let out = gemp(&[
+        "match",
+        &query("couples.cypher"),
+        "--backend",
+        "opencl",
+        "--device",
+        "999",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("out of range"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Batch on the device.
+    let dir = tempfile::tempdir().unwrap();
+    let out = gemp(&[
+        "batch",
+        "--backend",
+        "opencl",
+        "--param",
+        "year=2000",
+        "--count",
+        "--out",
+        dir.path().to_str().unwrap(),
+        &query("couples.cypher"),
+        &query("top-rated-recent.cypher"),
+        "--timings",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let couples = std::fs::read_to_string(dir.path().join("couples.count")).unwrap();
+    let host = gemp(&[
+        "match",
+        &query("couples.cypher"),
+        "--count",
+        "--backend",
+        "host",
+    ]);
+    assert_eq!(couples.trim(), text(&host.stdout).trim());
+}

@@ -463,6 +463,17 @@ fn check_case(gpu: Arc<Gpu>, seed: u64, residual: bool) {
         sorted_strings(&host.rows),
         "seed {seed}: {q:#?}"
     );
+    // With host threads sharing the pivots.
+    let mut dev = dev;
+    dev.config.host_threads = Some(2);
+    dev.config.host_chunk = 1;
+    dev.config.max_threads = 2;
+    let device = dev.execute(&q, &opts).unwrap();
+    assert_eq!(
+        sorted_strings(&device.rows),
+        sorted_strings(&host.rows),
+        "seed {seed} (host threads): {q:#?}"
+    );
 }
 
 proptest! {

@@ -295,6 +295,14 @@ fn round_configs() -> Vec<DeviceConfig> {
             initial_threads: Some(1),
             step_budget: 3,
             growth: 1.5,
+            ..base.clone()
+        },
+        // Host threads take pivots from the back while the device takes rounds from the front.
+        DeviceConfig {
+            result_buffer_words: 4 * 8,
+            initial_threads: Some(1),
+            host_threads: Some(2),
+            host_chunk: 1,
             ..base
         },
     ]
@@ -472,8 +480,98 @@ fn all_hprd_queries_give_the_published_counts_on_the_device() {
         checked += 1;
     }
     assert_eq!(checked, 100);
+    // Host threads sharing the pivots with the device give the same counts.
+    let mut shared = DeviceMatcher::new(
+        dev.gpu_arc(),
+        &model,
+        DeviceConfig {
+            host_threads: Some(1),
+            host_chunk: 2,
+            initial_threads: Some(4),
+            max_threads: 4,
+            ..DeviceConfig::default()
+        },
+    )
+    .unwrap();
+    let mut host_pivots = 0;
+    for line in expected.lines().filter(|l| !l.trim().is_empty()).step_by(7) {
+        let (name, count) = line.split_once(':').unwrap();
+        let g = subgraph_bench::parse(
+            &dir.join(format!("queries/{name}.graph")),
+            &opts,
+            &mut LoadReport::default(),
+        )
+        .unwrap();
+        let q = bench_query::bind(&g, &model);
+        for count_only in [true, false] {
+            let (out, t) = shared
+                .execute_timed(
+                    &q,
+                    &MatchOptions {
+                        count_only,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
+            assert_eq!(out.count, count.trim().parse::<u64>().unwrap(), "{name}");
+            host_pivots += t.host_pivots;
+            assert!(t.host_pivots <= t.pivots);
+        }
+    }
+    assert!(host_pivots > 0, "the host threads took no pivots");
+    shared.config.host_threads = Some(0);
     eprintln!(
         "HPRD, 100 queries, count mode: device {device_secs:.3}s, host {host_secs:.3}s ({})",
         dev.gpu().info().name
     );
+}
+
+/// A pattern beyond the kernel's limits: `auto` runs it on the host (with the reason), `opencl`
+/// refuses it with a clear error.
+#[test]
+fn oversized_patterns_fall_back_or_fail() {
+    use gemp::task::{Backend, TaskOptions, TaskRunner};
+    if gpu("oversized_patterns_fall_back_or_fail").is_none() {
+        return;
+    }
+    let g = G {
+        labels: vec![0; 20],
+        edges: (0..19).map(|i| (i, i + 1, 0)).collect(),
+    };
+    let m = build(&g);
+    let k = 17;
+    let p = P {
+        labels: vec![None; k],
+        rels: (0..k - 1).map(|i| (i, i + 1, 1, false, false)).collect(),
+    };
+    let mut q = bind(&m, &p);
+    q.stages = vec![count_star()];
+    let host = execute(&m, &q, &MatchOptions::default()).unwrap();
+    assert_eq!(host.rows, vec![vec![Val::Int(4)]]);
+    let auto = TaskRunner::new(&m, &TaskOptions::default()).unwrap();
+    assert!(auto.uses_device());
+    let (out, report) = auto.run(&q, &MatchOptions::default()).unwrap();
+    assert_eq!(out.rows, host.rows);
+    assert_eq!(report.backend, "host");
+    assert!(report.fallback.unwrap().contains("at most 16"));
+    let opencl = TaskRunner::new(
+        &m,
+        &TaskOptions {
+            backend: Backend::Opencl,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let err = opencl.run(&q, &MatchOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("at most 16"), "{err}");
+    // 16 nodes run on the device.
+    let p16 = P {
+        labels: vec![None; 16],
+        rels: (0..15).map(|i| (i, i + 1, 1, false, true)).collect(),
+    };
+    let mut q16 = bind(&m, &p16);
+    q16.stages = vec![count_star()];
+    let (out, report) = opencl.run(&q16, &MatchOptions::default()).unwrap();
+    assert!(report.backend.starts_with("opencl"));
+    assert_eq!(out.rows, vec![vec![Val::Int(5)]]);
 }

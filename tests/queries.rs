@@ -188,6 +188,12 @@ fn label_alternatives_types_directions() {
     assert_eq!(run(&m, q), rows(&[&["Alpha"], &["Beta"]]));
     let q = "MATCH (t:Title {primaryTitle: 'Gamma'})<--(p) RETURN count(p)";
     assert_eq!(run(&m, q), rows(&[&["3"]]));
+    // A repeated type does not multiply the edges of a named relationship.
+    let once = run(&m, "MATCH (p)-[r:ACTOR]->(t) RETURN count(r)");
+    assert_eq!(
+        run(&m, "MATCH (p)-[r:ACTOR|ACTOR]->(t) RETURN count(r)"),
+        once
+    );
 }
 
 #[test]

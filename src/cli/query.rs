@@ -14,6 +14,7 @@ use crate::matcher::{self, MatchOptions, Semantics};
 use crate::model::Model;
 use crate::pattern::binder::{self, Params};
 use crate::pattern::ir::BoundQuery;
+use crate::task::{self, Backend, TaskOptions, TaskRunner};
 
 /// How a query file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -48,6 +49,27 @@ pub struct QueryArgs {
     /// Skip verifying a snapshot's section checksums (structure is still validated).
     #[arg(long)]
     pub no_verify: bool,
+    /// Where queries run: OpenCL when a platform exists (auto), the OpenCL pipeline (an error
+    /// without a device), or the host.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: Backend,
+    /// The OpenCL device (an index from `gemp devices`; default: $GEMP_DEVICE, else the first
+    /// GPU).
+    #[arg(long, value_name = "N")]
+    pub device: Option<usize>,
+}
+
+impl QueryArgs {
+    fn task_options(&self) -> TaskOptions {
+        TaskOptions {
+            backend: self.backend,
+            device: self.device.map_or(
+                crate::gpu::DeviceSelector::Auto,
+                crate::gpu::DeviceSelector::Index,
+            ),
+            ..Default::default()
+        }
+    }
 }
 
 /// Arguments of `gemp match`.
@@ -57,7 +79,8 @@ pub struct QueryArgs {
   gemp match --model imdb.gemp couples.cypher --format jsonl
   gemp match --model imdb.gemp q.cypher --param name=Jack --count
   gemp match --model hprd.gemp query_dense_16_1.graph --count
-  gemp match --model imdb.gemp big.cypher --timeout 10 --count")]
+  gemp match --model imdb.gemp big.cypher --timeout 10 --count
+  gemp match --model imdb.gemp q.cypher --backend opencl --device 1 --timings")]
 pub struct MatchArgs {
     /// The query file (.cypher, or a .graph query graph).
     pub query: PathBuf,
@@ -100,6 +123,9 @@ pub struct BatchArgs {
     /// Per-query time limit in seconds.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Print each query's measurement points to stderr.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 /// Arguments of `gemp explain`.
@@ -209,12 +235,17 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
     let params = params(&args.common)?;
     let query = load_query(&args.query, &model, &args.common, &params)?;
     let opts = options(args.common.semantics, args.timeout, args.count)?;
+    let runner = TaskRunner::new(&model, &args.common.task_options())?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    let streamed =
-        !args.count && args.format != OutputFormat::Table && matcher::is_streamable(&query);
-    let (count, partial, timings, t_out) = if streamed {
-        // Rows are written while the search runs.
+    // On the host, rows are written while the search runs; the device pipeline (and the table
+    // format, which sizes its columns) collects them first.
+    let streamed = !args.count
+        && args.format != OutputFormat::Table
+        && !runner.uses_device()
+        && matcher::is_streamable(&query);
+    let (count, partial, timings, report, t_out) = if streamed {
+        let start = Instant::now();
         let mut header = true;
         let format = args.format;
         let summary = matcher::execute_streaming(&model, &query, &opts, &mut |cols, rows| {
@@ -225,21 +256,27 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
         if header {
             write_rows(&mut w, &model, args.format, &summary.columns, &[], true)?;
         }
+        let report = task::TaskReport {
+            backend: "host".into(),
+            total: start.elapsed(),
+            ..Default::default()
+        };
         (
             summary.count,
             summary.partial,
             summary.timings,
+            report,
             Instant::now(),
         )
     } else {
-        let out = matcher::execute(&model, &query, &opts)?;
+        let (out, report) = runner.run(&query, &opts)?;
         let t_out = Instant::now();
         if args.count {
             writeln!(w, "{}", out.count)?;
         } else {
             write_rows(&mut w, &model, args.format, &out.columns, &out.rows, true)?;
         }
-        (out.count, out.partial, out.timings, t_out)
+        (out.count, out.partial, out.timings, report, t_out)
     };
     w.flush()?;
     let out = Outcome {
@@ -255,15 +292,15 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
         );
     }
     if args.timings {
-        let t = &out.timings;
         eprintln!(
-            "timings: read input {:.3?}, filter {:.3?}, plan {:.3?}, match {:.3?}, results {:.3?}, output {:.3?}",
-            t_load,
-            t.filter,
-            t.plan,
-            t.enumerate,
-            t.results,
-            t_out.elapsed()
+            "{}",
+            task::timings_line(
+                &report,
+                &out.timings,
+                t_load,
+                runner.model_upload,
+                t_out.elapsed()
+            )
         );
     }
     if out.partial {
@@ -298,6 +335,8 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     let opts = options(args.common.semantics, args.timeout, args.count)?;
+    let runner = TaskRunner::new(&model, &args.common.task_options())?;
+    log::info!("queries run on {}", runner.backend_name());
     let ext = match args.format {
         OutputFormat::Jsonl => "jsonl",
         OutputFormat::Csv => "csv",
@@ -315,10 +354,11 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
             .unwrap_or_default();
         let start = Instant::now();
         let result = load_query(q, &model, &args.common, &params)
-            .and_then(|query| Ok(matcher::execute(&model, &query, &opts)?));
+            .and_then(|query| Ok(runner.run(&query, &opts)?));
         let secs = start.elapsed().as_secs_f64();
         match result {
-            Ok(out) => {
+            Ok((out, report)) => {
+                let t_out = Instant::now();
                 let path = args
                     .out
                     .join(format!("{name}.{}", if args.count { "count" } else { ext }));
@@ -332,6 +372,18 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
                     write_rows(&mut f, &model, args.format, &out.columns, &out.rows, true)?;
                 }
                 f.flush()?;
+                if args.timings {
+                    eprintln!(
+                        "{name}: {}",
+                        task::timings_line(
+                            &report,
+                            &out.timings,
+                            Duration::ZERO,
+                            runner.model_upload,
+                            t_out.elapsed()
+                        )
+                    );
+                }
                 let status = if out.partial {
                     "partial (timeout)"
                 } else {

@@ -56,6 +56,11 @@ impl Control {
         self.stop.load(Ordering::Relaxed)
     }
 
+    /// The deadline, if any.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
     /// True when the deadline passed before the search finished.
     pub fn timed_out(&self) -> bool {
         self.timed_out.load(Ordering::Relaxed)

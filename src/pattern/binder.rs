@@ -185,11 +185,19 @@ impl Binder<'_> {
             .collect()
     }
 
+    /// The type ids of `[:A|B…]`, each once (a repeated type must not multiply named matches).
     fn rel_types(&self, types: &[ast::Name]) -> BResult<Vec<u32>> {
-        types
+        let ids: Vec<u32> = types
             .iter()
             .map(|n| resolve(self.model.rel_types(), n, "relationship type"))
-            .collect()
+            .collect::<BResult<_>>()?;
+        let mut distinct = Vec::with_capacity(ids.len());
+        for t in ids {
+            if !distinct.contains(&t) {
+                distinct.push(t);
+            }
+        }
+        Ok(distinct)
     }
 
     fn check_property(&self, key: &ast::Name, on_rel: Option<bool>) -> BResult<()> {

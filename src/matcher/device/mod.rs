@@ -11,7 +11,10 @@
 //!   with overflow rounds, see `topology.rs`);
 //! - **phase-1 predicates** ([`bytecode`]): step filters and the pivot's unary conjuncts compiled
 //!   into a stack bytecode the kernels interpret; *residual* conjuncts the bytecode cannot express
-//!   run on the host on complete matches (in parallel), as do all string conjuncts for now;
+//!   run on the host on complete matches (in parallel);
+//! - **phase 2** ([`attributes`], `cl/attributes.cl`): simple string conjuncts on the device over
+//!   a compact heap of the matched nodes' strings; regular expressions and mixed string logic on
+//!   the host (rayon);
 //! - **result stage**: the surviving matches go through the host's
 //!   [`RowSink`](super::results::RowSink) / [`Projector`](super::results::Projector), so
 //!   projections, aggregates and ordering are the host's.
@@ -21,6 +24,7 @@
 //!
 //! Requires the `opencl` cargo feature, except for [`encode`] and the configuration types.
 
+pub mod attributes;
 pub mod bytecode;
 pub mod encode;
 #[cfg(feature = "opencl")]
@@ -38,6 +42,8 @@ pub use topology::{DeviceModel, Phase1Mode, Phase1Stats, PivotQueue};
 pub const TOPOLOGY_CL: &str = include_str!("../../../cl/topology.cl");
 /// `cl/predicates.cl`: the predicate-program interpreter the phase-1 kernels call.
 pub const PREDICATES_CL: &str = include_str!("../../../cl/predicates.cl");
+/// `cl/attributes.cl`: the phase-2 attribute kernel.
+pub const ATTRIBUTES_CL: &str = include_str!("../../../cl/attributes.cl");
 
 /// Tuning of the device backend.
 #[derive(Debug, Clone)]
@@ -57,12 +63,24 @@ pub struct DeviceConfig {
     /// GEMP's `C` after a round that overflowed: below 1, so the thread count backs off.
     /// Default 0.5.
     pub overflow_growth: f64,
-    /// Backtracking iterations one work-item runs per launch before suspending (0 = unlimited).
-    /// Bounds the time of one launch (display GPUs kill long kernels) and lets `--timeout`
-    /// stop between rounds. Default 2²².
+    /// The most candidates one work-item examines per launch before suspending (0 = unlimited:
+    /// one launch runs every pivot to its end). Bounds the time of one launch (display GPUs kill
+    /// long kernels) and lets `--timeout` stop between rounds. Default 2²².
     pub step_budget: u64,
+    /// The budget of the first launch; later launches scale it (up to `step_budget`) so that a
+    /// launch takes about [`round_time`](Self::round_time). Default 2¹².
+    pub initial_step_budget: u64,
+    /// Target device time of one launch (shortened near a `--timeout` deadline). Default 50 ms.
+    pub round_time: Duration,
     /// Work-group size of `topology` (`None` = the device type's default).
     pub local_size: Option<usize>,
+    /// Host threads that process pivots from the end of the pivot list while the device takes
+    /// rounds from its start (GEMP §7.1: "missing results are processed on the host side parallel
+    /// to the GPU threads"). `None` = automatic: none when the OpenCL device is the CPU itself
+    /// (they would compete for the same cores), else all cores but one.
+    pub host_threads: Option<usize>,
+    /// Pivots a host thread takes at a time.
+    pub host_chunk: usize,
 }
 
 impl Default for DeviceConfig {
@@ -74,7 +92,11 @@ impl Default for DeviceConfig {
             growth: crate::gpu::sizing::DEFAULT_GROWTH,
             overflow_growth: 0.5,
             step_budget: 1 << 22,
+            initial_step_budget: 1 << 12,
+            round_time: Duration::from_millis(50),
             local_size: None,
+            host_threads: None,
+            host_chunk: 16,
         }
     }
 }

@@ -1,10 +1,12 @@
 //! [`DeviceMatcher`]: runs bound queries through the device pipeline.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::attributes::{self, AttributeSplit, Phase2Inputs};
 use super::bytecode::{self, DevicePredicates};
 use super::encode::{self, EncodedPlan};
 use super::topology::{self, DeviceModel, Phase1Mode, Phase1Result, PivotQueue};
@@ -12,7 +14,7 @@ use super::{DeviceConfig, DeviceTimings};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::matcher::candidates::CandidateSet;
-use crate::matcher::enumerate::{Control, Enumerator};
+use crate::matcher::enumerate::{Control, Enumerator, Sink, State};
 use crate::matcher::results::{Projector, RowSink};
 use crate::matcher::{prepare, MatchOptions, QueryOutput, Semantics, Timings};
 use crate::model::Model;
@@ -91,14 +93,75 @@ pub struct DeviceMatcher<'m> {
     pub config: DeviceConfig,
 }
 
+/// What host threads contribute to phase 1.
+#[derive(Debug, Default)]
+struct HostPart {
+    /// Matches (count mode) or rows (bindings mode).
+    count: u64,
+    /// Final rows in the device's row format.
+    rows: Vec<u32>,
+    /// Pivots processed.
+    pivots: usize,
+}
+
+/// Phase 1 of the device and the host threads together.
+#[derive(Debug, Default)]
+struct Phase1Out {
+    device: Phase1Result,
+    /// Rows found by host threads: final (every conjunct already applied).
+    host_rows: Vec<u32>,
+    /// Matches (count mode) or rows (bindings mode) found by host threads.
+    host_count: u64,
+    /// Pivots processed by host threads.
+    host_pivots: usize,
+}
+
+/// A host sink collecting rows in the device's format (node ids, then named edge ids).
+struct RowCollector<'a> {
+    named: &'a [usize],
+    rows: Vec<u32>,
+    count: u64,
+    count_only: bool,
+}
+
+impl Sink for RowCollector<'_> {
+    fn emit(&mut self, nodes: &[u32], rels: &[u32]) -> bool {
+        self.count += 1;
+        if !self.count_only {
+            self.rows.extend_from_slice(nodes);
+            self.rows.extend(self.named.iter().map(|&s| rels[s]));
+        }
+        true
+    }
+
+    fn add_count(&mut self, count: u64) -> bool {
+        self.count = self.count.saturating_add(count);
+        true
+    }
+
+    fn count_only(&self) -> bool {
+        self.count_only
+    }
+}
+
 /// One query prepared for the device.
 struct Prepared {
     plan: Plan,
     cands: Vec<CandidateSet>,
     enc: EncodedPlan,
     qb: topology::QueryBuffers,
-    /// Conjuncts the host evaluates on complete phase-1 matches.
-    host_filters: Vec<usize>,
+    /// Phase-1 conjuncts the host evaluates on complete phase-1 matches.
+    residual: Vec<usize>,
+    /// The attribute (string) conjuncts: kernel predicates and host conjuncts.
+    attributes: AttributeSplit,
+}
+
+impl Prepared {
+    /// True when phase 1 alone decides the matches (no residual or attribute conjuncts), so
+    /// counting needs no bindings.
+    fn topology_decides(&self) -> bool {
+        self.residual.is_empty() && self.plan.attribute_filters.is_empty()
+    }
 }
 
 impl<'m> DeviceMatcher<'m> {
@@ -122,6 +185,11 @@ impl<'m> DeviceMatcher<'m> {
     /// The device.
     pub fn gpu(&self) -> &Gpu {
         &self.gpu
+    }
+
+    /// The device, shared.
+    pub fn gpu_arc(&self) -> Arc<Gpu> {
+        Arc::clone(&self.gpu)
     }
 
     /// The model.
@@ -151,8 +219,7 @@ impl<'m> DeviceMatcher<'m> {
             );
         }
         let enc = encode::encode(query, &plan, &cands, semantics, &compiled.programs)?;
-        let mut host_filters = compiled.residual.clone();
-        host_filters.extend_from_slice(&plan.attribute_filters);
+        let attributes = attributes::split(query, &plan);
         t.convert += start.elapsed();
         let start = Instant::now();
         let pred = DevicePredicates::upload(&self.gpu, self.model, &compiled)?;
@@ -165,7 +232,8 @@ impl<'m> DeviceMatcher<'m> {
             cands,
             enc,
             qb,
-            host_filters,
+            residual: compiled.residual,
+            attributes,
         })
     }
 
@@ -198,37 +266,225 @@ impl<'m> DeviceMatcher<'m> {
         Ok(p.qb.pivot_nodes)
     }
 
+    /// Host threads helping the device (see [`DeviceConfig::host_threads`]).
+    fn host_threads(&self) -> usize {
+        self.config.host_threads.unwrap_or_else(|| {
+            if self.gpu.info().device_type == crate::gpu::DeviceType::Cpu {
+                0
+            } else {
+                std::thread::available_parallelism()
+                    .map_or(1, |n| n.get())
+                    .saturating_sub(1)
+            }
+        })
+    }
+
+    /// Phase 1: the device takes rounds of pivots from the front of the pivot list while host
+    /// threads take chunks from its back, until they meet; every pivot is processed exactly once.
+    /// Host threads run the host enumerator, which applies every conjunct itself, so their rows
+    /// are final; the device's rows still go through the residual and attribute conjuncts.
+    #[allow(clippy::too_many_arguments)]
     fn phase1(
         &self,
+        query: &BoundQuery,
         p: &Prepared,
+        semantics: Semantics,
         mode: Phase1Mode,
         control: &Control,
         stop_after: Option<u64>,
+        filter: Option<&mut topology::RowFilter<'_>>,
         t: &mut DeviceTimings,
-    ) -> Result<Phase1Result> {
+    ) -> Result<Phase1Out> {
         let start = Instant::now();
         let queue = PivotQueue::new(p.qb.pivot_nodes.len());
-        let r = topology::run_rounds(
-            &self.gpu,
-            &self.dm,
-            &p.enc,
-            &p.qb,
-            mode,
-            &self.config,
-            &queue,
-            control,
-            stop_after,
-        )?;
+        let produced = AtomicU64::new(0);
+        let limit = stop_after.map(|s| (&produced, s));
+        let helpers = if p.qb.pivot_nodes.len() > self.config.host_chunk {
+            self.host_threads()
+        } else {
+            0
+        };
+        let (device, host) = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..helpers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        self.host_worker(query, p, semantics, mode, control, &queue, limit)
+                    })
+                })
+                .collect();
+            let device = topology::run_rounds(
+                &self.gpu,
+                &self.dm,
+                &p.enc,
+                &p.qb,
+                mode,
+                &self.config,
+                &queue,
+                control,
+                limit,
+                filter,
+            );
+            if device.is_err() {
+                control.stop();
+            }
+            let host: Vec<HostPart> = workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_default())
+                .collect();
+            (device, host)
+        });
+        let device = device?;
+        let mut out = Phase1Out {
+            device,
+            ..Default::default()
+        };
+        for h in host {
+            out.host_count += h.count;
+            out.host_pivots += h.pivots;
+            out.host_rows.extend_from_slice(&h.rows);
+        }
         t.phase1 += start.elapsed();
+        let r = &out.device;
         t.phase1_kernel += r.stats.kernel;
         t.read_results += r.stats.read;
         t.rounds += r.stats.rounds;
         t.overflows += r.stats.overflows;
-        t.phase1_matches += r.count;
-        Ok(r)
+        t.phase1_matches += r.count + out.host_count;
+        t.host_pivots += out.host_pivots;
+        Ok(out)
     }
 
-    /// Keeps the rows satisfying every host-side conjunct (in parallel, order kept).
+    /// One host thread: takes pivot chunks from the back of `queue` and enumerates them.
+    #[allow(clippy::too_many_arguments)]
+    fn host_worker(
+        &self,
+        query: &BoundQuery,
+        p: &Prepared,
+        semantics: Semantics,
+        mode: Phase1Mode,
+        control: &Control,
+        queue: &PivotQueue,
+        limit: Option<(&AtomicU64, u64)>,
+    ) -> HostPart {
+        let count_only = mode == Phase1Mode::Count;
+        let e = Enumerator::new(
+            self.model, query, &p.plan, &p.cands, semantics, control, count_only,
+        );
+        let mut state = State::new(p.enc.k, p.enc.r);
+        let mut part = HostPart::default();
+        let mut sink = RowCollector {
+            named: &p.enc.named,
+            rows: Vec::new(),
+            count: 0,
+            count_only,
+        };
+        loop {
+            if limit.is_some_and(|(produced, bound)| produced.load(Ordering::Relaxed) >= bound) {
+                break;
+            }
+            let range = queue.take_back(self.config.host_chunk.max(1));
+            if range.is_empty() {
+                break;
+            }
+            part.pivots += range.len();
+            let before = sink.count;
+            let go_on = e.run(&p.qb.pivot_nodes[range], &mut state, &mut sink);
+            if let Some((produced, _)) = limit {
+                produced.fetch_add(sink.count - before, Ordering::Relaxed);
+            }
+            if !go_on {
+                break;
+            }
+        }
+        part.count = sink.count;
+        part.rows = sink.rows;
+        part
+    }
+
+    /// Phase 1 in bindings mode, then the device rows' filters; with the host threads' rows, in
+    /// pivot order.
+    fn matches_of(
+        &self,
+        query: &BoundQuery,
+        p: &Prepared,
+        semantics: Semantics,
+        control: &Control,
+        stop_after: Option<u64>,
+        t: &mut DeviceTimings,
+    ) -> Result<Vec<u32>> {
+        // The device's rows are filtered round by round (phase 2 per round), so only survivors
+        // accumulate.
+        let mut ft = DeviceTimings::default();
+        let mut filter =
+            |rows: Vec<u32>| self.filter_rows(query, p, semantics, control, rows, &mut ft);
+        let r = self.phase1(
+            query,
+            p,
+            semantics,
+            Phase1Mode::Bindings,
+            control,
+            stop_after,
+            Some(&mut filter),
+            t,
+        )?;
+        t.phase1 = t.phase1.saturating_sub(ft.phase2);
+        t.phase2 += ft.phase2;
+        t.phase2_buffers += ft.phase2_buffers;
+        t.upload_bytes += ft.upload_bytes;
+        let mut rows = r.device.rows;
+        if !r.host_rows.is_empty() {
+            rows.extend_from_slice(&r.host_rows);
+            topology::sort_by_pivot(&mut rows, p.enc.row_words.max(1), p.enc.pivot_slot);
+        }
+        Ok(rows)
+    }
+
+    /// Keeps the phase-1 rows satisfying the residual conjuncts (host), then the attribute
+    /// conjuncts (phase 2: the attribute kernel, then the host's share).
+    fn filter_rows(
+        &self,
+        query: &BoundQuery,
+        p: &Prepared,
+        semantics: Semantics,
+        control: &Control,
+        rows: Vec<u32>,
+        t: &mut DeviceTimings,
+    ) -> Result<Vec<u32>> {
+        let rows = self.host_filter(query, p, semantics, control, rows, &p.residual);
+        let start = Instant::now();
+        let w = p.enc.row_words.max(1);
+        let mut host_conjuncts = p.attributes.host.clone();
+        let rows = if p.attributes.device.is_empty() || rows.is_empty() {
+            rows
+        } else {
+            let buffers_start = Instant::now();
+            match Phase2Inputs::build(self.model, &p.attributes.device, &rows, w) {
+                Some(inputs) => {
+                    t.phase2_buffers += buffers_start.elapsed();
+                    t.upload_bytes += inputs.bytes();
+                    let flags = attributes::run_kernel(&self.gpu, &inputs, &rows, w)?;
+                    let n_preds = p.attributes.device.len();
+                    let mut keep = Vec::with_capacity(rows.len());
+                    for (row, f) in rows.chunks_exact(w).zip(flags.chunks_exact(n_preds)) {
+                        if f.iter().all(|&x| x != 0) {
+                            keep.extend_from_slice(row);
+                        }
+                    }
+                    keep
+                }
+                None => {
+                    host_conjuncts.extend_from_slice(&p.attributes.device_conjuncts);
+                    rows
+                }
+            }
+        };
+        let rows = self.host_filter(query, p, semantics, control, rows, &host_conjuncts);
+        t.phase2 += start.elapsed();
+        Ok(rows)
+    }
+
+    /// Keeps the rows satisfying every conjunct of `conjuncts` on the host (in parallel, order
+    /// kept).
     fn host_filter(
         &self,
         query: &BoundQuery,
@@ -236,8 +492,9 @@ impl<'m> DeviceMatcher<'m> {
         semantics: Semantics,
         control: &Control,
         rows: Vec<u32>,
+        conjuncts: &[usize],
     ) -> Vec<u32> {
-        if p.host_filters.is_empty() {
+        if conjuncts.is_empty() || rows.is_empty() {
             return rows;
         }
         let (k, w, r) = (p.enc.k, p.enc.row_words, p.enc.r);
@@ -258,7 +515,7 @@ impl<'m> DeviceMatcher<'m> {
                         row: &[],
                         exists: Some(&oracle),
                     };
-                    if p.host_filters.iter().all(|&f| env.holds(&query.filter[f])) {
+                    if conjuncts.iter().all(|&f| env.holds(&query.filter[f])) {
                         keep.extend_from_slice(row);
                     }
                 }
@@ -273,14 +530,13 @@ impl<'m> DeviceMatcher<'m> {
         let mut t = DeviceTimings::default();
         let p = self.plan_for(query, semantics, &mut t)?;
         let control = Control::new(None);
-        let r = self.phase1(&p, Phase1Mode::Bindings, &control, None, &mut t)?;
-        let rows = self.host_filter(query, &p, semantics, &control, r.rows);
+        let rows = self.matches_of(query, &p, semantics, &control, None, &mut t)?;
         Ok(Matches {
             k: p.enc.k,
             r: p.enc.r,
             named: p.enc.named.clone(),
             rows,
-            partial: r.partial,
+            partial: control.timed_out(),
         })
     }
 
@@ -289,13 +545,20 @@ impl<'m> DeviceMatcher<'m> {
         let mut t = DeviceTimings::default();
         let p = self.plan_for(query, semantics, &mut t)?;
         let control = Control::new(None);
-        if p.host_filters.is_empty() {
-            return Ok(self
-                .phase1(&p, Phase1Mode::Count, &control, None, &mut t)?
-                .count);
+        if p.topology_decides() {
+            let r = self.phase1(
+                query,
+                &p,
+                semantics,
+                Phase1Mode::Count,
+                &control,
+                None,
+                None,
+                &mut t,
+            )?;
+            return Ok(r.device.count + r.host_count);
         }
-        let r = self.phase1(&p, Phase1Mode::Bindings, &control, None, &mut t)?;
-        let rows = self.host_filter(query, &p, semantics, &control, r.rows);
+        let rows = self.matches_of(query, &p, semantics, &control, None, &mut t)?;
         Ok((rows.len() / p.enc.row_words.max(1)) as u64)
     }
 
@@ -325,7 +588,7 @@ impl<'m> DeviceMatcher<'m> {
             p.is_count_star() || (options.count_only && p.is_streaming() && query.stages.len() == 1)
         });
         let p = self.prepare(query, plan, cands, options.semantics, &mut t)?;
-        let count_mode = p.host_filters.is_empty() && (first.is_none() || count_matches_only);
+        let count_mode = p.topology_decides() && (first.is_none() || count_matches_only);
 
         let mut columns = first
             .as_ref()
@@ -333,20 +596,29 @@ impl<'m> DeviceMatcher<'m> {
         let mut rows = Vec::new();
         let count;
         if count_mode {
-            let r = self.phase1(&p, Phase1Mode::Count, &control, None, &mut t)?;
+            let r = self.phase1(
+                query,
+                &p,
+                options.semantics,
+                Phase1Mode::Count,
+                &control,
+                None,
+                None,
+                &mut t,
+            )?;
+            let matches = r.device.count + r.host_count;
             let start = Instant::now();
             match &first {
-                None => count = r.count,
+                None => count = matches,
                 Some(f) if !f.is_count_star() => {
                     let proj = &query.stages[0];
-                    count = r
-                        .count
+                    count = matches
                         .saturating_sub(proj.skip.unwrap_or(0))
                         .min(proj.limit.unwrap_or(u64::MAX));
                 }
                 Some(f) => {
                     let mut sink = RowSink::new(self.model, f, None);
-                    sink.count = r.count;
+                    sink.count = matches;
                     rows = sink.finish();
                     columns = self.later_stages(query, &mut rows, columns);
                     count = rows.len() as u64;
@@ -355,7 +627,7 @@ impl<'m> DeviceMatcher<'m> {
             t.results = start.elapsed();
         } else {
             let stop_after = match &first {
-                Some(f) if p.host_filters.is_empty() && f.is_streaming() => {
+                Some(f) if p.topology_decides() && f.is_streaming() => {
                     let proj = &query.stages[0];
                     (query.stages.len() == 1)
                         .then(|| proj.limit.map(|l| l.saturating_add(proj.skip.unwrap_or(0))))
@@ -363,10 +635,8 @@ impl<'m> DeviceMatcher<'m> {
                 }
                 _ => None,
             };
-            let r = self.phase1(&p, Phase1Mode::Bindings, &control, stop_after, &mut t)?;
-            let start = Instant::now();
-            let survivors = self.host_filter(query, &p, options.semantics, &control, r.rows);
-            t.phase2 += start.elapsed();
+            let survivors =
+                self.matches_of(query, &p, options.semantics, &control, stop_after, &mut t)?;
             let w = p.enc.row_words.max(1);
             t.phase2_matches = (survivors.len() / w) as u64;
             let start = Instant::now();

@@ -6,15 +6,16 @@
 //! Every round launches one work-item per *task*; a task is a pivot candidate, either fresh or
 //! resumed. A work-item reserves result slots with `atomic_inc`; when the counter passes the
 //! buffer's capacity, the work-item saves its backtracking state (with the match it could not
-//! write pending) and reports itself suspended. A work-item also suspends after
-//! [`DeviceConfig::step_budget`] iterations, which bounds one launch's time. The next round
+//! write pending) and reports itself suspended. A work-item also suspends when it has examined
+//! its launch's budget of candidates (adapted per launch towards [`DeviceConfig::round_time`], at
+//! most [`DeviceConfig::step_budget`]), which bounds one launch's time. The next round
 //! resumes every suspended task exactly where it stopped, then adds fresh pivots up to the thread
 //! count of GEMP's formulas 1–3 ([`sizing::next_thread_count`]). Every slot below the capacity
 //! holds a complete match, so the host keeps all of them: nothing is lost or reported twice, and
 //! a round that overflows has filled the whole buffer, so progress is guaranteed even with a
 //! buffer of one slot or a single work-item per round.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -292,9 +293,13 @@ pub(crate) fn prepare_query(
     })
 }
 
+/// Applied to each round's rows in bindings mode (the host keeps what it returns): the residual
+/// and attribute conjuncts, so that only survivors accumulate.
+pub(crate) type RowFilter<'a> = dyn FnMut(Vec<u32>) -> Result<Vec<u32>> + 'a;
+
 /// Runs the `topology` kernel in rounds over the pivots taken from the front of `queue`, until
-/// the queue is empty and no task is suspended, the deadline passes, or (bindings mode)
-/// `stop_after` rows are collected.
+/// the queue is empty and no task is suspended, the deadline passes, or (bindings mode) the
+/// shared row counter of `limit` reaches its bound (rows found by host threads count too).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_rounds(
     gpu: &Gpu,
@@ -305,7 +310,8 @@ pub(crate) fn run_rounds(
     config: &DeviceConfig,
     queue: &PivotQueue,
     control: &Control,
-    stop_after: Option<u64>,
+    limit: Option<(&AtomicU64, u64)>,
+    mut filter: Option<&mut RowFilter<'_>>,
 ) -> Result<Phase1Result> {
     let program = program(gpu)?;
     let local = gpu.local_size(&program, "topology", config.local_size)?;
@@ -340,6 +346,10 @@ pub(crate) fn run_rounds(
             .saturating_mul(4)
     });
     let mut threads = if bindings { initial } else { max_threads }.clamp(1, max_threads);
+    let mut budget = match config.step_budget {
+        0 => 0,
+        max => config.initial_step_budget.clamp(1, max),
+    };
     // Suspended tasks: (pivot index, index of its state in `state_in`).
     let mut suspended: Vec<(u32, u32)> = Vec::new();
     let mut tasks: Vec<u32> = Vec::with_capacity(2 * max_threads);
@@ -348,7 +358,7 @@ pub(crate) fn run_rounds(
             out.partial = control.timed_out();
             break;
         }
-        if stop_after.is_some_and(|s| out.count >= s) {
+        if limit.is_some_and(|(produced, bound)| produced.load(Ordering::Relaxed) >= bound) {
             break;
         }
         let room = max_threads - suspended.len();
@@ -394,11 +404,11 @@ pub(crate) fn run_rounds(
                 .arg(capacity as u32)
                 .arg(counter.buffer())
                 .arg(u32::from(bindings))
-                .arg(config.step_budget);
+                .arg(budget);
             qb.pred.args(b);
         })?;
-        out.stats.kernel +=
-            gpu.run_timed(&kernel, sizing::round_up(n_tasks, local), Some(local))?;
+        let elapsed = gpu.run_timed(&kernel, sizing::round_up(n_tasks, local), Some(local))?;
+        out.stats.kernel += elapsed;
         out.stats.rounds += 1;
         out.stats.threads.push(n_tasks);
 
@@ -412,13 +422,19 @@ pub(crate) fn run_rounds(
             reserved = gpu.read(&counter)?[0] as usize;
             used = reserved.min(capacity);
             let rows = gpu.read_prefix(&results, used * w)?;
-            out.rows.extend_from_slice(&rows);
+            match filter.as_mut() {
+                Some(f) => out.rows.extend_from_slice(&f(rows)?),
+                None => out.rows.extend_from_slice(&rows),
+            }
             if reserved > capacity {
                 out.stats.overflows += 1;
             }
         }
         out.stats.read += read_start.elapsed();
         out.count += found;
+        if let Some((produced, _)) = limit {
+            produced.fetch_add(found, Ordering::Relaxed);
+        }
         suspended.clear();
         for (i, &s) in status.iter().enumerate() {
             if s != 0 {
@@ -441,11 +457,31 @@ pub(crate) fn run_rounds(
             );
         }
         threads = threads.max(suspended.len()).clamp(1, max_threads);
+        if budget != 0 {
+            budget = next_budget(budget, elapsed, config, control);
+        }
     }
     if bindings {
         sort_by_pivot(&mut out.rows, w, enc.pivot_slot);
     }
     Ok(out)
+}
+
+/// The next launch's step budget: scaled (at most ×4, at least ×¼) towards a launch time of
+/// `round_time`, or a quarter of the time left before the deadline when that is shorter;
+/// within `[64, step_budget]`.
+fn next_budget(budget: u64, elapsed: Duration, config: &DeviceConfig, control: &Control) -> u64 {
+    let mut target = config.round_time.max(Duration::from_micros(100));
+    if let Some(deadline) = control.deadline() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        target = target.min(left / 4).max(Duration::from_micros(100));
+    }
+    let ratio = if elapsed.is_zero() {
+        4.0
+    } else {
+        (target.as_secs_f64() / elapsed.as_secs_f64()).clamp(0.25, 4.0)
+    };
+    ((budget as f64 * ratio) as u64).clamp(64.min(config.step_budget), config.step_budget)
 }
 
 /// False once the deadline has passed (and then marks the control timed out).
