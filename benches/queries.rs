@@ -1,5 +1,8 @@
 //! The example queries on a generated IMDb-like graph (100k persons, 70k titles, ~420k credits),
-//! host backend on all cores vs. the same query on a one-thread pool (the baseline, same run).
+//! host backend on all cores vs. the same query on a one-thread pool (the baseline, same run), and
+//! the OpenCL backend (GEMP's two-phase pipeline; PoCL on the CPU where no GPU is present) when an
+//! OpenCL platform exists, with the model uploaded once as in a batch. Every backend's count is
+//! checked against the host's before it is timed.
 //!
 //! `cargo bench --bench queries` (set GEMP_BENCH_PERSONS / GEMP_BENCH_TITLES to scale). Queries
 //! named in GEMP_BENCH_SKIP (comma-separated; default `costar-triangle`, about a minute per run at
@@ -14,6 +17,7 @@ use gemp::io::{Format, LoadOptions};
 use gemp::matcher::{execute, MatchOptions};
 use gemp::model::{Model, Value};
 use gemp::pattern::{compile, Params};
+use gemp::task::{Backend, TaskOptions, TaskRunner};
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -45,6 +49,23 @@ fn bench(c: &mut Criterion) {
         .num_threads(1)
         .build()
         .expect("pool");
+    // The OpenCL backend, when a platform exists (the model is uploaded once, here).
+    let device = if gemp::gpu::platform_count().is_ok_and(|n| n > 0) {
+        let options = TaskOptions {
+            backend: Backend::Opencl,
+            ..Default::default()
+        };
+        let runner = TaskRunner::new(&m, &options).expect("opening the OpenCL device");
+        eprintln!(
+            "device: {} (model upload {:.3?})",
+            runner.backend_name(),
+            runner.model_upload
+        );
+        Some(runner)
+    } else {
+        eprintln!("no OpenCL platform: host only");
+        None
+    };
     let mut group = c.benchmark_group("queries");
     group
         .sample_size(10)
@@ -74,6 +95,20 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("host-1-thread", &name), &q, |b, q| {
             b.iter(|| single.install(|| execute(&m, q, &opts).expect("run").count))
         });
+        if let Some(runner) = &device {
+            let (out, report) = runner.run(&q, &opts).expect("device run");
+            assert_eq!(
+                out.count, rows,
+                "{name}: the OpenCL backend disagrees with the host"
+            );
+            if let Some(f) = &report.fallback {
+                eprintln!("{name}: runs on the host under OpenCL ({f}); not timed");
+                continue;
+            }
+            group.bench_with_input(BenchmarkId::new("opencl", &name), &q, |b, q| {
+                b.iter(|| runner.run(q, &opts).expect("device run").0.count)
+            });
+        }
     }
     group.finish();
 }
