@@ -141,6 +141,27 @@ fn parallel_edges_self_loops_and_edge_properties() {
     assert_eq!(m.out().count_edges(a, a, ANY_TYPE), 1);
     assert!(!m.out().has_edge(c, a, ANY_TYPE));
     assert!(m.inc().has_edge(c, a, t2));
+    // Sorted runs per type: one for a type, one per present type for any type.
+    let nbrs = |runs: &[std::ops::Range<usize>]| -> Vec<Vec<u32>> {
+        runs.iter()
+            .map(|r| m.out().neighbors[r.clone()].to_vec())
+            .collect()
+    };
+    let mut runs = Vec::new();
+    m.out().type_runs(a, t1, &mut runs);
+    let mut t1_run = vec![a, c, c];
+    t1_run.sort();
+    assert_eq!(nbrs(&runs), vec![t1_run.clone()]);
+    runs.clear();
+    m.out().type_runs(a, ANY_TYPE, &mut runs);
+    let mut any = nbrs(&runs);
+    any.sort();
+    let mut expected_runs = vec![t1_run, vec![c]];
+    expected_runs.sort();
+    assert_eq!(any, expected_runs);
+    runs.clear();
+    m.out().type_runs(c, ANY_TYPE, &mut runs);
+    assert!(runs.is_empty());
     // Edge properties follow their edges through renumbering.
     let mut seen: Vec<(u32, u32, i64)> = m
         .out()

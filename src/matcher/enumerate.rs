@@ -12,7 +12,7 @@ use std::time::Instant;
 use super::candidates::{labels_match, CandidateSet, Semantics};
 use crate::model::{Model, ANY_TYPE};
 use crate::pattern::eval::{Env, ExistsOracle};
-use crate::pattern::ir::{BoundQuery, CmpOp, Expr, NodeSlot, Pattern, RelVar, SubPattern};
+use crate::pattern::ir::{BoundQuery, CmpOp, Expr, NodeSlot, Pattern, RelSlot, RelVar, SubPattern};
 use crate::pattern::planner::{Dir, Plan};
 
 /// Receives matches. One sink per worker; the driver merges them.
@@ -91,11 +91,52 @@ struct TailGroup {
     attribute_filters: Vec<usize>,
 }
 
+/// An anonymous relationship between a step's node and a node bound earlier, applied to the
+/// step's whole candidate list at once: the bound node's neighbour runs are looked up once per
+/// expansion instead of once per candidate.
+#[derive(Debug, Clone)]
+struct Screen {
+    /// The earlier-bound endpoint.
+    bound: NodeSlot,
+    /// Allowed types (`ANY_TYPE` alone = any).
+    types: Vec<u32>,
+    /// Candidates must be out-neighbours of the bound node (edge bound → candidate)…
+    out: bool,
+    /// …or in-neighbours (edge candidate → bound); both for an undirected relationship.
+    inc: bool,
+}
+
+/// The sorted neighbour runs of a screen's bound node (see [`State`]).
+#[derive(Debug, Clone, Default)]
+struct ScreenRuns {
+    node: Option<u32>,
+    out: Vec<std::ops::Range<usize>>,
+    inc: Vec<std::ops::Range<usize>>,
+}
+
+/// What each step does, prepared once from the plan.
+#[derive(Debug, Clone, Default)]
+struct StepWork {
+    /// Checks applied to the whole candidate list (see [`Screen`]).
+    screens: Vec<Screen>,
+    /// Number of screens in earlier steps (this step's screens are numbered from here).
+    first_screen: usize,
+    /// Checks run per candidate: named relationships (enumerated) and self loops.
+    checks: Vec<RelSlot>,
+    /// `id(a) < id(b)` conjuncts of the step, compared directly.
+    id_less: Vec<(NodeSlot, NodeSlot)>,
+    /// The step's other phase-1 conjuncts.
+    filters: Vec<usize>,
+}
+
 /// Per-worker search state.
 pub struct State {
     nodes: Vec<u32>,
     rels: Vec<u32>,
     bufs: Vec<Vec<(u32, u32)>>,
+    /// Per screen (numbered across steps): the bound node whose neighbour runs were last looked up,
+    /// and those runs. The bound node usually stays the same over many expansions.
+    screen_runs: Vec<ScreenRuns>,
     ticks: u32,
 }
 
@@ -106,6 +147,7 @@ impl State {
             nodes: vec![u32::MAX; nodes],
             rels: vec![u32::MAX; rels],
             bufs: (0..=nodes).map(|_| Vec::new()).collect(),
+            screen_runs: Vec::new(),
             ticks: 0,
         }
     }
@@ -120,6 +162,7 @@ pub struct Enumerator<'a> {
     semantics: Semantics,
     control: &'a Control,
     tail: Option<TailGroup>,
+    work: Vec<StepWork>,
 }
 
 impl<'a> Enumerator<'a> {
@@ -141,11 +184,103 @@ impl<'a> Enumerator<'a> {
             semantics,
             control,
             tail: None,
+            work: Vec::new(),
         };
+        let mut screens = 0;
+        e.work = (0..plan.steps.len())
+            .map(|i| {
+                let mut w = e.step_work(i);
+                w.first_screen = screens;
+                screens += w.screens.len();
+                w
+            })
+            .collect();
         if count_only {
             e.tail = e.find_tail_group();
         }
         e
+    }
+
+    /// Splits step `i`'s checks into screens and per-candidate checks, and its filters into
+    /// id-order comparisons and general conjuncts.
+    fn step_work(&self, i: usize) -> StepWork {
+        let step = &self.plan.steps[i];
+        let bound_before = |slot: NodeSlot| self.plan.steps[..i].iter().any(|s| s.node == slot);
+        let mut work = StepWork::default();
+        for &rel in &step.checks {
+            let r = &self.query.pattern.rels[rel];
+            let screen = if r.named || r.src == r.dst {
+                None
+            } else if r.dst == step.node && bound_before(r.src) {
+                Some((r.src, true, r.undirected))
+            } else if r.src == step.node && bound_before(r.dst) {
+                Some((r.dst, r.undirected, true))
+            } else {
+                None
+            };
+            match screen {
+                Some((bound, out, inc)) => work.screens.push(Screen {
+                    bound,
+                    types: if r.types.is_empty() {
+                        vec![ANY_TYPE]
+                    } else {
+                        r.types.clone()
+                    },
+                    out,
+                    inc,
+                }),
+                None => work.checks.push(rel),
+            }
+        }
+        let bound_now = |slot: NodeSlot| self.plan.steps[..=i].iter().any(|s| s.node == slot);
+        for &f in &step.filters {
+            match id_order(&self.query.filter[f]) {
+                Some((a, b)) if bound_now(a) && bound_now(b) => work.id_less.push((a, b)),
+                _ => work.filters.push(f),
+            }
+        }
+        work
+    }
+
+    /// Keeps the candidates in `buf` that pass every screen of step `i`.
+    fn apply_screens(&self, i: usize, st: &mut State, buf: &mut Vec<(u32, u32)>) {
+        let m = self.model;
+        let work = &self.work[i];
+        for (k, screen) in work.screens.iter().enumerate() {
+            let b = st.nodes[screen.bound];
+            let slot = work.first_screen + k;
+            if st.screen_runs.len() <= slot {
+                st.screen_runs.resize_with(slot + 1, ScreenRuns::default);
+            }
+            let runs = &mut st.screen_runs[slot];
+            if runs.node != Some(b) {
+                runs.node = Some(b);
+                runs.out.clear();
+                runs.inc.clear();
+                for &t in &screen.types {
+                    if screen.out {
+                        m.out().type_runs(b, t, &mut runs.out);
+                    }
+                    if screen.inc {
+                        m.inc().type_runs(b, t, &mut runs.inc);
+                    }
+                }
+            }
+            let runs = &st.screen_runs[slot];
+            let member = |v: u32| {
+                runs.out
+                    .iter()
+                    .any(|r| m.out().neighbors[r.clone()].binary_search(&v).is_ok())
+                    || runs
+                        .inc
+                        .iter()
+                        .any(|r| m.inc().neighbors[r.clone()].binary_search(&v).is_ok())
+            };
+            buf.retain(|&(v, _)| member(v));
+            if buf.is_empty() {
+                return;
+            }
+        }
     }
 
     /// The pivot's candidates.
@@ -180,13 +315,20 @@ impl<'a> Enumerator<'a> {
         if let Some(x) = step.expand {
             st.rels[x.rel] = e;
         }
+        if self.work[i]
+            .id_less
+            .iter()
+            .any(|&(a, b)| st.nodes[a] >= st.nodes[b])
+        {
+            return true;
+        }
         self.run_checks(i, 0, st, sink)
     }
 
     fn run_checks(&self, i: usize, c: usize, st: &mut State, sink: &mut dyn Sink) -> bool {
-        let step = &self.plan.steps[i];
-        let Some(&rel) = step.checks.get(c) else {
-            if !self.filters_hold(&step.filters, st) {
+        let work = &self.work[i];
+        let Some(&rel) = work.checks.get(c) else {
+            if !self.filters_hold(&work.filters, st) {
                 return true;
             }
             return self.descend(i + 1, st, sink);
@@ -306,6 +448,7 @@ impl<'a> Enumerator<'a> {
         }
         let mut buf = std::mem::take(&mut st.bufs[i]);
         self.expand_candidates(i, st, &mut buf);
+        self.apply_screens(i, st, &mut buf);
         let mut go_on = true;
         for &(v, e) in buf.iter() {
             if self.is_used(i, v, st) {

@@ -58,6 +58,27 @@ impl Adjacency {
         r.start + lo..r.start + hi
     }
 
+    /// Pushes the sub-ranges of `node`'s list, each sorted by neighbour id, that hold edges of type
+    /// `ty`: one range, or one per type present when `ty` is `ANY_TYPE`.
+    pub fn type_runs(&self, node: u32, ty: u32, out: &mut Vec<std::ops::Range<usize>>) {
+        if ty != ANY_TYPE {
+            let r = self.range_of_type(node, ty);
+            if !r.is_empty() {
+                out.push(r);
+            }
+            return;
+        }
+        let r = self.range(node);
+        let types = &self.types[r.clone()];
+        let mut i = 0;
+        while i < types.len() {
+            let t = types[i];
+            let run = types[i..].partition_point(|&x| x == t);
+            out.push(r.start + i..r.start + i + run);
+            i += run;
+        }
+    }
+
     /// The neighbours of `node` over edges of type `ty`, sorted by id.
     pub fn neighbors_of_type(&self, node: u32, ty: u32) -> &[u32] {
         &self.neighbors[self.range_of_type(node, ty)]
