@@ -426,3 +426,34 @@ fn opencl_timings_name_gemp_measurement_points() {
     ]);
     assert_eq!(couples.trim(), text(&host.stdout).trim());
 }
+
+#[test]
+fn dot_output_draws_each_node_and_relationship_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = dir.path().join("credits.cypher");
+    // Two rows share the person: it must be drawn once; the relationships' titles are drawn
+    // although the rows do not return them.
+    std::fs::write(
+        &q,
+        "MATCH (p:Person {primaryName: 'Mathilde Stone'})-[r:ACTOR|ACTRESS]->(t:Title) RETURN p, r",
+    )
+    .unwrap();
+    let q = q.to_str().unwrap();
+    let rows = gemp(&["match", q, "--backend", "host", "--count"]);
+    assert!(rows.status.success(), "{}", text(&rows.stderr));
+    let n: usize = text(&rows.stdout).trim().parse().unwrap();
+    let out = gemp(&["match", q, "--backend", "host", "--format", "dot"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let dot = text(&out.stdout);
+    assert!(
+        dot.starts_with("digraph matches {\n") && dot.ends_with("}\n"),
+        "{dot}"
+    );
+    let edges = dot.lines().filter(|l| l.contains(" -> ")).count();
+    let persons = dot.lines().filter(|l| l.contains("\\nPerson\"")).count();
+    let titles = dot.lines().filter(|l| l.contains("\\nTitle")).count();
+    assert_eq!(n, 6, "the sample's Mathilde Stone has six acting credits");
+    assert_eq!(edges, n);
+    assert_eq!(persons, 1, "{dot}");
+    assert!(titles >= 1 && titles <= n, "{dot}");
+}

@@ -1,5 +1,6 @@
-//! Result formatting: aligned table, JSON lines, CSV. Nodes print as their key and labels;
-//! in JSON lines a node is `{"id", "key", "labels"}` so a downstream tool can use it.
+//! Result formatting: aligned table, JSON lines, CSV, DOT. Nodes print as their key and labels;
+//! in JSON lines a node is `{"id", "key", "labels"}` so a downstream tool can use it; DOT draws the
+//! nodes and relationships the rows return as one Graphviz digraph.
 
 use std::io::Write;
 
@@ -17,6 +18,80 @@ pub enum OutputFormat {
     Jsonl,
     /// CSV with a header row.
     Csv,
+    /// A Graphviz digraph of the returned nodes and relationships (each once).
+    Dot,
+}
+
+impl OutputFormat {
+    /// True when rows can be written batch by batch while the search runs (the table sizes its
+    /// columns over all rows; DOT deduplicates nodes and edges over all rows).
+    pub fn streams(self) -> bool {
+        matches!(self, OutputFormat::Jsonl | OutputFormat::Csv)
+    }
+}
+
+/// A DOT string literal.
+fn dot_quote(s: &str) -> String {
+    let mut q = String::with_capacity(s.len() + 2);
+    q.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => q.push_str("\\\""),
+            '\\' => q.push_str("\\\\"),
+            '\n' => q.push_str("\\n"),
+            c => q.push(c),
+        }
+    }
+    q.push('"');
+    q
+}
+
+/// Collects the nodes and relationships in `v` (lists included).
+fn collect_graph(v: &Val<'_>, nodes: &mut Vec<u32>, rels: &mut Vec<u32>) {
+    match v {
+        Val::Node(n) => nodes.push(*n),
+        Val::Rel(r) => rels.push(*r),
+        Val::List(items) => items.iter().for_each(|i| collect_graph(i, nodes, rels)),
+        _ => {}
+    }
+}
+
+/// Writes the nodes and relationships of `rows` as one digraph: a node is drawn with its key and
+/// labels, a relationship with its type; a relationship's endpoints are drawn even when the rows do
+/// not return them.
+fn write_dot(out: &mut dyn Write, model: &Model, rows: &[Vec<Val<'_>>]) -> std::io::Result<()> {
+    let (mut nodes, mut rels) = (Vec::new(), Vec::new());
+    for v in rows.iter().flatten() {
+        collect_graph(v, &mut nodes, &mut rels);
+    }
+    rels.sort_unstable();
+    rels.dedup();
+    let mut edges = Vec::with_capacity(rels.len());
+    for &r in &rels {
+        if let (Some(src), Some((dst, ty))) = (model.edge_source(r), model.edge_target(r)) {
+            nodes.extend([src, dst]);
+            edges.push((r, src, dst, model.rel_types().name(ty).unwrap_or("?")));
+        }
+    }
+    nodes.sort_unstable();
+    nodes.dedup();
+    writeln!(out, "digraph matches {{")?;
+    for n in nodes {
+        let label = format!(
+            "{}\n{}",
+            model.node_key(n).unwrap_or("?"),
+            label_names(model, n).join(":")
+        );
+        writeln!(out, "  n{n} [label={}];", dot_quote(&label))?;
+    }
+    for (r, src, dst, ty) in edges {
+        writeln!(
+            out,
+            "  n{src} -> n{dst} [label={}, id=\"r{r}\"];",
+            dot_quote(ty)
+        )?;
+    }
+    writeln!(out, "}}")
 }
 
 /// The label names of node `n`.
@@ -81,6 +156,7 @@ pub fn write_rows(
     header: bool,
 ) -> std::io::Result<()> {
     match format {
+        OutputFormat::Dot => write_dot(out, model, rows)?,
         OutputFormat::Jsonl => {
             for r in rows {
                 let obj: serde_json::Map<String, Json> = columns

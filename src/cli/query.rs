@@ -241,7 +241,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
     // On the host, rows are written while the search runs; the device pipeline (and the table
     // format, which sizes its columns) collects them first.
     let streamed = !args.count
-        && args.format != OutputFormat::Table
+        && args.format.streams()
         && !runner.uses_device()
         && matcher::is_streamable(&query);
     let (count, partial, timings, report, t_out) = if streamed {
@@ -341,6 +341,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
         OutputFormat::Jsonl => "jsonl",
         OutputFormat::Csv => "csv",
         OutputFormat::Table => "txt",
+        OutputFormat::Dot => "dot",
     };
     let mut failures = 0;
     println!(
