@@ -7,51 +7,18 @@
 
 #![cfg(feature = "opencl")]
 
-use std::sync::{Arc, OnceLock};
+mod common;
+use common::{gpu, Rng};
 
-use gemp::gpu::{self, DeviceSelector, Gpu};
+use std::sync::Arc;
+
+use gemp::gpu::Gpu;
 use gemp::matcher::device::{attributes, DeviceConfig, DeviceMatcher};
 use gemp::matcher::{execute, prepare, MatchOptions, Semantics};
 use gemp::model::{Model, ModelBuilder, Value, ValueRef};
 use gemp::pattern::eval::Val;
 use gemp::pattern::ir::*;
 use proptest::prelude::*;
-
-fn gpu(test: &str) -> Option<Arc<Gpu>> {
-    static GPU: OnceLock<Option<Arc<Gpu>>> = OnceLock::new();
-    let gpu = GPU.get_or_init(|| match gpu::platform_count() {
-        Ok(0) => None,
-        Ok(_) => Some(Arc::new(
-            Gpu::new(DeviceSelector::Auto).expect("opening the OpenCL device"),
-        )),
-        Err(e) => {
-            eprintln!("OpenCL platform query failed: {e}");
-            None
-        }
-    });
-    if gpu.is_none() {
-        eprintln!("skipping {test}: no OpenCL platform found");
-    }
-    gpu.clone()
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
 
 const STRINGS: [&str; 10] = [
     "", "a", "ab", "ba", "Jack", "Jackson", "é", "aé", "b", "Zoë",

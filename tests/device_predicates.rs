@@ -7,11 +7,13 @@
 
 #![cfg(feature = "opencl")]
 
-use std::path::Path;
-use std::sync::{Arc, OnceLock};
+mod common;
+use common::{count_star, gpu, id_rows, sample_model, Rng};
 
-use gemp::gpu::{self, DeviceSelector, Gpu};
-use gemp::io::{Format, LoadOptions};
+use std::path::Path;
+use std::sync::Arc;
+
+use gemp::gpu::Gpu;
 use gemp::matcher::device::{bytecode, DeviceConfig, DeviceMatcher};
 use gemp::matcher::{execute, prepare, MatchOptions, Semantics};
 use gemp::model::{Model, ModelBuilder, Value, ValueRef};
@@ -19,43 +21,6 @@ use gemp::pattern::eval::Val;
 use gemp::pattern::ir::*;
 use gemp::pattern::{compile, Params};
 use proptest::prelude::*;
-
-fn gpu(test: &str) -> Option<Arc<Gpu>> {
-    static GPU: OnceLock<Option<Arc<Gpu>>> = OnceLock::new();
-    let gpu = GPU.get_or_init(|| match gpu::platform_count() {
-        Ok(0) => None,
-        Ok(_) => Some(Arc::new(
-            Gpu::new(DeviceSelector::Auto).expect("opening the OpenCL device"),
-        )),
-        Err(e) => {
-            eprintln!("OpenCL platform query failed: {e}");
-            None
-        }
-    });
-    if gpu.is_none() {
-        eprintln!("skipping {test}: no OpenCL platform found");
-    }
-    gpu.clone()
-}
-
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
 
 const FLOATS: [f64; 12] = [
     -1.5,
@@ -373,40 +338,6 @@ impl FilterGen<'_> {
     }
 }
 
-fn count_star() -> Projection {
-    Projection {
-        items: vec![ProjItem {
-            expr: Expr::Aggregate {
-                func: AggFn::Count,
-                distinct: false,
-                arg: None,
-            },
-            name: "count(*)".into(),
-        }],
-        distinct: false,
-        filter: None,
-        order_by: vec![],
-        skip: None,
-        limit: None,
-    }
-}
-
-fn id_rows(k: usize) -> Projection {
-    Projection {
-        items: (0..k)
-            .map(|i| ProjItem {
-                expr: Expr::Id(Box::new(Expr::Node(i))),
-                name: format!("n{i}"),
-            })
-            .collect(),
-        distinct: false,
-        filter: None,
-        order_by: vec![],
-        skip: None,
-        limit: None,
-    }
-}
-
 fn sorted_strings(rows: &[Vec<Val<'_>>]) -> Vec<String> {
     let mut v: Vec<String> = rows
         .iter()
@@ -603,22 +534,12 @@ fn numeric_comparison_edges() {
     }
 }
 
-fn sample() -> &'static Model {
-    static M: OnceLock<Model> = OnceLock::new();
-    M.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/imdb-sample");
-        gemp::io::load(&[dir], Format::ImdbTsv, &LoadOptions::default())
-            .unwrap()
-            .0
-    })
-}
-
 #[test]
 fn example_queries_equal_host() {
     let Some(gpu) = gpu("example_queries_equal_host") else {
         return;
     };
-    let m = sample();
+    let m = sample_model();
     let dev = DeviceMatcher::new(gpu, m, DeviceConfig::default()).unwrap();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/queries");
     let mut files: Vec<_> = std::fs::read_dir(&dir)

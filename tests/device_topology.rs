@@ -7,11 +7,11 @@
 
 #![cfg(feature = "opencl")]
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+mod common;
+use common::{count_star, gpu, hprd_dir};
+
 use std::time::Instant;
 
-use gemp::gpu::{self, DeviceSelector, Gpu};
 use gemp::io::{subgraph_bench, LoadOptions, LoadReport};
 use gemp::matcher::device::{DeviceConfig, DeviceMatcher};
 use gemp::matcher::{execute, prepare, MatchOptions, Semantics};
@@ -20,25 +20,6 @@ use gemp::pattern::bench_query;
 use gemp::pattern::eval::Val;
 use gemp::pattern::ir::*;
 use proptest::prelude::*;
-
-/// The shared device, or `None` (after a skip message) when there is no OpenCL platform.
-fn gpu(test: &str) -> Option<Arc<Gpu>> {
-    static GPU: OnceLock<Option<Arc<Gpu>>> = OnceLock::new();
-    let gpu = GPU.get_or_init(|| match gpu::platform_count() {
-        Ok(0) => None,
-        Ok(_) => Some(Arc::new(
-            Gpu::new(DeviceSelector::Auto).expect("opening the OpenCL device"),
-        )),
-        Err(e) => {
-            eprintln!("OpenCL platform query failed: {e}");
-            None
-        }
-    });
-    if gpu.is_none() {
-        eprintln!("skipping {test}: no OpenCL platform found");
-    }
-    gpu.clone()
-}
 
 #[derive(Debug, Clone)]
 struct G {
@@ -135,24 +116,6 @@ fn bind(m: &Model, p: &P) -> BoundQuery {
         },
         filter: vec![],
         stages: vec![],
-    }
-}
-
-fn count_star() -> Projection {
-    Projection {
-        items: vec![ProjItem {
-            expr: Expr::Aggregate {
-                func: AggFn::Count,
-                distinct: false,
-                arg: None,
-            },
-            name: "count(*)".into(),
-        }],
-        distinct: false,
-        filter: None,
-        order_by: vec![],
-        skip: None,
-        limit: None,
     }
 }
 
@@ -421,18 +384,12 @@ fn dense_multigraph_patterns() {
     }
 }
 
-fn hprd_dir() -> Option<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/hprd");
-    d.join("HPRD.graph").exists().then_some(d)
-}
-
 #[test]
 fn all_hprd_queries_give_the_published_counts_on_the_device() {
     let Some(gpu) = gpu("all_hprd_queries_give_the_published_counts_on_the_device") else {
         return;
     };
-    let Some(dir) = hprd_dir() else {
-        eprintln!("skipping: ../shared/data/hprd not found");
+    let Some(dir) = hprd_dir("all_hprd_queries_give_the_published_counts_on_the_device") else {
         return;
     };
     let opts = LoadOptions::default();

@@ -1,28 +1,19 @@
 //! The example queries in datasets/queries/, run on the bundled IMDb sample, each checked against
 //! an independent naive computation over the model API.
 
+mod common;
+use common::sample_model;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::sync::OnceLock;
 
-use gemp::io::{Format, LoadOptions};
 use gemp::matcher::{execute, MatchOptions};
 use gemp::model::{Model, ValueRef};
 use gemp::pattern::eval::Val;
 use gemp::pattern::{compile, Params};
 
-fn sample() -> &'static Model {
-    static M: OnceLock<Model> = OnceLock::new();
-    M.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/imdb-sample");
-        gemp::io::load(&[dir], Format::ImdbTsv, &LoadOptions::default())
-            .unwrap()
-            .0
-    })
-}
-
 fn query_rows(file: &str, params: &Params) -> Vec<Vec<String>> {
-    let m = sample();
+    let m = sample_model();
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("datasets/queries")
         .join(file);
@@ -67,7 +58,7 @@ const ACTING: &[&str] = &["ACTOR", "ACTRESS"];
 
 #[test]
 fn four_actors_in_a_movie_with_a_jack() {
-    let m = sample();
+    let m = sample_model();
     let (movie, person) = (label(m, "Movie"), label(m, "Person"));
     let mut want = Vec::new();
     for &t in m.nodes_with_label(movie) {
@@ -100,7 +91,7 @@ fn four_actors_in_a_movie_with_a_jack() {
 
 #[test]
 fn actor_director_pairs() {
-    let m = sample();
+    let m = sample_model();
     let (title, person) = (label(m, "Title"), label(m, "Person"));
     let mut together: BTreeMap<(u32, u32), i64> = BTreeMap::new();
     for &t in m.nodes_with_label(title) {
@@ -149,7 +140,7 @@ fn acted_titles(m: &Model) -> BTreeMap<u32, BTreeSet<u32>> {
 
 #[test]
 fn couples_share_three_titles() {
-    let m = sample();
+    let m = sample_model();
     let t_of = acted_titles(m);
     let mut want = Vec::new();
     let persons: Vec<u32> = t_of.keys().copied().collect();
@@ -176,7 +167,7 @@ fn couples_share_three_titles() {
 
 #[test]
 fn costar_triangles() {
-    let m = sample();
+    let m = sample_model();
     let t_of = acted_titles(m);
     let costars = |p: u32| -> BTreeSet<u32> {
         t_of[&p]
@@ -219,7 +210,7 @@ fn costar_triangles() {
 
 #[test]
 fn directors_and_acting_nacs() {
-    let m = sample();
+    let m = sample_model();
     let (movie, person, title) = (label(m, "Movie"), label(m, "Person"), label(m, "Title"));
     let mut credits = 0;
     let mut not_acting = BTreeSet::new();
@@ -253,7 +244,7 @@ fn directors_and_acting_nacs() {
 
 #[test]
 fn top_rated_recent_movies_with_a_parameter() {
-    let m = sample();
+    let m = sample_model();
     let movie = label(m, "Movie");
     let num = |n: u32, p: &str| match m.node_property(n, p) {
         ValueRef::Int(i) => Some(i as f64),

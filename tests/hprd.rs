@@ -1,22 +1,18 @@
 //! HPRD (Sun & Luo's subgraph-matching benchmark): every query gives exactly the published number of
 //! embeddings. Skips with a message when ../shared/data/hprd is absent.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::hprd_dir;
+
 use std::time::Instant;
 
 use gemp::io::{subgraph_bench, LoadOptions, LoadReport};
 use gemp::matcher::{execute, MatchOptions};
 use gemp::pattern::bench_query;
 
-fn data_dir() -> Option<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/hprd");
-    d.join("HPRD.graph").exists().then_some(d)
-}
-
 #[test]
 fn all_hprd_queries_give_the_published_counts() {
-    let Some(dir) = data_dir() else {
-        eprintln!("skipping: ../shared/data/hprd not found");
+    let Some(dir) = hprd_dir("all_hprd_queries_give_the_published_counts") else {
         return;
     };
     let opts = LoadOptions::default();

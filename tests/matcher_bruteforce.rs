@@ -1,6 +1,9 @@
 //! Property tests: on random small labelled multigraphs and random patterns, the host matcher's
 //! results equal a brute-force enumerator's, under both semantics, with and without aggregates.
 
+mod common;
+use common::{count_star, id_rows};
+
 use gemp::matcher::{execute, MatchOptions, Semantics};
 use gemp::model::{Model, ModelBuilder};
 use gemp::pattern::eval::Val;
@@ -185,40 +188,6 @@ fn brute(m: &Model, q: &BoundQuery, sem: Semantics) -> Vec<(Vec<u32>, u64)> {
     }
 }
 
-fn count_star() -> Projection {
-    Projection {
-        items: vec![ProjItem {
-            expr: Expr::Aggregate {
-                func: AggFn::Count,
-                distinct: false,
-                arg: None,
-            },
-            name: "count(*)".into(),
-        }],
-        distinct: false,
-        filter: None,
-        order_by: vec![],
-        skip: None,
-        limit: None,
-    }
-}
-
-fn node_rows(k: usize) -> Projection {
-    Projection {
-        items: (0..k)
-            .map(|i| ProjItem {
-                expr: Expr::Id(Box::new(Expr::Node(i))),
-                name: format!("n{i}"),
-            })
-            .collect(),
-        distinct: false,
-        filter: None,
-        order_by: vec![],
-        skip: None,
-        limit: None,
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1500))]
     #[test]
@@ -236,7 +205,7 @@ proptest! {
         prop_assert_eq!(&out.rows, &vec![vec![Val::Int(total as i64)]]);
 
         // Rows: every binding of node ids, with multiplicity for named relationships.
-        q.stages = vec![node_rows(p.labels.len())];
+        q.stages = vec![id_rows(p.labels.len())];
         let out = execute(&m, &q, &opts).unwrap();
         let mut got: Vec<Vec<i64>> = out.rows.iter().map(|r| r.iter().map(|v| match v { Val::Int(i) => *i, _ => -1 }).collect()).collect();
         got.sort();
@@ -263,7 +232,7 @@ proptest! {
         prop_assert_eq!(got_groups, want_groups.into_iter().collect::<Vec<_>>());
 
         // LIMIT caps and stays within the result.
-        q.stages = vec![Projection { limit: Some(3), ..node_rows(p.labels.len()) }];
+        q.stages = vec![Projection { limit: Some(3), ..id_rows(p.labels.len()) }];
         let out = execute(&m, &q, &opts).unwrap();
         prop_assert_eq!(out.rows.len() as u64, total.min(3));
     }

@@ -1,0 +1,122 @@
+//! Scaffolding shared by the integration tests: the OpenCL device (or a skip), a deterministic
+//! random source, common projections and the bundled data sets.
+//!
+//! Each test binary uses only part of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use gemp::io::{Format, LoadOptions};
+use gemp::model::Model;
+use gemp::pattern::ir::{AggFn, Expr, ProjItem, Projection};
+
+/// The shared OpenCL device, or `None` (after a skip message naming `test`) when the machine has
+/// no OpenCL platform. Opening a device on a machine that has a platform must work.
+#[cfg(feature = "opencl")]
+pub fn gpu(test: &str) -> Option<std::sync::Arc<gemp::gpu::Gpu>> {
+    use gemp::gpu::{self, DeviceSelector, Gpu};
+    use std::sync::Arc;
+    static GPU: OnceLock<Option<Arc<Gpu>>> = OnceLock::new();
+    let gpu = GPU.get_or_init(|| match gpu::platform_count() {
+        Ok(0) => None,
+        Ok(_) => Some(Arc::new(
+            Gpu::new(DeviceSelector::Auto).expect("opening the OpenCL device"),
+        )),
+        Err(e) => {
+            eprintln!("OpenCL platform query failed: {e}");
+            None
+        }
+    });
+    if gpu.is_none() {
+        eprintln!("skipping {test}: no OpenCL platform found");
+    }
+    gpu.clone()
+}
+
+/// splitmix64: deterministic test data without extra dependencies.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// True with the given probability in percent.
+    pub fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// `RETURN count(*)`.
+pub fn count_star() -> Projection {
+    projection(vec![ProjItem {
+        expr: Expr::Aggregate {
+            func: AggFn::Count,
+            distinct: false,
+            arg: None,
+        },
+        name: "count(*)".into(),
+    }])
+}
+
+/// `RETURN id(n0), …, id(n{k-1})`: the node bindings as rows.
+pub fn id_rows(k: usize) -> Projection {
+    projection(
+        (0..k)
+            .map(|i| ProjItem {
+                expr: Expr::Id(Box::new(Expr::Node(i))),
+                name: format!("n{i}"),
+            })
+            .collect(),
+    )
+}
+
+/// A plain projection of `items`.
+pub fn projection(items: Vec<ProjItem>) -> Projection {
+    Projection {
+        items,
+        distinct: false,
+        filter: None,
+        order_by: vec![],
+        skip: None,
+        limit: None,
+    }
+}
+
+/// The repository root.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The bundled IMDb sample (`datasets/imdb-sample`), loaded once per test binary.
+pub fn sample_model() -> &'static Model {
+    static M: OnceLock<Model> = OnceLock::new();
+    M.get_or_init(|| {
+        let dir = root().join("datasets/imdb-sample");
+        gemp::io::load(&[dir], Format::ImdbTsv, &LoadOptions::default())
+            .expect("loading the bundled sample")
+            .0
+    })
+}
+
+/// `../shared/data/hprd`, or `None` (after a skip message naming `test`) when it is absent.
+pub fn hprd_dir(test: &str) -> Option<PathBuf> {
+    let d = root().join("../shared/data/hprd");
+    if d.join("HPRD.graph").is_file() {
+        Some(d)
+    } else {
+        eprintln!("skipping {test}: ../shared/data/hprd not found");
+        None
+    }
+}
