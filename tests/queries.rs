@@ -1,6 +1,9 @@
 //! Pattern queries end to end (parse → bind → plan → match → results) on a small hand-built movie
 //! graph whose answers were computed by hand. Includes GEMP's own test list: empty results,
-//! overlapping matches and error handling.
+//! overlapping matches and error handling. Every query also runs through the OpenCL pipeline
+//! (PoCL here) with tiny result buffers when a platform exists, and must give the host's rows.
+
+mod common;
 
 use gemp::matcher::{execute, MatchOptions, Semantics};
 use gemp::model::{Model, ModelBuilder, Value, ValueRef};
@@ -75,19 +78,41 @@ fn run(model: &Model, q: &str) -> Vec<Vec<String>> {
     run_with(model, q, &Params::new(), Semantics::Isomorphism)
 }
 
+/// Runs `q` on the host matcher and, where an OpenCL platform exists, also through GEMP's device
+/// pipeline with a result buffer of a few rows and at most three work-items per round (so results
+/// overflow and resume across many rounds); both must give the same rows (in the same order when
+/// the query orders them). Returns the host's rows.
 fn run_with(model: &Model, q: &str, params: &Params, semantics: Semantics) -> Vec<Vec<String>> {
     let bound = compile(q, model, params).unwrap_or_else(|e| panic!("{}", e.render(q, None)));
-    let out = execute(
-        model,
-        &bound,
-        &MatchOptions {
-            semantics,
+    let options = MatchOptions {
+        semantics,
+        ..Default::default()
+    };
+    let host = render(model, &execute(model, &bound, &options).unwrap().rows);
+    #[cfg(feature = "opencl")]
+    if let Some(gpu) = common::gpu("queries (device half)") {
+        use gemp::matcher::device::{DeviceConfig, DeviceMatcher};
+        let config = DeviceConfig {
+            result_buffer_words: 48,
+            initial_threads: Some(1),
+            max_threads: 3,
             ..Default::default()
-        },
-    )
-    .unwrap();
-    out.rows
-        .iter()
+        };
+        let device = DeviceMatcher::new(gpu, model, config).unwrap();
+        let mut on_device = render(model, &device.execute(&bound, &options).unwrap().rows);
+        let mut expected = host.clone();
+        if !q.contains("ORDER BY") {
+            on_device.sort();
+            expected.sort();
+        }
+        assert_eq!(on_device, expected, "device and host differ on {q}");
+    }
+    host
+}
+
+/// Rows as strings; nodes by key.
+fn render(model: &Model, rows: &[Vec<Val<'_>>]) -> Vec<Vec<String>> {
+    rows.iter()
         .map(|r| {
             r.iter()
                 .map(|v| match v {

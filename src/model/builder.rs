@@ -6,6 +6,7 @@
 
 use hashbrown::hash_table::{Entry, HashTable};
 use hashbrown::DefaultHashBuilder;
+use rayon::prelude::*;
 use std::hash::BuildHasher;
 
 use super::column::{Column, ColumnData};
@@ -323,6 +324,7 @@ impl ModelBuilder {
         }
         let label_count = self.labels.len();
         let type_count = self.rel_types.len();
+        let started = std::time::Instant::now();
 
         // 1. Renumber nodes: stable counting sort by primary label (unlabelled last).
         let group_of = |l: u32| {
@@ -424,6 +426,10 @@ impl ModelBuilder {
             new_edge_of_old[e as usize] = pos as u32;
         }
 
+        log::debug!(
+            "freeze: nodes renumbered, labels and keys laid out, edges ordered in {:.2?}",
+            started.elapsed()
+        );
         let node_props = self.node_props;
         let edge_props = self.edge_props;
         let ((out, inc), (group_columns, edge_columns)) = rayon::join(
@@ -527,20 +533,30 @@ fn freeze_node_properties(
 ) -> Vec<Vec<Column>> {
     let starts: Vec<u32> = groups.iter().map(|g| g.start).collect();
     let sizes: Vec<usize> = groups.iter().map(|g| (g.end - g.start) as usize).collect();
-    let mut out: Vec<Vec<Column>> = (0..groups.len()).map(|_| Vec::new()).collect();
-    for (key, col) in table.columns.iter().enumerate() {
-        let name = table.names.name(key as u32).unwrap_or("");
-        let mut per_group: Vec<Vec<(usize, usize)>> = vec![Vec::new(); groups.len()];
-        for (i, &row) in col.rows.iter().enumerate() {
-            let new = new_of_old[row as usize];
-            let g = starts.partition_point(|&s| s <= new) - 1;
-            per_group[g].push(((new - starts[g]) as usize, i));
-        }
-        for (g, entries) in per_group.into_iter().enumerate() {
-            if !entries.is_empty() {
-                out[g].push(freeze_column(name, col, sizes[g], &entries));
+    // Columns freeze independently, in parallel; each yields its (group, column) pieces.
+    let per_column: Vec<Vec<(usize, Column)>> = table
+        .columns
+        .par_iter()
+        .enumerate()
+        .map(|(key, col)| {
+            let name = table.names.name(key as u32).unwrap_or("");
+            let mut per_group: Vec<Vec<(usize, usize)>> = vec![Vec::new(); groups.len()];
+            for (i, &row) in col.rows.iter().enumerate() {
+                let new = new_of_old[row as usize];
+                let g = starts.partition_point(|&s| s <= new) - 1;
+                per_group[g].push(((new - starts[g]) as usize, i));
             }
-        }
+            per_group
+                .into_iter()
+                .enumerate()
+                .filter(|(_, entries)| !entries.is_empty())
+                .map(|(g, entries)| (g, freeze_column(name, col, sizes[g], &entries)))
+                .collect()
+        })
+        .collect();
+    let mut out: Vec<Vec<Column>> = (0..groups.len()).map(|_| Vec::new()).collect();
+    for (g, column) in per_column.into_iter().flatten() {
+        out[g].push(column);
     }
     out
 }
@@ -551,21 +567,22 @@ fn freeze_edge_properties(
     len: usize,
     new_edge_of_old: &[u32],
 ) -> Vec<Column> {
-    let mut out = Vec::new();
-    for (key, col) in table.columns.iter().enumerate() {
-        if col.rows.is_empty() {
-            continue;
-        }
-        let name = table.names.name(key as u32).unwrap_or("");
-        let entries: Vec<(usize, usize)> = col
-            .rows
-            .iter()
-            .enumerate()
-            .map(|(i, &row)| (new_edge_of_old[row as usize] as usize, i))
-            .collect();
-        out.push(freeze_column(name, col, len, &entries));
-    }
-    out
+    table
+        .columns
+        .par_iter()
+        .enumerate()
+        .filter(|(_, col)| !col.rows.is_empty())
+        .map(|(key, col)| {
+            let name = table.names.name(key as u32).unwrap_or("");
+            let entries: Vec<(usize, usize)> = col
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(i, &row)| (new_edge_of_old[row as usize] as usize, i))
+                .collect();
+            freeze_column(name, col, len, &entries)
+        })
+        .collect()
 }
 
 /// Builds a column of `len` rows from `(row, value index)` entries; later entries win.
@@ -642,12 +659,18 @@ fn freeze_strings(slot: &[u32], offsets: &[u64], heap: &[u8]) -> ColumnData {
     if !dictionary_pays {
         codes = Vec::new();
     }
+    // Null rows (no value) take the empty string's code: hashed once, not once per row.
+    let mut null_code = None;
     for &s in slot {
         if !dictionary_pays {
             break;
         }
         let next = dict.len() as u32;
-        let code = *dict.entry(value(s)).or_insert(next);
+        let code = if s == u32::MAX {
+            *null_code.get_or_insert_with(|| *dict.entry(&[][..]).or_insert(next))
+        } else {
+            *dict.entry(value(s)).or_insert(next)
+        };
         codes.push(code);
         if dict.len() > limit {
             dictionary_pays = false;
