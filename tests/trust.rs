@@ -13,10 +13,19 @@ use proptest::prelude::*;
 /// Every injective mapping of all template nodes that maps template edges to data edges, with its
 /// score (sum of one-hop scores).
 fn exhaustive(t: &TrustGraph, d: &TrustGraph, oh: &[u32]) -> Vec<(Vec<u32>, u64)> {
-    fn go(i: usize, t: &TrustGraph, d: &TrustGraph, oh: &[u32], f: &mut Vec<u32>, out: &mut Vec<(Vec<u32>, u64)>) {
+    fn go(
+        i: usize,
+        t: &TrustGraph,
+        d: &TrustGraph,
+        oh: &[u32],
+        f: &mut Vec<u32>,
+        out: &mut Vec<(Vec<u32>, u64)>,
+    ) {
         let n = t.node_count();
         if i == n {
-            let score = (0..n).map(|k| u64::from(oh[k * d.node_count() + f[k] as usize])).sum();
+            let score = (0..n)
+                .map(|k| u64::from(oh[k * d.node_count() + f[k] as usize]))
+                .sum();
             out.push((f.clone(), score));
             return;
         }
@@ -24,7 +33,10 @@ fn exhaustive(t: &TrustGraph, d: &TrustGraph, oh: &[u32]) -> Vec<(Vec<u32>, u64)
             if f[..i].contains(&x) {
                 continue;
             }
-            let ok = t.neighbors(i as u32).iter().all(|&w| (w as usize) >= i || d.adjacent(f[w as usize], x));
+            let ok = t
+                .neighbors(i as u32)
+                .iter()
+                .all(|&w| (w as usize) >= i || d.adjacent(f[w as usize], x));
             if ok {
                 f[i] = x;
                 go(i + 1, t, d, oh, f, out);
@@ -39,7 +51,13 @@ fn exhaustive(t: &TrustGraph, d: &TrustGraph, oh: &[u32]) -> Vec<(Vec<u32>, u64)
 
 /// Max-weight matching by trying every partial injection (tiny inputs only).
 fn brute_matching(rows: &[u32], cols: &[u32], w: &dyn Fn(u32, u32) -> u32) -> u64 {
-    fn go(r: usize, rows: &[u32], cols: &[u32], used: &mut Vec<bool>, w: &dyn Fn(u32, u32) -> u32) -> u64 {
+    fn go(
+        r: usize,
+        rows: &[u32],
+        cols: &[u32],
+        used: &mut Vec<bool>,
+        w: &dyn Fn(u32, u32) -> u32,
+    ) -> u64 {
         if r == rows.len() {
             return 0;
         }
@@ -64,7 +82,9 @@ fn random_graph(seed: &mut u64, n: usize, edge_percent: u64, alphabet: &[&str]) 
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     };
-    let values: Vec<&str> = (0..n).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+    let values: Vec<&str> = (0..n)
+        .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+        .collect();
     let mut edges = Vec::new();
     for a in 0..n as u32 {
         for b in a + 1..n as u32 {
@@ -138,7 +158,11 @@ fn truncated_search_keeps_the_best_states() {
     let d = random_graph(&mut s, 9, 50, WORDS);
     let sim = similarity_table(&t, &d);
     let oh = one_hop_table(&t, &d, &sim);
-    let one = SearchParams { k0: 1, beam: 1, depth: Some(1) };
+    let one = SearchParams {
+        k0: 1,
+        beam: 1,
+        depth: Some(1),
+    };
     let (level, stats) = search(&t, &d, &oh, &one).unwrap();
     assert_eq!(stats.len(), 1);
     let best = *oh.iter().max().unwrap();
@@ -188,7 +212,11 @@ fn planted_templates_are_recovered_at_default_parameters() {
             let (d, _) = TrustGraph::from_model(&inst.data, "value").unwrap();
             let planted = inst.planted_mapping(&t, &d).unwrap();
             let r = run_host(&t, &d, &TrustParams::default()).unwrap();
-            assert_eq!(r.matchings[0].mapping(), planted, "data {dn}/{de}, template {tn}/{te}");
+            assert_eq!(
+                r.matchings[0].mapping(),
+                planted,
+                "data {dn}/{de}, template {tn}/{te}"
+            );
             let score = r.matchings[0].score();
             assert!(score > 0.5 && score <= 1.0, "score {score}");
         }

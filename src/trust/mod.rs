@@ -22,6 +22,8 @@
 //! exhaustive over edge-preserving injective mappings.
 
 pub mod assignment;
+#[cfg(feature = "opencl")]
+pub mod device;
 pub mod generate;
 pub mod graph;
 pub mod levenshtein;
