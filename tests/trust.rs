@@ -4,7 +4,7 @@
 
 use gemp::trust::generate::{generate, TrustGenConfig, PAPER_DATA_SIZES, PAPER_TEMPLATE_SIZES};
 use gemp::trust::levenshtein::SCALE;
-use gemp::trust::one_hop::one_hop_table;
+use gemp::trust::one_hop::{one_hop_table, LazyOneHop, OneHopTable};
 use gemp::trust::search::{search, SearchParams};
 use gemp::trust::similarity::similarity_table;
 use gemp::trust::{run_host, TrustGraph, TrustParams, NONE};
@@ -111,7 +111,12 @@ proptest! {
         let sim = similarity_table(&t, &d);
         let oh = one_hop_table(&t, &d, &sim);
         let params = SearchParams { k0: usize::MAX, beam: usize::MAX, depth: None };
-        let (level, _) = search(&t, &d, &oh, &params).unwrap();
+        let (level, stats) = search(&t, &d, &mut OneHopTable { table: &oh, data_nodes: dn }, &params).unwrap();
+        // The lazy source (exact scores only where needed) finds the same level.
+        let sim2 = similarity_table(&t, &d);
+        let (lazy_level, lazy_stats) = search(&t, &d, &mut LazyOneHop::new(&t, &d, &sim2), &params).unwrap();
+        prop_assert_eq!(&lazy_level, &level);
+        prop_assert_eq!(lazy_stats, stats);
         let mut all = exhaustive(&t, &d, &oh);
         if all.is_empty() {
             // No full matching: the result is a partial level (some template node unmatched).
@@ -163,12 +168,64 @@ fn truncated_search_keeps_the_best_states() {
         beam: 1,
         depth: Some(1),
     };
-    let (level, stats) = search(&t, &d, &oh, &one).unwrap();
+    let (level, stats) = search(
+        &t,
+        &d,
+        &mut OneHopTable {
+            table: &oh,
+            data_nodes: 9,
+        },
+        &one,
+    )
+    .unwrap();
     assert_eq!(stats.len(), 1);
     let best = *oh.iter().max().unwrap();
     assert_eq!(level.scores, vec![u64::from(best)]);
     let first = oh.iter().position(|&v| v == best).unwrap();
     assert_eq!(level.state(0, 4)[first / 9], (first % 9) as u32);
+}
+
+/// Truncated searches (small k0 and β) with the lazy and the full one-hop source agree: the
+/// bound-driven level-1 selection picks the same pairs as a full sort.
+#[test]
+fn lazy_one_hop_equals_full_table_when_truncated() {
+    for seed in 0..6 {
+        let inst = generate(&TrustGenConfig {
+            data_nodes: 300,
+            data_edges: 900,
+            template_nodes: 5,
+            template_edges: 6,
+            seed,
+            noise: 0.3,
+            ..Default::default()
+        })
+        .unwrap();
+        let (t, _) = TrustGraph::from_model(&inst.template, "value").unwrap();
+        let (d, _) = TrustGraph::from_model(&inst.data, "value").unwrap();
+        let sim = similarity_table(&t, &d);
+        let oh = one_hop_table(&t, &d, &sim);
+        for (k0, beam) in [(1, 1), (3, 5), (40, 8), (700, 50)] {
+            let p = SearchParams {
+                k0,
+                beam,
+                depth: None,
+            };
+            let full = search(
+                &t,
+                &d,
+                &mut OneHopTable {
+                    table: &oh,
+                    data_nodes: d.node_count(),
+                },
+                &p,
+            )
+            .unwrap();
+            let mut lazy_source = LazyOneHop::new(&t, &d, &sim);
+            let lazy = search(&t, &d, &mut lazy_source, &p).unwrap();
+            assert_eq!(lazy, full, "seed {seed}, k0 {k0}, beam {beam}");
+            assert!(lazy_source.assignments() < oh.len());
+        }
+    }
 }
 
 #[test]

@@ -18,6 +18,7 @@ use std::time::Instant;
 use ocl::Program;
 
 use super::graph::TrustGraph;
+use super::one_hop::OneHopTable;
 use super::search::{self, Level, LevelStats};
 use super::{assemble, check_inputs, Timings, TrustParams, TrustResult};
 use crate::error::{Error, Result};
@@ -187,7 +188,11 @@ pub fn run_device(
     let (s, oh, inputs) = tables(gpu, template, data, &mut timings)?;
     let start = Instant::now();
     let (_, search_prog) = programs(gpu)?;
-    let first = search::first_level(&oh, t, d, params.search.k0)?;
+    let mut table = OneHopTable {
+        table: &oh,
+        data_nodes: d,
+    };
+    let first = search::first_level(&mut table, t, d, params.search.k0)?;
     let mut levels = vec![LevelStats {
         candidates: t * d,
         duplicates: 0,
@@ -208,7 +213,13 @@ pub fn run_device(
         scores: gpu.read_prefix(&level.scores, level.len)?,
         hashes: gpu.read_prefix(&level.hashes, level.len)?,
     };
-    let matchings = assemble(&host_level, t, d, &s, &oh, params.top);
+    let matchings = assemble(
+        &host_level,
+        t,
+        params.top,
+        |p| s[p.0 as usize * d + p.1 as usize],
+        |p| oh[p.0 as usize * d + p.1 as usize],
+    );
     timings.search = start.elapsed();
     Ok(TrustResult {
         matchings,

@@ -38,6 +38,83 @@ pub fn distance(a: &[u32], b: &[u32], row: &mut Vec<u32>) -> u32 {
     row[a.len()]
 }
 
+/// A value of at most 64 code points prepared for Myers' bit-parallel edit distance (Hyyrö's
+/// formulation): one 64-bit match mask per character. The host computes most distances with it
+/// (one word operation per text character); the result is the exact Levenshtein distance, the
+/// same number the dynamic programme of [`distance`] and the device kernel give.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    len: usize,
+    ascii: [u64; 128],
+    other: Vec<(u32, u64)>,
+}
+
+impl Pattern {
+    /// The pattern for `a`, or `None` when it is longer than 64 code points.
+    pub fn new(a: &[u32]) -> Option<Pattern> {
+        if a.len() > 64 {
+            return None;
+        }
+        let mut p = Pattern {
+            len: a.len(),
+            ascii: [0; 128],
+            other: Vec::new(),
+        };
+        for (i, &c) in a.iter().enumerate() {
+            let bit = 1u64 << i;
+            if c < 128 {
+                p.ascii[c as usize] |= bit;
+            } else if let Some(e) = p.other.iter_mut().find(|e| e.0 == c) {
+                e.1 |= bit;
+            } else {
+                p.other.push((c, bit));
+            }
+        }
+        Some(p)
+    }
+
+    fn peq(&self, c: u32) -> u64 {
+        if c < 128 {
+            self.ascii[c as usize]
+        } else {
+            self.other.iter().find(|e| e.0 == c).map_or(0, |e| e.1)
+        }
+    }
+
+    /// The Levenshtein distance between the pattern and `b`.
+    pub fn distance(&self, b: &[u32]) -> u32 {
+        let m = self.len;
+        if m == 0 {
+            return b.len() as u32;
+        }
+        let high = 1u64 << (m - 1);
+        let (mut pv, mut mv) = (!0u64, 0u64);
+        let mut score = m as u32;
+        for &c in b {
+            let eq = self.peq(c);
+            let xv = eq | mv;
+            let xh = ((eq & pv).wrapping_add(pv) ^ pv) | eq;
+            let mut ph = mv | !(xh | pv);
+            let mut mh = pv & xh;
+            if ph & high != 0 {
+                score += 1;
+            } else if mh & high != 0 {
+                score -= 1;
+            }
+            ph = (ph << 1) | 1;
+            mh <<= 1;
+            pv = mh | !(xv | ph);
+            mv = ph & xv;
+        }
+        score
+    }
+
+    /// The fixed-point similarity of the pattern and `b` (equal to [`similarity`]).
+    pub fn similarity(&self, b: &[u32]) -> u32 {
+        similarity_from_distance(self.distance(b), self.len, b.len())
+    }
+}
+
 /// The fixed-point similarity for distance `d` between strings of lengths `la` and `lb`.
 pub fn similarity_from_distance(d: u32, la: usize, lb: usize) -> u32 {
     let m = la.max(lb) as u64;
@@ -83,6 +160,20 @@ mod tests {
         ] {
             assert_eq!(distance(&cp(a), &cp(b), &mut row), d, "{a} / {b}");
             assert_eq!(distance(&cp(b), &cp(a), &mut row), d, "{b} / {a}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn myers_equals_dynamic_programme(a in "[abcé]{0,70}", b in "[abcdé]{0,40}") {
+            let (a, b) = (cp(&a), cp(&b));
+            let mut row = Vec::new();
+            if let Some(p) = Pattern::new(&a) {
+                proptest::prop_assert_eq!(p.distance(&b), distance(&a, &b, &mut row));
+                proptest::prop_assert_eq!(p.similarity(&b), similarity(&a, &b, &mut row));
+            } else {
+                proptest::prop_assert!(a.len() > 64);
+            }
         }
     }
 

@@ -37,6 +37,7 @@ pub use graph::{TrustGraph, ValueSources, DEFAULT_VALUE_PROPERTY, NONE};
 pub use search::{Level, LevelStats, SearchParams};
 
 use crate::error::{Error, Result};
+use one_hop::OneHopSource;
 
 /// Default number of level-1 pairs.
 pub const DEFAULT_K0: usize = 32;
@@ -151,14 +152,14 @@ pub fn check_inputs(template: &TrustGraph, params: &TrustParams) -> Result<()> {
     Ok(())
 }
 
-/// Builds the top-`top` matchings of the final level (already sorted best first).
+/// Builds the top-`top` matchings of the final level (already sorted best first); `sim` and
+/// `one_hop` give the scores of a (template node, data node) pair.
 pub fn assemble(
     level: &Level,
     t: usize,
-    d: usize,
-    s: &[u32],
-    oh: &[u32],
     top: usize,
+    mut sim: impl FnMut((u32, u32)) -> u32,
+    mut one_hop: impl FnMut((u32, u32)) -> u32,
 ) -> Vec<Matching> {
     (0..level.len().min(top))
         .map(|k| Matching {
@@ -168,12 +169,13 @@ pub fn assemble(
                 .iter()
                 .enumerate()
                 .map(|(i, &x)| {
-                    let pair = (x != NONE).then(|| i * d + x as usize);
+                    let pair = (i as u32, x);
+                    let matched = x != NONE;
                     NodeMatch {
                         template: i as u32,
-                        data: (x != NONE).then_some(x),
-                        similarity: pair.map_or(0, |p| s[p]),
-                        one_hop: pair.map_or(0, |p| oh[p]),
+                        data: matched.then_some(x),
+                        similarity: if matched { sim(pair) } else { 0 },
+                        one_hop: if matched { one_hop(pair) } else { 0 },
                     }
                 })
                 .collect(),
@@ -181,29 +183,30 @@ pub fn assemble(
         .collect()
 }
 
-/// Runs the whole pipeline on the host (rayon for the tables).
+/// Runs the whole pipeline on the host: the similarity table in parallel, one-hop bounds in
+/// parallel and exact one-hop scores only where the search needs them ([`one_hop::LazyOneHop`]).
 pub fn run_host(
     template: &TrustGraph,
     data: &TrustGraph,
     params: &TrustParams,
 ) -> Result<TrustResult> {
     check_inputs(template, params)?;
+    let d = data.node_count();
     let mut timings = Timings::default();
     let start = Instant::now();
     let s = similarity::similarity_table(template, data);
     timings.similarity = start.elapsed();
     let start = Instant::now();
-    let oh = one_hop::one_hop_table(template, data, &s);
+    let mut oh = one_hop::LazyOneHop::new(template, data, &s);
     timings.one_hop = start.elapsed();
     let start = Instant::now();
-    let (level, levels) = search::search(template, data, &oh, &params.search)?;
+    let (level, levels) = search::search(template, data, &mut oh, &params.search)?;
     let matchings = assemble(
         &level,
         template.node_count(),
-        data.node_count(),
-        &s,
-        &oh,
         params.top,
+        |p| s[p.0 as usize * d + p.1 as usize],
+        |p| oh.one_hop(p.0, p.1),
     );
     timings.search = start.elapsed();
     Ok(TrustResult {

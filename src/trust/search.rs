@@ -28,7 +28,7 @@
 use hashbrown::HashTable;
 
 use super::graph::{TrustGraph, NONE};
-use super::levenshtein::SCALE;
+use super::one_hop::OneHopSource;
 use crate::error::{Error, Result};
 
 /// Search parameters.
@@ -107,45 +107,27 @@ pub fn levels_for(params: &SearchParams, t: usize) -> usize {
     params.depth.unwrap_or(t).clamp(1, t.max(1))
 }
 
-/// Level 1: the `k0` best pairs of the one-hop table `oh` (`t · d` entries) by (score
-/// descending, template node ascending, data node ascending), as a [`Level`].
-pub fn first_level(oh: &[u32], t: usize, d: usize, k0: usize) -> Result<Level> {
-    let n = t * d;
-    if n > u32::MAX as usize {
+/// Level 1: the `k0` best (template node, data node) pairs by (one-hop score descending, template
+/// node ascending, data node ascending), as a [`Level`].
+pub fn first_level(oh: &mut impl OneHopSource, t: usize, d: usize, k0: usize) -> Result<Level> {
+    if t * d > u32::MAX as usize {
         return Err(Error::InvalidArgument(format!(
             "{t} template × {d} data nodes exceed 2^32 pairs"
         )));
     }
-    let keys: Vec<u64> = oh[..n]
-        .iter()
-        .enumerate()
-        .map(|(idx, &v)| u64::from(SCALE.saturating_sub(v)) << 32 | idx as u64)
-        .collect();
-    let chosen = smallest(keys, k0);
     let mut level = Level::default();
-    for key in chosen {
-        let idx = (key & 0xFFFF_FFFF) as usize;
-        let (i, j) = (idx / d, (idx % d) as u32);
+    if d == 0 {
+        return Ok(level);
+    }
+    for (idx, score) in oh.best_pairs(k0) {
+        let (i, j) = (idx as usize / d, idx % d as u32);
         let start = level.states.len();
         level.states.resize(start + t, NONE);
         level.states[start + i] = j;
-        level.scores.push(u64::from(oh[idx]));
+        level.scores.push(u64::from(score));
         level.hashes.push(pair_hash(i as u32, j));
     }
     Ok(level)
-}
-
-/// The `k` smallest keys, sorted ascending.
-fn smallest(mut keys: Vec<u64>, k: usize) -> Vec<u64> {
-    if k < keys.len() {
-        if k == 0 {
-            return Vec::new();
-        }
-        keys.select_nth_unstable(k - 1);
-        keys.truncate(k);
-    }
-    keys.sort_unstable();
-    keys
 }
 
 /// The indices of the `beam` best kept candidates by (score descending, index ascending).
@@ -173,7 +155,7 @@ pub fn select(scores: &[u64], keep: &[bool], beam: usize) -> Vec<u32> {
 pub fn expand(
     template: &TrustGraph,
     data: &TrustGraph,
-    oh: &[u32],
+    oh: &mut impl OneHopSource,
     level: &Level,
     out: &mut Vec<Candidate>,
 ) {
@@ -213,7 +195,7 @@ pub fn expand(
                     parent: s as u32,
                     u,
                     x,
-                    score: score + u64::from(oh[u as usize * d + x as usize]),
+                    score: score + u64::from(oh.one_hop(u, x)),
                 });
             }
         }
@@ -225,7 +207,7 @@ pub fn expand(
                             parent: s as u32,
                             u: u as u32,
                             x,
-                            score: score + u64::from(oh[u * d + x as usize]),
+                            score: score + u64::from(oh.one_hop(u as u32, x)),
                         });
                     }
                 }
@@ -289,7 +271,7 @@ pub fn materialise(level: &Level, t: usize, cands: &[Candidate], selected: &[u32
 pub fn search(
     template: &TrustGraph,
     data: &TrustGraph,
-    oh: &[u32],
+    oh: &mut impl OneHopSource,
     params: &SearchParams,
 ) -> Result<(Level, Vec<LevelStats>)> {
     let t = template.node_count();
@@ -323,6 +305,8 @@ pub fn search(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trust::levenshtein::SCALE;
+    use crate::trust::one_hop::OneHopTable;
 
     #[test]
     fn triangle_in_k4_dedups_orders() {
@@ -340,7 +324,11 @@ mod tests {
             beam: usize::MAX,
             depth: None,
         };
-        let (level, stats) = search(&t, &d, &oh, &all).unwrap();
+        let mut source = OneHopTable {
+            table: &oh,
+            data_nodes: 4,
+        };
+        let (level, stats) = search(&t, &d, &mut source, &all).unwrap();
         // Level 1: 12 pairs. Level 2: each pair extends by 2 template nodes × 3 data nodes = 72
         // candidates, 36 distinct (each 2-pair matching reached from both of its pairs).
         assert_eq!(stats[0].kept, 12);

@@ -1,10 +1,11 @@
 //! The similarity table `S`: one fixed-point [`levenshtein::similarity`] per (template node, data
-//! node) pair, row-major by template node (`S[i · |V_D| + j]`). Computed in parallel with rayon.
+//! node) pair, row-major by template node (`S[i · |V_D| + j]`). Computed in parallel with rayon;
+//! template values of up to 64 characters use Myers' bit-parallel distance ([`Pattern`]).
 
 use rayon::prelude::*;
 
 use super::graph::TrustGraph;
-use super::levenshtein;
+use super::levenshtein::{self, Pattern};
 
 /// Pairs handled per rayon task.
 const CHUNK: usize = 2048;
@@ -16,6 +17,9 @@ pub fn similarity_table(template: &TrustGraph, data: &TrustGraph) -> Vec<u32> {
     if d == 0 {
         return table;
     }
+    let patterns: Vec<Option<Pattern>> = (0..template.node_count() as u32)
+        .map(|i| Pattern::new(template.value_chars(i)))
+        .collect();
     table
         .par_chunks_mut(CHUNK)
         .enumerate()
@@ -24,7 +28,12 @@ pub fn similarity_table(template: &TrustGraph, data: &TrustGraph) -> Vec<u32> {
             for (k, slot) in out.iter_mut().enumerate() {
                 let pair = first + k;
                 let (i, j) = ((pair / d) as u32, (pair % d) as u32);
-                *slot = levenshtein::similarity(template.value_chars(i), data.value_chars(j), row);
+                *slot = match &patterns[i as usize] {
+                    Some(p) => p.similarity(data.value_chars(j)),
+                    None => {
+                        levenshtein::similarity(template.value_chars(i), data.value_chars(j), row)
+                    }
+                };
             }
         });
     table
