@@ -22,11 +22,9 @@ fn env_usize(name: &str, default: usize) -> usize {
 }
 
 fn instance(
-    dn: usize,
-    de: usize,
-    tn: usize,
-    te: usize,
+    (dn, de, tn, te): (usize, usize, usize, usize),
     noise: f64,
+    value_len: (usize, usize),
     seed: u64,
 ) -> (TrustGraph, TrustGraph, Vec<u32>) {
     let inst = generate(&TrustGenConfig {

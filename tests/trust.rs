@@ -4,7 +4,7 @@
 
 use gemp::trust::generate::{generate, TrustGenConfig, PAPER_DATA_SIZES, PAPER_TEMPLATE_SIZES};
 use gemp::trust::levenshtein::SCALE;
-use gemp::trust::one_hop::{one_hop_table, LazyOneHop, OneHopTable};
+use gemp::trust::one_hop::{one_hop_table, LazyOneHop, OneHopSource, OneHopTable};
 use gemp::trust::search::{search, SearchParams};
 use gemp::trust::similarity::similarity_table;
 use gemp::trust::{run_host, TrustGraph, TrustParams, NONE};
@@ -278,4 +278,32 @@ fn planted_templates_are_recovered_at_default_parameters() {
             assert!(score > 0.5 && score <= 1.0, "score {score}");
         }
     }
+}
+
+/// A star template whose 90 leaves all prefer the same data leaf: the exact matching (Hungarian
+/// path, far beyond the paper's 80-entry cap) gives W = (1 + 89 · ½) / 90.
+pub fn big_stars() -> (TrustGraph, TrustGraph) {
+    let mut tv = vec!["c".to_string()];
+    tv.extend((0..90).map(|_| "ab".to_string()));
+    let te: Vec<(u32, u32)> = (1..=90).map(|l| (0, l)).collect();
+    let mut dv = vec!["c".to_string(), "ab".to_string()];
+    dv.extend((0..119).map(|_| "ac".to_string()));
+    let de: Vec<(u32, u32)> = (1..=120).map(|l| (0, l)).collect();
+    (
+        TrustGraph::from_parts(&tv, &te).unwrap(),
+        TrustGraph::from_parts(&dv, &de).unwrap(),
+    )
+}
+
+#[test]
+fn high_degree_one_hop_is_exact() {
+    let (t, d) = big_stars();
+    let sim = similarity_table(&t, &d);
+    let oh = one_hop_table(&t, &d, &sim);
+    // W = ⌊(65536 + 89 · 32768) / 90⌋ = 33132; OH = ⌊(65536 + 33132) / 2⌋ = 49334.
+    assert_eq!(oh[0], 49334);
+    let mut lazy = LazyOneHop::new(&t, &d, &sim);
+    assert_eq!(lazy.one_hop(0, 0), 49334);
+    // Leaf "ab" to leaf "ab": S = 1 and the centres match, OH = 1 (pair 1 · 121 + 1).
+    assert_eq!(lazy.best_pairs(1), vec![(122, SCALE)]);
 }

@@ -128,3 +128,24 @@ fn generated_instances_equal_the_host() {
         );
     }
 }
+
+#[test]
+fn high_degree_tables_equal_the_host() {
+    let Some(gpu) = common::gpu("high_degree_tables_equal_the_host") else {
+        return;
+    };
+    let mut tv = vec!["c"];
+    tv.extend(std::iter::repeat_n("ab", 90));
+    let te: Vec<(u32, u32)> = (1..=90).map(|l| (0, l)).collect();
+    let mut dv = vec!["c", "ab"];
+    dv.extend(std::iter::repeat_n("ac", 119));
+    let de: Vec<(u32, u32)> = (1..=120).map(|l| (0, l)).collect();
+    let t = TrustGraph::from_parts(&tv, &te).unwrap();
+    let d = TrustGraph::from_parts(&dv, &de).unwrap();
+    let (s, oh) = device_tables(&gpu, &t, &d).unwrap();
+    // W = ⌊(65536 + 89 · 32768) / 90⌋ = 33132; OH = ⌊(65536 + 33132) / 2⌋ = 49334.
+    assert_eq!(oh[0], 49334);
+    let host_s = similarity_table(&t, &d);
+    assert_eq!(oh, one_hop_table(&t, &d, &host_s));
+    assert_eq!(s, host_s);
+}
