@@ -239,6 +239,14 @@ fn disconnected_template_is_matched_by_jumping() {
 }
 
 #[test]
+fn empty_data_graph_gives_no_matching() {
+    let t = TrustGraph::from_parts(&["a", "b"], &[(0, 1)]).unwrap();
+    let d = TrustGraph::from_parts::<&str>(&[], &[]).unwrap();
+    let r = run_host(&t, &d, &TrustParams::default()).unwrap();
+    assert!(r.matchings.is_empty());
+}
+
+#[test]
 fn bad_parameters_are_errors() {
     let t = TrustGraph::from_parts::<&str>(&[], &[]).unwrap();
     let d = TrustGraph::from_parts(&["a"], &[]).unwrap();

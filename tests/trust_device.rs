@@ -93,6 +93,11 @@ fn disconnected_template_and_partial_depth_equal_the_host() {
     let d = random_graph(&mut rng, 12, 30);
     assert_same(&gpu, &t, &d, &params(8, 16, None, 5));
     assert_same(&gpu, &t, &d, &params(8, 16, Some(2), 5));
+    let empty = TrustGraph::from_parts::<&str>(&[], &[]).unwrap();
+    assert!(run_device(&gpu, &t, &empty, &params(8, 16, None, 5))
+        .unwrap()
+        .matchings
+        .is_empty());
 }
 
 #[test]
