@@ -14,5 +14,6 @@ pub mod matcher;
 pub mod model;
 pub mod pattern;
 pub mod task;
+pub mod trust;
 
 pub use error::{Error, Result};

@@ -92,6 +92,8 @@ enum GenerateKind {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Random TruST data and template graphs with string values (optionally a planted noisy copy).
+    Trust(super::trust::GenerateTrustArgs),
 }
 
 /// Loads a model from inputs in any supported format (a snapshot is opened, not parsed).
@@ -214,6 +216,7 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        GenerateKind::Trust(a) => super::trust::generate(a),
         GenerateKind::Imdb {
             titles,
             persons,

@@ -6,6 +6,7 @@ mod load;
 mod logging;
 pub mod output;
 mod query;
+mod trust;
 
 use std::process::ExitCode;
 
@@ -52,6 +53,8 @@ enum Command {
     Explain(query::ExplainArgs),
     /// List the OpenCL devices and which one is used by default.
     Devices(devices::DevicesArgs),
+    /// TruST inexact graph matching of a template graph in a data graph (string node values).
+    Trust(trust::TrustArgs),
 }
 
 /// Runs the command line; returns the process exit code (errors are printed as one line).
@@ -67,6 +70,7 @@ pub fn main() -> ExitCode {
         Command::Batch(a) => query::run_batch(a),
         Command::Explain(a) => query::run_explain(a),
         Command::Devices(a) => devices::devices(a),
+        Command::Trust(a) => trust::trust(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
