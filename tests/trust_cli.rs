@@ -1,6 +1,8 @@
 //! `gemp generate trust` and `gemp trust` end to end: the planted template comes back as the best
 //! matching (JSON output), bad arguments are one-line errors.
 
+mod common;
+
 use std::process::{Command, Output};
 
 fn gemp(args: &[&str]) -> Output {
@@ -77,6 +79,27 @@ fn generated_plant_is_found_by_the_cli() {
     let text = String::from_utf8_lossy(&r.stdout);
     assert!(text.starts_with("#1 score"), "{text}");
     assert!(text.contains(&format!("-> {} ", planted[0])), "{text}");
+    // The OpenCL backend prints the same matchings.
+    #[cfg(feature = "opencl")]
+    if common::gpu("generated_plant_is_found_by_the_cli (opencl)").is_some() {
+        let r = gemp(&[
+            "-q",
+            "trust",
+            "--template",
+            template.to_str().unwrap(),
+            "--data",
+            data.to_str().unwrap(),
+            "--top",
+            "2",
+            "--json",
+            "--backend",
+            "opencl",
+        ]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        let w: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+        assert_eq!(w["matchings"], v["matchings"]);
+        assert_eq!(w["levels"], v["levels"]);
+    }
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! - Planting picks `|V_T|` distinct data nodes, gives each the template node's value with noise
 //!   (each character is, with probability `noise`, substituted, deleted or followed by an
 //!   inserted character — one of the three at random) and adds the template's edges between them
-//!   (before the random edges, so the edge count still holds). Template edges are never removed:
+//!   (before the random edges, so the edge count still holds unless the template alone has more). Template edges are never removed:
 //!   the search requires them (see [`super::search`]).
 //! - Node keys are `t0…` (template) and `d0…` (data), the label is `Node`.
 
