@@ -18,6 +18,13 @@ pub enum Format {
     ImdbLists,
     /// The `t N M` / `v id label degree` / `e u v` graphs of the subgraph-matching benchmarks.
     SubgraphBench,
+    /// EMF XMI models (`.xmi`), with an optional `.ecore` / `.xcore` metamodel.
+    Xmi,
+    /// Neo4j bulk-import CSV: node files with `id:ID`, relationship files with `:START_ID`,
+    /// `:END_ID`.
+    Neo4jCsv,
+    /// The JSON graph format (`{"nodes": [...], "edges": [...]}`).
+    Json,
 }
 
 /// Expands directories to the files they contain (sorted, non-recursive).
@@ -72,10 +79,34 @@ pub fn detect(paths: &[PathBuf]) -> Result<Format> {
     if names.iter().all(|n| n.ends_with(".graph")) && !names.is_empty() {
         return Ok(Format::SubgraphBench);
     }
+    let data: Vec<(&PathBuf, &String)> = files
+        .iter()
+        .zip(&names)
+        .filter(|(p, _)| !super::is_metamodel_file(p))
+        .collect();
+    if data
+        .iter()
+        .any(|(_, n)| n.ends_with(".xmi") || n.ends_with(".xmi.gz"))
+    {
+        return Ok(Format::Xmi);
+    }
+    if !data.is_empty()
+        && data
+            .iter()
+            .all(|(_, n)| n.ends_with(".json") || n.ends_with(".json.gz"))
+    {
+        return Ok(Format::Json);
+    }
+    if data.iter().any(|(p, n)| {
+        (n.ends_with(".csv") || n.ends_with(".csv.gz")) && super::neo4j_csv::has_neo4j_header(p)
+    }) {
+        return Ok(Format::Neo4jCsv);
+    }
     let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     Err(Error::InvalidArgument(format!(
         "cannot tell the format of {}: expected a .gemp snapshot, IMDb TSV files (title.basics.tsv[.gz], …) \
-         IMDb lists (actors.list[.gz], …) or a subgraph-benchmark .graph file; name it with --format",
+         IMDb lists (actors.list[.gz], …), a subgraph-benchmark .graph file, .xmi, .json or Neo4j CSV \
+         (id:ID / :START_ID headers); name it with --format",
         shown.join(", ")
     )))
 }
