@@ -93,7 +93,7 @@ pub(super) fn parse(text: &str, file: Option<&Path>) -> Result<Metamodel> {
         let a = attrs(&e, line, file)?;
         let xsi = a
             .get("xsi:type")
-            .map(|t| last_segment(t))
+            .map(|t| t.rsplit(':').next().unwrap_or("").to_owned())
             .unwrap_or_default();
         let name = a.get("name").cloned().unwrap_or_default();
         let enclosing = stack.iter().rev().find_map(|s| s.clone());

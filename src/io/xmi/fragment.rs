@@ -17,11 +17,7 @@ pub fn root_key(prefix: &str, wrapped: bool, index: usize) -> String {
 
 /// The key of the `index`-th child of `parent` in containment feature `feature`.
 pub fn child_key(parent: &str, feature: &str, index: usize) -> String {
-    if parent.ends_with('/') {
-        format!("{parent}@{feature}.{index}")
-    } else {
-        format!("{parent}/@{feature}.{index}")
-    }
+    format!("{parent}/@{feature}.{index}")
 }
 
 /// True when a reference token is a fragment path (possibly behind a `uri#`).
