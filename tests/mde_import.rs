@@ -437,9 +437,10 @@ fn neo4j_csv_directory_gives_the_exact_graph() {
             ),
         ),
         (
+            // An empty `:LABEL` field is no label (the file name applies without the column).
             "p2",
             node(
-                &["Person"],
+                &[],
                 &[
                     ("id", "Str(\"p2\")"),
                     ("name", "Str(\"Bob, Jr.\")"),
@@ -620,6 +621,27 @@ fn json_export_round_trips() {
     json_graph::write_file(&x, &p).unwrap();
     let (back, _) = gemp::io::load(&[p], Format::Auto, &strict()).unwrap();
     assert_eq!(view(&back), expected_with_metamodel());
+}
+
+#[test]
+fn neo4j_csv_export_round_trips() {
+    let mm = Metamodel::from_xcore(MINI_XCORE).unwrap();
+    let (x, _) = xmi::read_str(MINI_XMI, Some(&mm), &strict()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let files = gemp::io::neo4j_csv::write_dir(&x, dir.path()).unwrap();
+    assert_eq!(
+        files.len(),
+        7 + 11,
+        "one file per primary label and per type"
+    );
+    let (back, report) =
+        gemp::io::load(&[dir.path().to_path_buf()], Format::Auto, &strict()).unwrap();
+    assert_eq!(report.dangling_nodes, 0);
+    assert_eq!(view(&back), expected_with_metamodel());
+    // The primary label stays first, so nodes keep their property groups.
+    let seg = back.node_by_key(SEG).unwrap();
+    let g = back.group_of(seg).unwrap();
+    assert_eq!(back.labels().name(g.label), Some("Segment"));
 }
 
 #[test]

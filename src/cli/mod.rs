@@ -1,6 +1,7 @@
 //! The `gemp` command line (clap): subcommands, output formatting, logging setup.
 
 mod devices;
+mod export;
 mod info;
 mod load;
 mod logging;
@@ -52,6 +53,8 @@ enum Command {
     Explain(query::ExplainArgs),
     /// List the OpenCL devices and which one is used by default.
     Devices(devices::DevicesArgs),
+    /// Write a model as a JSON graph or as Neo4j-style CSV.
+    Export(export::ExportArgs),
 }
 
 /// Runs the command line; returns the process exit code (errors are printed as one line).
@@ -67,6 +70,7 @@ pub fn main() -> ExitCode {
         Command::Batch(a) => query::run_batch(a),
         Command::Explain(a) => query::run_explain(a),
         Command::Devices(a) => devices::devices(a),
+        Command::Export(a) => export::export(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -233,6 +233,23 @@ fn add_graph(
     Ok(())
 }
 
+/// The label names of node `n`, its primary label (where its properties live) first.
+pub fn label_names(model: &Model, n: u32) -> Vec<&str> {
+    let primary = model.group_of(n).map(|g| g.label);
+    let mut out: Vec<&str> = primary
+        .and_then(|l| model.labels().name(l))
+        .into_iter()
+        .collect();
+    out.extend(
+        model
+            .node_labels(n)
+            .iter()
+            .filter(|&&l| Some(l) != primary)
+            .filter_map(|&l| model.labels().name(l)),
+    );
+    out
+}
+
 /// The properties of node `n` as a JSON object (in column order).
 pub fn node_properties(model: &Model, n: u32) -> Map<String, Json> {
     let mut props = Map::new();
@@ -253,11 +270,7 @@ pub fn write(model: &Model, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "{{\"nodes\": [")?;
     let n = model.node_count() as u32;
     for v in 0..n {
-        let labels: Vec<&str> = model
-            .node_labels(v)
-            .iter()
-            .filter_map(|&l| model.labels().name(l))
-            .collect();
+        let labels = label_names(model, v);
         let node = serde_json::json!({
             "id": model.node_key(v).unwrap_or(""),
             "labels": labels,

@@ -2,8 +2,8 @@
 //!
 //! - **Node files** have an `:ID` column (`id:ID`, `:ID`, `id:ID(Space)`). The part before the
 //!   colon (if any) is also stored as a property. Labels come from a `:LABEL` column (several
-//!   separated by `;`), else from the file name: the stem after its last `-`
-//!   (`railway-inject-1-Segment.csv` → `Segment`, `Person.csv` → `Person`).
+//!   separated by `;`; an empty field is no label), else from the file name: the stem after
+//!   its last `-` (`railway-inject-1-Segment.csv` → `Segment`, `Person.csv` → `Person`).
 //! - **Relationship files** have `:START_ID` and `:END_ID` columns; the type comes from a
 //!   `:TYPE` column, else from the file name the same way (`railway-inject-1-monitoredBy.csv` →
 //!   `monitoredBy`).
@@ -380,6 +380,7 @@ impl CsvState<'_> {
             .iter()
             .position(|c| matches!(c, Column::Id(..)))
             .unwrap_or(0);
+        let has_label_column = header.columns.contains(&Column::Label);
         let space = match &header.columns[id_col] {
             Column::Id(_, s) => s.clone(),
             _ => None,
@@ -425,10 +426,10 @@ impl CsvState<'_> {
                     );
                 }
             }
-            if labels.is_empty() {
+            if !has_label_column {
                 labels.push(file_label.clone());
             }
-            let class = labels[0].clone();
+            let class = labels.first().cloned().unwrap_or_default();
             // Check every property before creating the node, so a bad row leaves no trace.
             let mut values: Vec<(String, Value)> = Vec::new();
             let mut bad = None;
@@ -471,7 +472,7 @@ impl CsvState<'_> {
                 continue;
             }
             self.defined[node as usize] = true;
-            self.class_of[node as usize] = Some(class.clone());
+            self.class_of[node as usize] = (!class.is_empty()).then(|| class.clone());
             let all_labels = match self.metamodel {
                 Some(mm) => labels
                     .iter()
@@ -589,6 +590,113 @@ impl CsvState<'_> {
         }
         Ok(())
     }
+}
+
+/// A file-name-safe version of a label or type.
+fn file_part(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn header_type(t: crate::model::PropType) -> &'static str {
+    match t {
+        crate::model::PropType::Int => "LONG",
+        crate::model::PropType::Float => "DOUBLE",
+        crate::model::PropType::Bool => "BOOLEAN",
+        crate::model::PropType::Str => "STRING",
+    }
+}
+
+fn field(v: crate::model::ValueRef<'_>) -> String {
+    match v {
+        crate::model::ValueRef::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Writes `model` as Neo4j-style CSV into directory `dir` (created if needed): one node file per
+/// primary label (`nodes-<n>-<Label>.csv`: `:ID`, `:LABEL` and typed property columns) and one
+/// relationship file per type (`rels-<n>-<TYPE>.csv`: `:START_ID`, `:END_ID`, `:TYPE` and typed
+/// property columns). Node ids are the model's keys; reading the directory back gives the same
+/// graph (an empty string property reads back as no value). Returns the files written.
+pub fn write_dir(model: &crate::model::Model, dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut written = Vec::new();
+    let csv_err = |p: &Path, e: csv::Error| Error::BadFile {
+        path: p.to_path_buf(),
+        message: format!("writing CSV: {e}"),
+    };
+    for (gi, g) in model.groups().iter().enumerate() {
+        let label = model.labels().name(g.label).unwrap_or("nolabel");
+        let path = dir.join(format!("nodes-{gi}-{}.csv", file_part(label)));
+        let mut w = csv::Writer::from_path(&path).map_err(|e| csv_err(&path, e))?;
+        let mut header = vec![":ID".to_owned(), ":LABEL".to_owned()];
+        header.extend(
+            g.columns
+                .iter()
+                .map(|c| format!("{}:{}", c.name, header_type(c.prop_type()))),
+        );
+        w.write_record(&header).map_err(|e| csv_err(&path, e))?;
+        for n in g.start..g.end {
+            let labels = crate::io::json_graph::label_names(model, n);
+            let mut row = vec![model.node_key(n).unwrap_or("").to_owned(), labels.join(";")];
+            row.extend(
+                g.columns
+                    .iter()
+                    .map(|c| field(c.get((n - g.start) as usize))),
+            );
+            w.write_record(&row).map_err(|e| csv_err(&path, e))?;
+        }
+        w.flush().map_err(|e| Error::io(&path, e))?;
+        written.push(path);
+    }
+    let out = model.out();
+    for (ti, ty) in model.rel_types().names().iter().enumerate() {
+        let ti = ti as u32;
+        if model.type_count(ti) == 0 {
+            continue;
+        }
+        let edges: Vec<(u32, usize)> = (0..model.node_count() as u32)
+            .flat_map(|s| out.range_of_type(s, ti).map(move |e| (s, e)))
+            .collect();
+        let columns: Vec<&crate::model::Column> = model
+            .edge_columns()
+            .iter()
+            .filter(|c| edges.iter().any(|&(_, e)| c.is_valid(e)))
+            .collect();
+        let path = dir.join(format!("rels-{ti}-{}.csv", file_part(ty)));
+        let mut w = csv::Writer::from_path(&path).map_err(|e| csv_err(&path, e))?;
+        let mut header = vec![
+            ":START_ID".to_owned(),
+            ":END_ID".to_owned(),
+            ":TYPE".to_owned(),
+        ];
+        header.extend(
+            columns
+                .iter()
+                .map(|c| format!("{}:{}", c.name, header_type(c.prop_type()))),
+        );
+        w.write_record(&header).map_err(|e| csv_err(&path, e))?;
+        for (s, e) in edges {
+            let mut row = vec![
+                model.node_key(s).unwrap_or("").to_owned(),
+                model.node_key(out.neighbors[e]).unwrap_or("").to_owned(),
+                ty.clone(),
+            ];
+            row.extend(columns.iter().map(|c| field(c.get(e))));
+            w.write_record(&row).map_err(|e| csv_err(&path, e))?;
+        }
+        w.flush().map_err(|e| Error::io(&path, e))?;
+        written.push(path);
+    }
+    Ok(written)
 }
 
 #[cfg(test)]
