@@ -13,9 +13,11 @@ use gemp::model::Model;
 
 /// Labels (sorted) and properties (`Debug` of the typed value) of a node.
 type NodeView = (Vec<String>, BTreeMap<String, String>);
+/// Nodes by key, edges as sorted `(source key, type, target key)`.
+type GraphView = (BTreeMap<String, NodeView>, Vec<(String, String, String)>);
 
 /// A model as plain data: nodes by key, edges as sorted `(source key, type, target key)`.
-fn view(m: &Model) -> (BTreeMap<String, NodeView>, Vec<(String, String, String)>) {
+fn view(m: &Model) -> GraphView {
     let mut nodes = BTreeMap::new();
     for n in 0..m.node_count() as u32 {
         let mut labels: Vec<String> = m
@@ -179,7 +181,7 @@ fn strict() -> LoadOptions {
     }
 }
 
-fn expected_with_metamodel() -> (BTreeMap<String, NodeView>, Vec<(String, String, String)>) {
+fn expected_with_metamodel() -> GraphView {
     let nodes: BTreeMap<String, NodeView> = [
         ("/", node(&["Container"], &[])),
         (R, node(&["Region", "Element"], &[("id", "Int(1)")])),
@@ -336,7 +338,12 @@ fn bad_xml_is_an_error_with_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("bad.xmi");
     std::fs::write(&p, "<?xml version=\"1.0\"?>\n<a>\n  <b x=\"1\">\n</a>\n").unwrap();
-    let err = gemp::io::load(&[p.clone()], Format::Xmi, &LoadOptions::default()).unwrap_err();
+    let err = gemp::io::load(
+        std::slice::from_ref(&p),
+        Format::Xmi,
+        &LoadOptions::default(),
+    )
+    .unwrap_err();
     match &err {
         Error::Parse { location, message } => {
             assert_eq!(location.file.as_deref(), Some(p.as_path()));
@@ -346,13 +353,23 @@ fn bad_xml_is_an_error_with_file_and_line() {
         other => panic!("{other}"),
     }
     std::fs::write(&p, "<a>\n <b x='1' x='2'/>\n</a>").unwrap();
-    let err = gemp::io::load(&[p.clone()], Format::Xmi, &LoadOptions::default()).unwrap_err();
+    let err = gemp::io::load(
+        std::slice::from_ref(&p),
+        Format::Xmi,
+        &LoadOptions::default(),
+    )
+    .unwrap_err();
     assert!(
         err.to_string().starts_with(&format!("{}:2", p.display())),
         "{err}"
     );
     std::fs::write(&p, "<a>\n <b>\n").unwrap();
-    let err = gemp::io::load(&[p.clone()], Format::Xmi, &LoadOptions::default()).unwrap_err();
+    let err = gemp::io::load(
+        std::slice::from_ref(&p),
+        Format::Xmi,
+        &LoadOptions::default(),
+    )
+    .unwrap_err();
     assert!(
         err.to_string().contains("not closed") || err.to_string().contains(":3"),
         "{err}"
@@ -524,21 +541,25 @@ fn bad_csv_rows_are_reported_with_file_and_line() {
         "Thing.csv",
         "id:ID,n:INT\nx,1\ny,notanint\nz,1,extra\n\"w,2\n",
     );
-    let (m, report) = gemp::io::load(&[p.clone()], Format::Neo4jCsv, &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (m, report) = gemp::io::load(
+        std::slice::from_ref(&p),
+        Format::Neo4jCsv,
+        &LoadOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let lines: Vec<u64> = report.malformed.iter().map(|b| b.line).collect();
     assert_eq!(lines, vec![3, 4, 5], "{:?}", report.malformed);
     assert!(report.malformed[0]
         .message
         .contains("`notanint` is not a valid int"));
     assert_eq!(m.node_count(), 1);
-    let err = gemp::io::load(&[p.clone()], Format::Neo4jCsv, &strict()).unwrap_err();
+    let err = gemp::io::load(std::slice::from_ref(&p), Format::Neo4jCsv, &strict()).unwrap_err();
     assert_eq!(
         err.to_string(),
         format!("{}:3: `notanint` is not a valid int for `n`", p.display())
     );
     let h = write(dir.path(), "Odd.csv", "id:ID,when:INSTANT\n1,now\n");
-    let err = gemp::io::load(&[h.clone()], Format::Neo4jCsv, &strict()).unwrap_err();
+    let err = gemp::io::load(std::slice::from_ref(&h), Format::Neo4jCsv, &strict()).unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
@@ -547,7 +568,7 @@ fn bad_csv_rows_are_reported_with_file_and_line() {
         )
     );
     let n = write(dir.path(), "none.csv", "a,b\n1,2\n");
-    let err = gemp::io::load(&[n.clone()], Format::Neo4jCsv, &strict()).unwrap_err();
+    let err = gemp::io::load(std::slice::from_ref(&n), Format::Neo4jCsv, &strict()).unwrap_err();
     assert!(err.to_string().contains("neither a node file"), "{err}");
 }
 

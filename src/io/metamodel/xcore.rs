@@ -114,6 +114,10 @@ fn unescape(s: &str) -> String {
     s.trim_start_matches('^').to_owned()
 }
 
+/// A feature without `contains`/`refers`: `(name, type name, many, default literal)`; an
+/// attribute unless its type turns out to be a class.
+type PlainFeature = (String, String, bool, Option<String>);
+
 const MODIFIERS: &[&str] = &[
     "unordered",
     "unique",
@@ -243,7 +247,7 @@ impl Parser<'_> {
 
     fn parse(mut self) -> Result<Metamodel> {
         let mut mm = Metamodel::default();
-        let mut pending: Vec<(String, Vec<(String, String, bool, Option<String>)>)> = Vec::new();
+        let mut pending: Vec<(String, Vec<PlainFeature>)> = Vec::new();
         while self.peek().is_some() {
             self.skip_annotations()?;
             let Some(tok) = self.peek().cloned() else {
@@ -362,8 +366,7 @@ impl Parser<'_> {
         Ok(e)
     }
 
-    #[allow(clippy::type_complexity)]
-    fn class(&mut self) -> Result<(Class, Vec<(String, String, bool, Option<String>)>)> {
+    fn class(&mut self) -> Result<(Class, Vec<PlainFeature>)> {
         let mut class = Class::default();
         if self.is_ident("abstract") {
             class.is_abstract = true;

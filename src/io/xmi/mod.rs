@@ -477,7 +477,7 @@ impl<'a> XmiLoader<'a> {
         }
         if let Some(mm) = self.metamodel {
             for attr in mm.all_attributes(&class) {
-                if set.iter().any(|s| *s == attr.name) {
+                if set.contains(&attr.name) {
                     continue;
                 }
                 if let Some(d) = mm.default_value(attr) {
