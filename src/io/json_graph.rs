@@ -7,7 +7,8 @@
 //!
 //! - `id`, `source`, `target`: a string or an integer (an integer id is the same node as its
 //!   decimal string). A node's `id` is its key in the model.
-//! - `labels` and `properties` are optional; `type` is required on edges.
+//! - `labels` and `properties` are optional; `type` is required on edges; other fields (layout,
+//!   comments) are ignored.
 //! - Property values: strings, integers, floats and booleans are stored as such; `null` is no
 //!   value; nested objects and arrays are stored as their JSON text (a string property), and
 //!   exported back as that string.
@@ -45,7 +46,6 @@ impl Id {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct JsonNode {
     id: Id,
     #[serde(default)]
@@ -55,7 +55,6 @@ struct JsonNode {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct JsonEdge {
     source: Id,
     target: Id,

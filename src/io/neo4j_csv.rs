@@ -130,7 +130,14 @@ fn parse_column(col: &str) -> std::result::Result<Column, String> {
 fn parse_header(fields: &csv::StringRecord) -> std::result::Result<Header, String> {
     let columns = fields
         .iter()
-        .map(parse_column)
+        .enumerate()
+        .map(|(i, f)| {
+            parse_column(if i == 0 {
+                f.trim_start_matches('\u{feff}')
+            } else {
+                f
+            })
+        })
         .collect::<std::result::Result<Vec<_>, _>>()?;
     let ids = columns
         .iter()
