@@ -108,7 +108,7 @@ pub fn load_into(
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<()> {
-    let mut opposites = Opposites::new();
+    let mut opposites = Opposites::new(metamodel);
     for path in super::format::expand_paths(paths)? {
         let input = super::input::open(&path)?;
         let file = report.begin_file(&path, input.size);
@@ -143,7 +143,7 @@ pub fn read_str(text: &str, metamodel: Option<&Metamodel>) -> Result<(Model, Loa
     let mut report = LoadReport::default();
     let path = Path::new("<memory>");
     let file = report.begin_file(path, text.len() as u64);
-    let mut opposites = Opposites::new();
+    let mut opposites = Opposites::new(metamodel);
     add_graph(
         &mut builder,
         &graph,
@@ -226,7 +226,7 @@ fn add_graph(
         }
         let opposite =
             metamodel.and_then(|mm| mm.opposite(class_of.get(&src).map(String::as_str), &e.ty));
-        opposites.record(builder, src, ty, dst, opposite);
+        opposites.record(builder, (src, &e.ty, ty, dst), opposite);
         report.files[file].rows += 1;
     }
     Ok(())

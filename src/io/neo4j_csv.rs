@@ -268,7 +268,7 @@ pub fn load_into(
         report,
         class_of: Vec::new(),
         defined: Vec::new(),
-        opposites: Opposites::new(),
+        opposites: Opposites::new(metamodel),
     };
     for (f, h) in &nodes {
         state.read_nodes(f, h)?;
@@ -592,7 +592,8 @@ impl CsvState<'_> {
             let opposite = self
                 .metamodel
                 .and_then(|mm| mm.opposite(self.class_of[src as usize].as_deref(), &ty_name));
-            self.opposites.record(self.builder, src, ty, dst, opposite);
+            self.opposites
+                .record(self.builder, (src, &ty_name, ty, dst), opposite);
             self.report.files[file].rows += 1;
         }
         Ok(())

@@ -306,29 +306,48 @@ fn convert(mm: &Metamodel, ty: &AttrType, text: &str) -> Option<Value> {
 /// Completes references that have an opposite: every recorded edge `a -[f]-> b` whose feature
 /// `f` has opposite `g` gets `b -[g]-> a`, unless that edge was recorded too. Both sides of a
 /// bidirectional reference are usually serialised; this fills in the side that is not (EMF omits
-/// container references, CSV exports often carry one side only).
+/// container references, CSV exports often carry one side only). Only edges of types that are
+/// some feature's opposite are remembered, and nothing without a metamodel.
 #[derive(Debug, Default)]
 pub struct Opposites {
+    enabled: bool,
+    reverse_names: HashSet<String>,
     edges: HashSet<(u32, u32, u32)>,
     pending: Vec<(u32, u32, u32)>,
 }
 
 impl Opposites {
-    /// An empty recorder.
-    pub fn new() -> Self {
-        Self::default()
+    /// A recorder for the opposites `metamodel` declares (inactive without one).
+    pub fn new(metamodel: Option<&Metamodel>) -> Self {
+        let reverse_names = metamodel
+            .map(|mm| {
+                mm.classes
+                    .values()
+                    .flat_map(|c| c.references.iter().filter_map(|r| r.opposite.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Opposites {
+            enabled: metamodel.is_some(),
+            reverse_names,
+            ..Default::default()
+        }
     }
 
-    /// Records an edge added to the builder; `opposite` is the opposite feature's name, if any.
+    /// Records an edge `src -[feature]-> dst` (type id `ty`) added to the builder; `opposite` is
+    /// the opposite feature's name, if any.
     pub fn record(
         &mut self,
         builder: &mut ModelBuilder,
-        src: u32,
-        ty: u32,
-        dst: u32,
+        (src, feature, ty, dst): (u32, &str, u32, u32),
         opposite: Option<&str>,
     ) {
-        self.edges.insert((src, ty, dst));
+        if !self.enabled {
+            return;
+        }
+        if self.reverse_names.contains(feature) {
+            self.edges.insert((src, ty, dst));
+        }
         if let Some(o) = opposite {
             let oty = builder.rel_type(o);
             self.pending.push((dst, oty, src));
@@ -337,7 +356,9 @@ impl Opposites {
 
     /// Adds the missing opposite edges; returns how many were added.
     pub fn finish(self, builder: &mut ModelBuilder) -> Result<u64> {
-        let Opposites { mut edges, pending } = self;
+        let Opposites {
+            mut edges, pending, ..
+        } = self;
         let mut added = 0;
         for (s, t, d) in pending {
             if edges.insert((s, t, d)) {

@@ -141,7 +141,7 @@ impl<'a> XmiLoader<'a> {
             refs: Vec::new(),
             attrs: HashMap::new(),
             element_attrs: Vec::new(),
-            opposites: Opposites::new(),
+            opposites: Opposites::new(metamodel),
         }
     }
 
@@ -404,7 +404,7 @@ impl<'a> XmiLoader<'a> {
                 .metamodel
                 .and_then(|m| m.opposite(Some(&parent_class_name), &feature));
             self.opposites
-                .record(self.builder, parent, ty, node, opposite);
+                .record(self.builder, (parent, &feature, ty, node), opposite);
         }
 
         // Attributes.
@@ -626,8 +626,11 @@ impl<'a> XmiLoader<'a> {
                     let opposite = self
                         .metamodel
                         .and_then(|m| m.opposite(Some(&class_name), &feature_name));
-                    self.opposites
-                        .record(self.builder, r.src, r.feature, dst, opposite);
+                    self.opposites.record(
+                        self.builder,
+                        (r.src, &feature_name, r.feature, dst),
+                        opposite,
+                    );
                 }
                 None => self.report.bad_row(
                     self.options,
