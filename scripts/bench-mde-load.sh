@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REGIONS=${1:-500}
-XCORE=../shared/data/trainbenchmark/railway.xcore
+XCORE=${GEMP_SHARED_DATA:-../shared/data}/trainbenchmark/railway.xcore
 OUT=${BENCH_DIR:-bench-data/mde}
 mkdir -p "$OUT"
 cargo build --release -q
