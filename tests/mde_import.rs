@@ -333,6 +333,54 @@ fn xmi_ids_multiple_roots_and_href_references() {
     }
 }
 
+/// Objects whose class has an ID attribute are referenced by its value, in Xcore and Ecore.
+#[test]
+fn xmi_references_by_id_attribute() {
+    let xcore = "package q
+class Net { contains Place[] places }
+class Place { id String name refers Place[] next }";
+    let ecore = r##"<ecore:EPackage xmlns:xmi="http://www.omg.org/XMI" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:ecore="http://www.eclipse.org/emf/2002/Ecore" name="q">
+  <eClassifiers xsi:type="ecore:EClass" name="Net">
+    <eStructuralFeatures xsi:type="ecore:EReference" name="places" upperBound="-1" eType="#//Place" containment="true"/>
+  </eClassifiers>
+  <eClassifiers xsi:type="ecore:EClass" name="Place">
+    <eStructuralFeatures xsi:type="ecore:EAttribute" name="name" iD="true" eType="ecore:EDataType http://www.eclipse.org/emf/2002/Ecore#//EString"/>
+    <eStructuralFeatures xsi:type="ecore:EReference" name="next" upperBound="-1" eType="#//Place"/>
+  </eClassifiers>
+</ecore:EPackage>"##;
+    let text = r#"<q:Net xmlns:q="q">
+  <places name="p1" next="p2 p3"/>
+  <places name="p2"/>
+  <places name="p3" next="p1"/>
+</q:Net>"#;
+    let (a, b) = (
+        Metamodel::from_xcore(xcore).unwrap(),
+        Metamodel::from_ecore(ecore).unwrap(),
+    );
+    assert_eq!(a, b);
+    assert!(a.attribute("Place", "name").unwrap().is_id);
+    let (m, _) = xmi::read_str(text, Some(&a), &strict()).unwrap();
+    let (nodes, e) = view(&m);
+    assert_eq!(
+        nodes["//@places.1"],
+        node(&["Place"], &[("name", "Str(\"p2\")")])
+    );
+    let mut want = edges(&[
+        ("//@places.0", "next", "//@places.1"),
+        ("//@places.0", "next", "//@places.2"),
+        ("//@places.2", "next", "//@places.0"),
+    ]);
+    for i in 0..3 {
+        want.push(("/".into(), "places".into(), format!("//@places.{i}")));
+    }
+    want.sort();
+    assert_eq!(e, want);
+    // Without the metamodel the names are plain strings: no ID attribute, no references.
+    let (m, _) = xmi::read_str(text, None, &strict()).unwrap();
+    assert_eq!(view(&m).1.len(), 3);
+    assert_eq!(view(&m).0["//@places.0"].1["next"], "Str(\"p2 p3\")");
+}
+
 #[test]
 fn bad_xml_is_an_error_with_file_and_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -26,6 +26,7 @@ struct Feature {
     containment: bool,
     opposite: Option<String>,
     default: Option<String>,
+    is_id: bool,
 }
 
 fn attrs(e: &BytesStart<'_>, line: u64, file: Option<&Path>) -> Result<HashMap<String, String>> {
@@ -162,6 +163,7 @@ pub(super) fn parse(text: &str, file: Option<&Path>) -> Result<Metamodel> {
                     containment: a.get("containment").is_some_and(|v| v == "true"),
                     opposite: a.get("eOpposite").map(|o| last_segment(o)),
                     default: a.get("defaultValueLiteral").cloned(),
+                    is_id: a.get("iD").is_some_and(|v| v == "true"),
                 });
             }
             "eGenericType" => {
@@ -211,6 +213,7 @@ pub(super) fn parse(text: &str, file: Option<&Path>) -> Result<Metamodel> {
                 ty: t,
                 many: f.many,
                 default_literal: f.default,
+                is_id: f.is_id,
             }),
             None => class.references.push(Reference {
                 name: f.name,

@@ -46,6 +46,9 @@ pub struct Attribute {
     pub many: bool,
     /// The declared default value literal, if any.
     pub default_literal: Option<String>,
+    /// The class's ID attribute (Xcore `id`, Ecore `iD="true"`): XMI references may name the
+    /// object by its value.
+    pub is_id: bool,
 }
 
 /// A reference (EReference) of a class.

@@ -114,9 +114,9 @@ fn unescape(s: &str) -> String {
     s.trim_start_matches('^').to_owned()
 }
 
-/// A feature without `contains`/`refers`: `(name, type name, many, default literal)`; an
+/// A feature without `contains`/`refers`: `(name, type name, many, default literal, id)`; an
 /// attribute unless its type turns out to be a class.
-type PlainFeature = (String, String, bool, Option<String>);
+type PlainFeature = (String, String, bool, Option<String>, bool);
 
 const MODIFIERS: &[&str] = &[
     "unordered",
@@ -302,13 +302,14 @@ impl Parser<'_> {
         for (class, features) in pending {
             let mut attrs = Vec::new();
             let mut refs = Vec::new();
-            for (name, ty, many, default) in features {
+            for (name, ty, many, default, is_id) in features {
                 match mm.attr_type_of(&ty) {
                     Some(t) => attrs.push(Attribute {
                         name,
                         ty: t,
                         many,
                         default_literal: default,
+                        is_id,
                     }),
                     None => refs.push(Reference {
                         name,
@@ -412,7 +413,9 @@ impl Parser<'_> {
                 self.skip_operation()?;
                 continue;
             }
+            let mut is_id = false;
             while matches!(self.peek(), Some(Tok::Ident(w)) if MODIFIERS.contains(&w.as_str())) {
+                is_id |= self.is_ident("id");
                 self.pos += 1;
             }
             let kind = match self.peek() {
@@ -466,7 +469,7 @@ impl Parser<'_> {
                     many,
                     opposite,
                 }),
-                None => features.push((name, ty, many, default)),
+                None => features.push((name, ty, many, default, is_id)),
             }
         }
         self.expect('}')?;
@@ -545,7 +548,8 @@ enum Signal { FAILURE, STOP, GO }
                 name: "active".into(),
                 ty: AttrType::Bool,
                 many: false,
-                default_literal: None
+                default_literal: None,
+                is_id: false
             }]
         );
         let follows = &route.references[0];

@@ -8,7 +8,8 @@
 //! - **Containment**: a nested element is a child of its parent through an edge typed by the
 //!   feature (the tag): `(container)-[:routes]->(route)`.
 //! - **Cross-references**: attributes holding fragment paths (`//@regions.0/@sensors.1`,
-//!   `/1/@a.0`, `other.xmi#//@a.0`) or `xmi:id`s, several separated by spaces, and child
+//!   `/1/@a.0`, `other.xmi#//@a.0`), `xmi:id`s or values of the class's ID attribute (Xcore
+//!   `id`, Ecore `iD="true"`), several separated by spaces, and child
 //!   elements with an `href`, become edges typed by the feature name. With a metamodel, the
 //!   references are those it declares; without one, an attribute is a reference when all of its
 //!   values are paths or known `xmi:id`s.
@@ -432,6 +433,9 @@ impl<'a> XmiLoader<'a> {
             let mm = self.metamodel;
             if let Some(attr) = mm.and_then(|m| m.attribute(&class, k)) {
                 set.push(k.clone());
+                if attr.is_id {
+                    self.ids.insert((prefix, v.clone()), node);
+                }
                 let value = if attr.many {
                     Some(Value::Str(v.clone()))
                 } else {
