@@ -8,7 +8,10 @@
 //!   "nodes": [ {"id": "a", "labels": ["Task"], "properties": {"name": "cut"}},
 //!              {"id": "b", "labels": ["Task"], "properties": {"name": "fry"}} ],
 //!   "edges": [ {"source": "a", "target": "b", "type": "NEXT"} ] }"#)?;
-//! let matches = graph.run("MATCH (x:Task)-[:NEXT]->(y:Task) RETURN x, y.name AS next")?;
+//! // `graph.run(source)` runs with the defaults (OpenCL when a platform exists); here: the host.
+//! let host = RunOptions::host();
+//! let query = graph.query("MATCH (x:Task)-[:NEXT]->(y:Task) RETURN x, y.name AS next")?;
+//! let matches = graph.execute(&query, &host)?;
 //! assert_eq!(matches.count(), 1);
 //! for row in matches.rows() {
 //!     let x = row.node("x").unwrap();
