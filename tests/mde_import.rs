@@ -746,4 +746,8 @@ fn formats_are_detected() {
     // A metamodel among the inputs is used as such.
     let (m, _) = gemp::io::load(&[mm, x], Format::Auto, &strict()).unwrap();
     assert_eq!(view(&m), expected_with_metamodel());
+    // A directory holding XMI, its metamodel, JSON and CSV loads as XMI with that metamodel,
+    // reading only its .xmi files.
+    let (m, _) = gemp::io::load(&[d.to_path_buf()], Format::Auto, &strict()).unwrap();
+    assert_eq!(view(&m), expected_with_metamodel());
 }

@@ -51,6 +51,24 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Like [`expand_paths`], but a directory gives only its files whose lower-cased name ends with
+/// one of `suffixes` (files named explicitly are kept whatever their name).
+pub fn expand_paths_with(paths: &[PathBuf], suffixes: &[&str]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        let files = expand_paths(std::slice::from_ref(p))?;
+        if p.is_dir() {
+            out.extend(files.into_iter().filter(|f| {
+                let n = file_name(f);
+                suffixes.iter().any(|s| n.ends_with(s))
+            }));
+        } else {
+            out.extend(files);
+        }
+    }
+    Ok(out)
+}
+
 fn file_name(p: &Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().to_lowercase())

@@ -109,7 +109,7 @@ pub fn load_into(
     report: &mut LoadReport,
 ) -> Result<()> {
     let mut opposites = Opposites::new(metamodel);
-    for path in super::format::expand_paths(paths)? {
+    for path in super::format::expand_paths_with(paths, &[".json", ".json.gz"])? {
         let input = super::input::open(&path)?;
         let file = report.begin_file(&path, input.size);
         let graph: JsonGraph = serde_json::from_reader(input.reader).map_err(|e| {

@@ -49,8 +49,15 @@ pub fn load_with_metamodel(
     metamodel: Option<&Path>,
     options: &LoadOptions,
 ) -> Result<(Model, LoadReport)> {
-    let (mm_files, data): (Vec<PathBuf>, Vec<PathBuf>) =
+    let (mut mm_files, data): (Vec<PathBuf>, Vec<PathBuf>) =
         paths.iter().cloned().partition(|p| is_metamodel_file(p));
+    // A directory's metamodel files count too (XMI, CSV and JSON only use them).
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        mm_files.extend(format::expand_paths_with(
+            std::slice::from_ref(dir),
+            &[".ecore", ".xcore"],
+        )?);
+    }
     let mut mm: Option<metamodel::Metamodel> = None;
     for f in mm_files.iter().map(PathBuf::as_path).chain(metamodel) {
         let m = metamodel::Metamodel::load(f)?;

@@ -211,25 +211,6 @@ fn key_of(space: &Option<String>, id: &str) -> String {
     }
 }
 
-/// The files to read: directories give their `.csv` / `.csv.gz` files (sorted), files are taken
-/// as named.
-fn csv_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            for f in super::format::expand_paths(std::slice::from_ref(p))? {
-                let n = f.to_string_lossy().to_ascii_lowercase();
-                if n.ends_with(".csv") || n.ends_with(".csv.gz") {
-                    out.push(f);
-                }
-            }
-        } else {
-            out.extend(super::format::expand_paths(std::slice::from_ref(p))?);
-        }
-    }
-    Ok(out)
-}
-
 /// Loads Neo4j-style CSV files and directories into `builder`.
 pub fn load_into(
     builder: &mut ModelBuilder,
@@ -238,7 +219,7 @@ pub fn load_into(
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<()> {
-    let files = csv_files(paths)?;
+    let files = super::format::expand_paths_with(paths, &[".csv", ".csv.gz"])?;
     let mut nodes = Vec::new();
     let mut rels = Vec::new();
     for f in files {

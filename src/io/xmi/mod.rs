@@ -687,7 +687,7 @@ pub fn infer_values(values: &[&str]) -> Vec<Value> {
     values.iter().map(|v| Value::Str((*v).to_owned())).collect()
 }
 
-/// Loads XMI files (directories: their `.xmi` files) into `builder`.
+/// Loads XMI files (directories: their `.xmi` / `.xmi.gz` files) into `builder`.
 pub fn load_into(
     builder: &mut ModelBuilder,
     paths: &[PathBuf],
@@ -695,14 +695,7 @@ pub fn load_into(
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<()> {
-    let files = super::format::expand_paths(paths)?;
-    let files: Vec<PathBuf> = files
-        .into_iter()
-        .filter(|p| {
-            let n = p.to_string_lossy().to_lowercase();
-            !(n.ends_with(".ecore") || n.ends_with(".xcore"))
-        })
-        .collect();
+    let files = super::format::expand_paths_with(paths, &[".xmi", ".xmi.gz"])?;
     let mut loader = XmiLoader::new(builder, metamodel, options, report, files.len());
     for f in &files {
         loader.read_file(f)?;
