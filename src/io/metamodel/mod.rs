@@ -199,29 +199,43 @@ impl Metamodel {
 
     /// The attribute `name` of `class` or of one of its ancestors.
     pub fn attribute(&self, class: &str, name: &str) -> Option<&Attribute> {
-        self.labels_of(class)
-            .iter()
-            .filter_map(|c| self.classes.get(c))
+        self.ancestry(class)
+            .into_iter()
             .find_map(|c| c.attributes.iter().find(|a| a.name == name))
+    }
+
+    /// The class named `class` and its ancestors (breadth-first, each once), without copying
+    /// names.
+    fn ancestry(&self, class: &str) -> Vec<&Class> {
+        let mut out: Vec<&Class> = self.classes.get(class).into_iter().collect();
+        let mut i = 0;
+        while i < out.len() {
+            for s in &out[i].supertypes {
+                if let Some(c) = self.classes.get(s) {
+                    if !out.iter().any(|o| std::ptr::eq(*o, c)) {
+                        out.push(c);
+                    }
+                }
+            }
+            i += 1;
+        }
+        out
     }
 
     /// The reference `name` of `class` or of one of its ancestors.
     pub fn reference(&self, class: &str, name: &str) -> Option<&Reference> {
-        self.labels_of(class)
-            .iter()
-            .filter_map(|c| self.classes.get(c))
+        self.ancestry(class)
+            .into_iter()
             .find_map(|c| c.references.iter().find(|r| r.name == name))
     }
 
     /// Every attribute of `class`, inherited ones included (nearest declaration first).
     pub fn all_attributes(&self, class: &str) -> Vec<&Attribute> {
         let mut out: Vec<&Attribute> = Vec::new();
-        for c in self.labels_of(class) {
-            if let Some(c) = self.classes.get(&c) {
-                for a in &c.attributes {
-                    if !out.iter().any(|b| b.name == a.name) {
-                        out.push(a);
-                    }
+        for c in self.ancestry(class) {
+            for a in &c.attributes {
+                if !out.iter().any(|b| b.name == a.name) {
+                    out.push(a);
                 }
             }
         }
