@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+pub mod api;
 pub mod cli;
 pub mod error;
 pub mod gpu;

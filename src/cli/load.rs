@@ -15,7 +15,10 @@ use crate::model::{snapshot, Model};
 #[command(after_help = "Examples:
   gemp load datasets/imdb-sample -o sample.gemp
   gemp load title.basics.tsv.gz name.basics.tsv.gz title.principals.tsv.gz -o imdb.gemp
-  gemp load --format imdb-lists actors.list.gz actresses.list.gz movies.list.gz -o old.gemp")]
+  gemp load --format imdb-lists actors.list.gz actresses.list.gz movies.list.gz -o old.gemp
+  gemp load --format xmi railway.xmi --metamodel railway.xcore -o railway.gemp
+  gemp load --format neo4j-csv csv-dir/ --metamodel railway.xcore -o railway.gemp
+  gemp load --format json graph.json -o graph.gemp")]
 pub struct LoadArgs {
     /// Input files or directories.
     #[arg(required = true)]
@@ -29,6 +32,10 @@ pub struct LoadArgs {
     /// Fail on the first malformed row instead of skipping and reporting it.
     #[arg(long)]
     pub strict: bool,
+    /// An `.ecore` or `.xcore` metamodel for XMI, Neo4j-CSV or JSON inputs (superclass labels,
+    /// property types, defaults, opposite references). Metamodel files among the inputs work too.
+    #[arg(long)]
+    pub metamodel: Option<PathBuf>,
 }
 
 /// Arguments of `gemp generate`.
@@ -144,7 +151,9 @@ fn quiet() -> bool {
 /// `gemp load`.
 pub fn load(args: LoadArgs) -> anyhow::Result<()> {
     let start = Instant::now();
-    let (model, report) = load_model(&args.inputs, args.format, args.strict)?;
+    let mut inputs = args.inputs.clone();
+    inputs.extend(args.metamodel.iter().cloned());
+    let (model, report) = load_model(&inputs, args.format, args.strict)?;
     let secs = start.elapsed().as_secs_f64();
     let bytes: u64 = report
         .as_ref()

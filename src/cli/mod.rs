@@ -1,6 +1,7 @@
 //! The `gemp` command line (clap): subcommands, output formatting, logging setup.
 
 mod devices;
+mod export;
 mod info;
 mod load;
 mod logging;
@@ -55,6 +56,8 @@ enum Command {
     Devices(devices::DevicesArgs),
     /// TruST inexact graph matching of a template graph in a data graph (string node values).
     Trust(trust::TrustArgs),
+    /// Write a model as a JSON graph or as Neo4j-style CSV.
+    Export(export::ExportArgs),
 }
 
 /// Runs the command line; returns the process exit code (errors are printed as one line).
@@ -71,6 +74,7 @@ pub fn main() -> ExitCode {
         Command::Explain(a) => query::run_explain(a),
         Command::Devices(a) => devices::devices(a),
         Command::Trust(a) => trust::trust(a),
+        Command::Export(a) => export::export(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

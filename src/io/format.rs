@@ -18,6 +18,13 @@ pub enum Format {
     ImdbLists,
     /// The `t N M` / `v id label degree` / `e u v` graphs of the subgraph-matching benchmarks.
     SubgraphBench,
+    /// EMF XMI models (`.xmi`), with an optional `.ecore` / `.xcore` metamodel.
+    Xmi,
+    /// Neo4j bulk-import CSV: node files with `id:ID`, relationship files with `:START_ID`,
+    /// `:END_ID`.
+    Neo4jCsv,
+    /// The JSON graph format (`{"nodes": [...], "edges": [...]}`).
+    Json,
 }
 
 /// Expands directories to the files they contain (sorted, non-recursive).
@@ -39,6 +46,24 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
                 p,
                 std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or directory"),
             ));
+        }
+    }
+    Ok(out)
+}
+
+/// Like [`expand_paths`], but a directory gives only its files whose lower-cased name ends with
+/// one of `suffixes` (files named explicitly are kept whatever their name).
+pub fn expand_paths_with(paths: &[PathBuf], suffixes: &[&str]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        let files = expand_paths(std::slice::from_ref(p))?;
+        if p.is_dir() {
+            out.extend(files.into_iter().filter(|f| {
+                let n = file_name(f);
+                suffixes.iter().any(|s| n.ends_with(s))
+            }));
+        } else {
+            out.extend(files);
         }
     }
     Ok(out)
@@ -72,10 +97,34 @@ pub fn detect(paths: &[PathBuf]) -> Result<Format> {
     if names.iter().all(|n| n.ends_with(".graph")) && !names.is_empty() {
         return Ok(Format::SubgraphBench);
     }
+    let data: Vec<(&PathBuf, &String)> = files
+        .iter()
+        .zip(&names)
+        .filter(|(p, _)| !super::is_metamodel_file(p))
+        .collect();
+    if data
+        .iter()
+        .any(|(_, n)| n.ends_with(".xmi") || n.ends_with(".xmi.gz"))
+    {
+        return Ok(Format::Xmi);
+    }
+    if !data.is_empty()
+        && data
+            .iter()
+            .all(|(_, n)| n.ends_with(".json") || n.ends_with(".json.gz"))
+    {
+        return Ok(Format::Json);
+    }
+    if data.iter().any(|(p, n)| {
+        (n.ends_with(".csv") || n.ends_with(".csv.gz")) && super::neo4j_csv::has_neo4j_header(p)
+    }) {
+        return Ok(Format::Neo4jCsv);
+    }
     let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     Err(Error::InvalidArgument(format!(
         "cannot tell the format of {}: expected a .gemp snapshot, IMDb TSV files (title.basics.tsv[.gz], …) \
-         IMDb lists (actors.list[.gz], …) or a subgraph-benchmark .graph file; name it with --format",
+         IMDb lists (actors.list[.gz], …), a subgraph-benchmark .graph file, .xmi, .json or Neo4j CSV \
+         (id:ID / :START_ID headers); name it with --format",
         shown.join(", ")
     )))
 }

@@ -1,14 +1,20 @@
-//! Loaders, writers and generators: IMDb TSV dumps and plain-text lists, synthetic IMDb data.
+//! Loaders, writers and generators: IMDb TSV dumps and plain-text lists, synthetic IMDb data,
+//! model-driven-engineering formats (EMF XMI with an Ecore/Xcore metamodel, Neo4j-style CSV, the
+//! JSON graph format).
 
 pub mod format;
 pub mod generate;
 pub mod imdb_lists;
 pub mod imdb_tsv;
 pub mod input;
+pub mod json_graph;
+pub mod metamodel;
+pub mod neo4j_csv;
 pub mod report;
 pub mod subgraph_bench;
+pub mod xmi;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub use format::Format;
 pub use report::{FileReport, LoadOptions, LoadReport, Malformed};
@@ -18,11 +24,53 @@ use crate::model::{Model, ModelBuilder};
 
 /// Loads `paths` (files or directories) in `format` into a frozen model. For
 /// [`Format::Snapshot`] use [`crate::model::snapshot::open`] instead; [`Format::Auto`] detects.
+/// For the XMI, Neo4j-CSV and JSON formats, `.ecore` / `.xcore` files among `paths` are read as
+/// the metamodel (see [`load_with_metamodel`]).
 pub fn load(
     paths: &[PathBuf],
     format: Format,
     options: &LoadOptions,
 ) -> Result<(Model, LoadReport)> {
+    load_with_metamodel(paths, format, None, options)
+}
+
+/// True for `.ecore` and `.xcore` files.
+pub fn is_metamodel_file(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ecore") || e.eq_ignore_ascii_case("xcore"))
+}
+
+/// [`load`] with an explicit metamodel file (`.ecore` or `.xcore`), merged with any metamodel
+/// files among `paths`. The metamodel gives XMI, CSV and JSON nodes their superclass labels,
+/// completes references that have an opposite and types XMI and CSV properties.
+pub fn load_with_metamodel(
+    paths: &[PathBuf],
+    format: Format,
+    metamodel: Option<&Path>,
+    options: &LoadOptions,
+) -> Result<(Model, LoadReport)> {
+    let (mut mm_files, data): (Vec<PathBuf>, Vec<PathBuf>) =
+        paths.iter().cloned().partition(|p| is_metamodel_file(p));
+    // A directory's metamodel files count too (XMI, CSV and JSON only use them).
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        mm_files.extend(format::expand_paths_with(
+            std::slice::from_ref(dir),
+            &[".ecore", ".xcore"],
+        )?);
+    }
+    let mut mm: Option<metamodel::Metamodel> = None;
+    for f in mm_files.iter().map(PathBuf::as_path).chain(metamodel) {
+        let m = metamodel::Metamodel::load(f)?;
+        match &mut mm {
+            Some(all) => all.merge(m),
+            None => mm = Some(m),
+        }
+    }
+    let paths = if mm_files.is_empty() {
+        paths
+    } else {
+        &data[..]
+    };
     let format = match format {
         Format::Auto => format::detect(paths)?,
         f => f,
@@ -37,6 +85,13 @@ pub fn load(
                 let g = subgraph_bench::parse(&p, options, &mut report)?;
                 subgraph_bench::add_to(&mut builder, &g)?;
             }
+        }
+        Format::Xmi => xmi::load_into(&mut builder, paths, mm.as_ref(), options, &mut report)?,
+        Format::Neo4jCsv => {
+            neo4j_csv::load_into(&mut builder, paths, mm.as_ref(), options, &mut report)?
+        }
+        Format::Json => {
+            json_graph::load_into(&mut builder, paths, mm.as_ref(), options, &mut report)?
         }
         Format::Snapshot | Format::Auto => {
             return Err(Error::InvalidArgument(

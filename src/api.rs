@@ -1,0 +1,612 @@
+//! The library API: load or open a model, compile a query, run it with options, and read the
+//! matches (node ids, keys, labels, properties), their count and timings — without the CLI.
+//!
+//! ```
+//! use gemp::api::{Graph, RunOptions};
+//!
+//! let graph = Graph::from_json_str(r#"{
+//!   "nodes": [ {"id": "a", "labels": ["Task"], "properties": {"name": "cut"}},
+//!              {"id": "b", "labels": ["Task"], "properties": {"name": "fry"}} ],
+//!   "edges": [ {"source": "a", "target": "b", "type": "NEXT"} ] }"#)?;
+//! // `graph.run(source)` runs with the defaults (OpenCL when a platform exists); here: the host.
+//! let host = RunOptions::host();
+//! let query = graph.query("MATCH (x:Task)-[:NEXT]->(y:Task) RETURN x, y.name AS next")?;
+//! let matches = graph.execute(&query, &host)?;
+//! assert_eq!(matches.count(), 1);
+//! for row in matches.rows() {
+//!     let x = row.node("x").unwrap();
+//!     assert_eq!(x.key(), "a");
+//!     assert_eq!(x.labels(), vec!["Task"]);
+//!     assert_eq!(x.property("name").to_string(), "cut");
+//!     assert_eq!(row.value("next").unwrap().to_string(), "fry");
+//! }
+//! // Count only, on the host, with a parameter.
+//! let options = RunOptions::host().count_only().param_text("n", "cut");
+//! let query = graph.query_with("MATCH (x:Task {name: $n}) RETURN x", &options)?;
+//! assert_eq!(graph.execute(&query, &options)?.count(), 1);
+//! # Ok::<(), gemp::Error>(())
+//! ```
+//!
+//! The pieces it wraps stay available for finer control: [`crate::io`] (loaders),
+//! [`crate::pattern::compile`], [`crate::matcher::execute`] and [`crate::task::TaskRunner`].
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::io::{Format, LoadOptions, LoadReport};
+use crate::matcher::{MatchOptions, QueryOutput, Semantics};
+use crate::model::{Model, Value, ValueRef};
+use crate::pattern::binder::Params;
+use crate::pattern::eval::Val;
+use crate::pattern::ir::BoundQuery;
+use crate::task::{Backend, TaskOptions, TaskReport, TaskRunner};
+
+/// A loaded model, ready for queries.
+#[derive(Debug)]
+pub struct Graph {
+    model: Model,
+    report: Option<LoadReport>,
+}
+
+/// How [`Graph::load_with`] reads its inputs.
+#[derive(Debug, Clone)]
+pub struct LoadSpec {
+    /// The input format ([`Format::Auto`] detects it).
+    pub format: Format,
+    /// An `.ecore` / `.xcore` metamodel for XMI, CSV and JSON inputs.
+    pub metamodel: Option<PathBuf>,
+    /// Fail on the first malformed row instead of skipping it.
+    pub strict: bool,
+}
+
+impl Default for LoadSpec {
+    fn default() -> Self {
+        LoadSpec {
+            format: Format::Auto,
+            metamodel: None,
+            strict: false,
+        }
+    }
+}
+
+impl Graph {
+    /// Loads files or directories in any supported format (detected), or opens one `.gemp`
+    /// snapshot. `.ecore` / `.xcore` files among `paths` are used as the metamodel.
+    pub fn load<P: AsRef<Path>>(paths: &[P]) -> Result<Graph> {
+        Self::load_with(paths, &LoadSpec::default())
+    }
+
+    /// [`Graph::load`] with an explicit format, metamodel and strictness.
+    pub fn load_with<P: AsRef<Path>>(paths: &[P], spec: &LoadSpec) -> Result<Graph> {
+        let paths: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+        let snapshot = match spec.format {
+            Format::Snapshot => true,
+            Format::Auto => {
+                paths.len() == 1
+                    && paths[0].is_file()
+                    && crate::model::snapshot::is_snapshot(&paths[0])
+            }
+            _ => false,
+        };
+        if snapshot {
+            let [path] = &paths[..] else {
+                return Err(Error::InvalidArgument(
+                    "a snapshot is opened on its own: give exactly one .gemp file".into(),
+                ));
+            };
+            return Self::open(path);
+        }
+        let options = LoadOptions {
+            strict: spec.strict,
+            ..Default::default()
+        };
+        let (model, report) = crate::io::load_with_metamodel(
+            &paths,
+            spec.format,
+            spec.metamodel.as_deref(),
+            &options,
+        )?;
+        Ok(Graph {
+            model,
+            report: Some(report),
+        })
+    }
+
+    /// Opens a `.gemp` snapshot (memory-mapped).
+    pub fn open(path: impl AsRef<Path>) -> Result<Graph> {
+        Ok(Graph {
+            model: crate::model::snapshot::open(path.as_ref())?,
+            report: None,
+        })
+    }
+
+    /// A graph from a JSON graph document (see [`crate::io::json_graph`]).
+    pub fn from_json_str(text: &str) -> Result<Graph> {
+        let (model, report) = crate::io::json_graph::read_str(text, None)?;
+        Ok(Graph {
+            model,
+            report: Some(report),
+        })
+    }
+
+    /// A graph from an XMI document, with an optional metamodel (unresolved references are
+    /// errors).
+    pub fn from_xmi_str(
+        text: &str,
+        metamodel: Option<&crate::io::metamodel::Metamodel>,
+    ) -> Result<Graph> {
+        let options = LoadOptions {
+            strict: true,
+            ..Default::default()
+        };
+        let (model, report) = crate::io::xmi::read_str(text, metamodel, &options)?;
+        Ok(Graph {
+            model,
+            report: Some(report),
+        })
+    }
+
+    /// Wraps a model built otherwise (e.g. with [`crate::model::ModelBuilder`]).
+    pub fn from_model(model: Model) -> Graph {
+        Graph {
+            model,
+            report: None,
+        }
+    }
+
+    /// The underlying model.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// What loading did (rows per file, malformed rows); `None` for snapshots and wrapped models.
+    pub fn load_report(&self) -> Option<&LoadReport> {
+        self.report.as_ref()
+    }
+
+    /// Saves the model as a `.gemp` snapshot.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        crate::model::snapshot::write(&self.model, path.as_ref())
+    }
+
+    /// Compiles a query (no parameters) against this graph.
+    pub fn query(&self, source: &str) -> Result<Query> {
+        self.query_with(source, &RunOptions::default())
+    }
+
+    /// Compiles a query with the parameters of `options`. A syntax or binding error is an
+    /// [`Error::Query`] whose message shows the query source with the error marked.
+    pub fn query_with(&self, source: &str, options: &RunOptions) -> Result<Query> {
+        let bound = crate::pattern::compile(source, &self.model, &options.params)
+            .map_err(|e| Error::Query(e.render(source, None)))?;
+        Ok(Query {
+            bound,
+            source: source.to_owned(),
+        })
+    }
+
+    /// Compiles and runs a query with default options (auto backend, injective matching).
+    pub fn run(&self, source: &str) -> Result<Matches<'_>> {
+        let options = RunOptions::default();
+        let q = self.query_with(source, &options)?;
+        self.execute(&q, &options)
+    }
+
+    /// The number of results of a query.
+    pub fn count(&self, source: &str) -> Result<u64> {
+        let options = RunOptions::default().count_only();
+        let q = self.query_with(source, &options)?;
+        Ok(self.execute(&q, &options)?.count())
+    }
+
+    /// Runs a compiled query. For many queries on one OpenCL device, use [`Graph::runner`]
+    /// so the model is uploaded once.
+    pub fn execute(&self, query: &Query, options: &RunOptions) -> Result<Matches<'_>> {
+        let runner = self.runner(options)?;
+        runner.execute(query, options)
+    }
+
+    /// A runner for `options.backend` that keeps the model on the device between queries.
+    pub fn runner(&self, options: &RunOptions) -> Result<Runner<'_>> {
+        let task = TaskRunner::new(
+            &self.model,
+            &TaskOptions {
+                backend: options.backend,
+                ..Default::default()
+            },
+        )?;
+        Ok(Runner {
+            model: &self.model,
+            task,
+        })
+    }
+}
+
+/// A compiled query, bound to the graph it was compiled for.
+#[derive(Debug)]
+pub struct Query {
+    bound: BoundQuery,
+    source: String,
+}
+
+impl Query {
+    /// The query's source text.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The bound query (pattern, predicates, projection).
+    pub fn bound(&self) -> &BoundQuery {
+        &self.bound
+    }
+}
+
+/// How to run a query.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Where it runs ([`Backend::Auto`]: OpenCL when a platform exists, else the host).
+    pub backend: Backend,
+    /// Injective (default) or homomorphic matching.
+    pub semantics: Semantics,
+    /// Stop after this long; the result is then partial.
+    pub timeout: Option<Duration>,
+    /// Only count the results.
+    pub count_only: bool,
+    /// Query parameters (`$name`).
+    pub params: Params,
+}
+
+impl RunOptions {
+    /// Defaults, on the host.
+    pub fn host() -> Self {
+        RunOptions {
+            backend: Backend::Host,
+            ..Default::default()
+        }
+    }
+
+    /// Defaults, on the OpenCL pipeline (an error without a device).
+    pub fn opencl() -> Self {
+        RunOptions {
+            backend: Backend::Opencl,
+            ..Default::default()
+        }
+    }
+
+    /// Only count results.
+    pub fn count_only(mut self) -> Self {
+        self.count_only = true;
+        self
+    }
+
+    /// Homomorphic matching (pattern nodes may share a data node, as in Cypher).
+    pub fn homomorphic(mut self) -> Self {
+        self.semantics = Semantics::Homomorphism;
+        self
+    }
+
+    /// A time limit.
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
+    /// Sets parameter `$name`.
+    pub fn param(mut self, name: &str, value: Value) -> Self {
+        self.params.insert(name.to_owned(), value);
+        self
+    }
+
+    /// Sets parameter `$name` from text as `gemp match --param` reads it (JSON scalars are
+    /// typed: `42`, `1.5`, `true`, `"x"`; anything else is a string).
+    pub fn param_text(self, name: &str, text: &str) -> Self {
+        let value = crate::pattern::binder::parse_param_value(text);
+        self.param(name, value)
+    }
+
+    fn match_options(&self) -> MatchOptions {
+        MatchOptions {
+            semantics: self.semantics,
+            timeout: self.timeout,
+            count_only: self.count_only,
+        }
+    }
+}
+
+/// Runs queries on one graph and backend (the model is uploaded to a device once).
+#[derive(Debug)]
+pub struct Runner<'g> {
+    model: &'g Model,
+    task: TaskRunner<'g>,
+}
+
+impl<'g> Runner<'g> {
+    /// Runs a compiled query.
+    pub fn execute(&self, query: &Query, options: &RunOptions) -> Result<Matches<'g>> {
+        let (output, report) = self.task.run(&query.bound, &options.match_options())?;
+        Ok(Matches {
+            model: self.model,
+            output,
+            report,
+        })
+    }
+
+    /// Where queries run: `host` or `opencl (<device>)`.
+    pub fn backend_name(&self) -> String {
+        self.task.backend_name()
+    }
+}
+
+/// Timings of one run.
+#[derive(Debug, Clone)]
+pub struct RunTimings {
+    /// Where it ran (`host`, or `opencl` with the device).
+    pub backend: String,
+    /// Wall time of the run.
+    pub total: Duration,
+    /// The host pipeline's stages (filter, plan, enumerate, results).
+    pub host: crate::matcher::Timings,
+    /// The device pipeline's measurement points, when it ran on a device.
+    pub device: Option<crate::matcher::device::DeviceTimings>,
+}
+
+/// The result of a run.
+#[derive(Debug)]
+pub struct Matches<'g> {
+    model: &'g Model,
+    output: QueryOutput<'g>,
+    report: TaskReport,
+}
+
+impl<'g> Matches<'g> {
+    /// Number of result rows (also when only counting).
+    pub fn count(&self) -> u64 {
+        self.output.count
+    }
+
+    /// True when a timeout stopped the search (rows and count are then a lower bound).
+    pub fn is_partial(&self) -> bool {
+        self.output.partial
+    }
+
+    /// Column names of the rows.
+    pub fn columns(&self) -> &[String] {
+        &self.output.columns
+    }
+
+    /// The rows (none when only counting).
+    pub fn rows(&self) -> impl Iterator<Item = Row<'_, 'g>> + '_ {
+        self.output.rows.iter().map(move |values| Row {
+            model: self.model,
+            columns: &self.output.columns,
+            values,
+        })
+    }
+
+    /// Row `i`, if there is one.
+    pub fn row(&self, i: usize) -> Option<Row<'_, 'g>> {
+        self.output.rows.get(i).map(|values| Row {
+            model: self.model,
+            columns: &self.output.columns,
+            values,
+        })
+    }
+
+    /// Timings of the run.
+    pub fn timings(&self) -> RunTimings {
+        RunTimings {
+            backend: self.report.backend.clone(),
+            total: self.report.total,
+            host: self.output.timings.clone(),
+            device: self.report.device.clone(),
+        }
+    }
+
+    /// The raw output (rows of [`Val`]s, plan, timings).
+    pub fn output(&self) -> &QueryOutput<'g> {
+        &self.output
+    }
+}
+
+/// One result row.
+#[derive(Debug, Clone, Copy)]
+pub struct Row<'a, 'g> {
+    model: &'g Model,
+    columns: &'a [String],
+    values: &'a [Val<'g>],
+}
+
+/// A value of a row: a node, a relationship, a list or a scalar.
+#[derive(Debug, Clone)]
+pub enum Item<'g> {
+    /// A node.
+    Node(NodeRef<'g>),
+    /// A relationship.
+    Rel(RelRef<'g>),
+    /// A list.
+    List(Vec<Item<'g>>),
+    /// A scalar (null, bool, int, float, string).
+    Value(Value),
+}
+
+impl<'g> Item<'g> {
+    fn from_val(model: &'g Model, v: &Val<'g>) -> Item<'g> {
+        match v {
+            Val::Node(n) => Item::Node(NodeRef { model, id: *n }),
+            Val::Rel(r) => Item::Rel(RelRef { model, id: *r }),
+            Val::List(items) => {
+                Item::List(items.iter().map(|i| Item::from_val(model, i)).collect())
+            }
+            Val::Null => Item::Value(Value::Null),
+            Val::Bool(b) => Item::Value(Value::Bool(*b)),
+            Val::Int(i) => Item::Value(Value::Int(*i)),
+            Val::Float(f) => Item::Value(Value::Float(*f)),
+            Val::Str(s) => Item::Value(Value::Str(s.to_string())),
+        }
+    }
+}
+
+impl<'a, 'g> Row<'a, 'g> {
+    /// The item in column `name`.
+    pub fn get(&self, name: &str) -> Option<Item<'g>> {
+        let i = self.columns.iter().position(|c| c == name)?;
+        Some(Item::from_val(self.model, &self.values[i]))
+    }
+
+    /// The items in column order.
+    pub fn items(&self) -> Vec<Item<'g>> {
+        self.values
+            .iter()
+            .map(|v| Item::from_val(self.model, v))
+            .collect()
+    }
+
+    /// The node in column `name`, if that column holds one.
+    pub fn node(&self, name: &str) -> Option<NodeRef<'g>> {
+        match self.get(name)? {
+            Item::Node(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The scalar in column `name`, if that column holds one.
+    pub fn value(&self, name: &str) -> Option<Value> {
+        match self.get(name)? {
+            Item::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// A node of a graph.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeRef<'g> {
+    model: &'g Model,
+    id: u32,
+}
+
+impl<'g> NodeRef<'g> {
+    /// The node's id in the model.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// The node's external key (the input's id, an XMI element's fragment path).
+    pub fn key(&self) -> &'g str {
+        self.model.node_key(self.id).unwrap_or("")
+    }
+
+    /// Label names, the primary label first.
+    pub fn labels(&self) -> Vec<&'g str> {
+        crate::io::json_graph::label_names(self.model, self.id)
+    }
+
+    /// Property `name` (null when absent).
+    pub fn property(&self, name: &str) -> ValueRef<'g> {
+        self.model.node_property(self.id, name)
+    }
+
+    /// Every property the node has, in column order.
+    pub fn properties(&self) -> Vec<(&'g str, ValueRef<'g>)> {
+        let Some(g) = self.model.group_of(self.id) else {
+            return Vec::new();
+        };
+        let row = (self.id - g.start) as usize;
+        g.columns
+            .iter()
+            .map(|c| (c.name.as_str(), c.get(row)))
+            .filter(|(_, v)| !v.is_null())
+            .collect()
+    }
+}
+
+/// A relationship of a graph.
+#[derive(Debug, Clone, Copy)]
+pub struct RelRef<'g> {
+    model: &'g Model,
+    id: u32,
+}
+
+impl<'g> RelRef<'g> {
+    /// The relationship's id in the model.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Its type name.
+    pub fn rel_type(&self) -> &'g str {
+        self.model
+            .edge_target(self.id)
+            .and_then(|(_, t)| self.model.rel_types().name(t))
+            .unwrap_or("")
+    }
+
+    /// Its source node.
+    pub fn source(&self) -> NodeRef<'g> {
+        NodeRef {
+            model: self.model,
+            id: self.model.edge_source(self.id).unwrap_or(0),
+        }
+    }
+
+    /// Its target node.
+    pub fn target(&self) -> NodeRef<'g> {
+        NodeRef {
+            model: self.model,
+            id: self.model.edge_target(self.id).map_or(0, |(d, _)| d),
+        }
+    }
+
+    /// Property `name` (null when absent).
+    pub fn property(&self, name: &str) -> ValueRef<'g> {
+        self.model.edge_property(self.id, name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_on_the_host_with_options_and_reports_timings() {
+        let g = Graph::from_json_str(
+            r#"{"nodes": [{"id": 1, "labels": ["A"], "properties": {"v": 3}},
+                          {"id": 2, "labels": ["A"], "properties": {"v": 4}},
+                          {"id": 3, "labels": ["B"]}],
+                "edges": [{"source": 1, "target": 2, "type": "T", "properties": {"w": 7}},
+                          {"source": 2, "target": 1, "type": "T"},
+                          {"source": 1, "target": 1, "type": "T"}]}"#,
+        )
+        .unwrap();
+        let host = RunOptions::host();
+        let q = g
+            .query("MATCH (x:A)-[r:T]->(y:A) RETURN x, r, y.v AS v ORDER BY v")
+            .unwrap();
+        let m = g.execute(&q, &host).unwrap();
+        assert_eq!(m.columns(), ["x", "r", "v"]);
+        assert_eq!(m.count(), 2, "injective: the self-loop does not match");
+        assert!(!m.is_partial());
+        assert_eq!(m.timings().backend, "host");
+        let rows: Vec<Row<'_, '_>> = m.rows().collect();
+        let x = rows[0].node("x").unwrap();
+        assert_eq!((x.key(), x.property("v")), ("2", ValueRef::Int(4)));
+        assert_eq!(x.properties(), vec![("v", ValueRef::Int(4))]);
+        assert_eq!(rows[0].value("v"), Some(Value::Int(3)));
+        let Some(Item::Rel(r)) = rows[1].get("r") else {
+            panic!("a relationship")
+        };
+        assert_eq!(
+            (r.rel_type(), r.source().key(), r.target().key()),
+            ("T", "1", "2")
+        );
+        assert_eq!(r.property("w"), ValueRef::Int(7));
+        assert!(rows[0].get("nope").is_none());
+        let homo = RunOptions::host().homomorphic().count_only();
+        assert_eq!(g.execute(&q, &homo).unwrap().count(), 3);
+        let err = g.query("MATCH (x:Nope) RETURN x").unwrap_err();
+        assert!(matches!(err, Error::Query(_)), "{err}");
+        let err = g.query("MATCH (x:A RETURN x").unwrap_err();
+        assert!(err.to_string().contains("MATCH (x:A RETURN x"), "{err}");
+    }
+}

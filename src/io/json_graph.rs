@@ -1,0 +1,317 @@
+//! The JSON graph format, for import and export:
+//!
+//! ```json
+//! { "nodes": [ {"id": "n1", "labels": ["Task"], "properties": {"name": "cut", "amount": 2}} ],
+//!   "edges": [ {"source": "n1", "target": "n2", "type": "CONTROL_FLOW", "properties": {}} ] }
+//! ```
+//!
+//! - `id`, `source`, `target`: a string or an integer (an integer id is the same node as its
+//!   decimal string). A node's `id` is its key in the model.
+//! - `labels` and `properties` are optional; `type` is required on edges; other fields (layout,
+//!   comments) are ignored.
+//! - Property values: strings, integers, floats and booleans are stored as such; `null` is no
+//!   value; nested objects and arrays are stored as their JSON text (a string property), and
+//!   exported back as that string.
+//! - An edge naming an id no node has creates a node without labels (a dangling node, counted in
+//!   the load report).
+//!
+//! Export writes one node or edge per line, nodes in model order, edges by source.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Map, Value as Json};
+
+use crate::error::{Error, Result};
+use crate::io::metamodel::{Metamodel, Opposites};
+use crate::io::report::{LoadOptions, LoadReport};
+use crate::model::{Model, ModelBuilder, Value, ValueRef};
+
+/// A node or edge id: a string or an integer.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Id {
+    Int(i64),
+    Str(String),
+}
+
+impl Id {
+    fn key(&self) -> String {
+        match self {
+            Id::Int(i) => i.to_string(),
+            Id::Str(s) => s.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct JsonNode {
+    id: Id,
+    #[serde(default)]
+    labels: Vec<String>,
+    #[serde(default)]
+    properties: Map<String, Json>,
+}
+
+#[derive(Debug, Deserialize)]
+struct JsonEdge {
+    source: Id,
+    target: Id,
+    #[serde(rename = "type")]
+    ty: String,
+    #[serde(default)]
+    properties: Map<String, Json>,
+}
+
+#[derive(Debug, Deserialize)]
+struct JsonGraph {
+    #[serde(default)]
+    nodes: Vec<JsonNode>,
+    #[serde(default)]
+    edges: Vec<JsonEdge>,
+}
+
+/// A JSON property value as a model value (nested values as JSON text).
+pub fn json_to_value(v: &Json) -> Value {
+    match v {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => Value::Str(s.clone()),
+        other => Value::Str(other.to_string()),
+    }
+}
+
+/// A model value as JSON (non-finite floats as strings, which JSON cannot hold).
+pub fn value_to_json(v: ValueRef<'_>) -> Json {
+    match v {
+        ValueRef::Null => Json::Null,
+        ValueRef::Bool(b) => Json::Bool(b),
+        ValueRef::Int(i) => Json::from(i),
+        ValueRef::Float(f) => serde_json::Number::from_f64(f)
+            .map(Json::Number)
+            .unwrap_or_else(|| Json::String(f.to_string())),
+        ValueRef::Str(s) => Json::String(s.to_owned()),
+    }
+}
+
+/// Loads JSON graph files (directories: their `.json` files) into `builder`. A metamodel adds
+/// superclass labels and completes opposite references.
+pub fn load_into(
+    builder: &mut ModelBuilder,
+    paths: &[PathBuf],
+    metamodel: Option<&Metamodel>,
+    options: &LoadOptions,
+    report: &mut LoadReport,
+) -> Result<()> {
+    let mut opposites = Opposites::new(metamodel);
+    for path in super::format::expand_paths_with(paths, &[".json", ".json.gz"])? {
+        let input = super::input::open(&path)?;
+        let file = report.begin_file(&path, input.size);
+        let graph: JsonGraph = serde_json::from_reader(input.reader).map_err(|e| {
+            Error::parse(
+                Some(path.clone()),
+                e.line() as u64,
+                e.column() as u64,
+                e.to_string(),
+            )
+        })?;
+        add_graph(
+            builder,
+            &graph,
+            metamodel,
+            &mut opposites,
+            &path,
+            file,
+            options,
+            report,
+        )?;
+    }
+    opposites.finish(builder)?;
+    Ok(())
+}
+
+/// Reads one JSON graph from memory into a model (for tests and the library API).
+pub fn read_str(text: &str, metamodel: Option<&Metamodel>) -> Result<(Model, LoadReport)> {
+    let graph: JsonGraph = serde_json::from_str(text)
+        .map_err(|e| Error::parse(None, e.line() as u64, e.column() as u64, e.to_string()))?;
+    let mut builder = ModelBuilder::new();
+    let mut report = LoadReport::default();
+    let path = Path::new("<memory>");
+    let file = report.begin_file(path, text.len() as u64);
+    let mut opposites = Opposites::new(metamodel);
+    add_graph(
+        &mut builder,
+        &graph,
+        metamodel,
+        &mut opposites,
+        path,
+        file,
+        &LoadOptions::default(),
+        &mut report,
+    )?;
+    opposites.finish(&mut builder)?;
+    Ok((builder.freeze()?, report))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn add_graph(
+    builder: &mut ModelBuilder,
+    graph: &JsonGraph,
+    metamodel: Option<&Metamodel>,
+    opposites: &mut Opposites,
+    path: &Path,
+    file: usize,
+    options: &LoadOptions,
+    report: &mut LoadReport,
+) -> Result<()> {
+    let prop_error = |what: String, e: Error| Error::BadFile {
+        path: path.to_path_buf(),
+        message: format!("{what}: {e}"),
+    };
+    let mut class_of: hashbrown::HashMap<u32, String> = hashbrown::HashMap::new();
+    for (i, n) in graph.nodes.iter().enumerate() {
+        let key = n.id.key();
+        let (node, created) = builder.ensure_node(&key);
+        if !created && class_of.contains_key(&node) {
+            report.bad_row(
+                options,
+                file,
+                0,
+                format!("node {} (`{key}`) repeats an id", i + 1),
+            )?;
+            continue;
+        }
+        let labels: Vec<String> = match metamodel {
+            Some(mm) => n.labels.iter().flat_map(|l| mm.labels_of(l)).collect(),
+            None => n.labels.clone(),
+        };
+        for l in &labels {
+            let lid = builder.label(l);
+            builder.add_label(node, lid);
+        }
+        class_of.insert(node, n.labels.first().cloned().unwrap_or_default());
+        for (name, v) in &n.properties {
+            let k = builder.node_property(name);
+            builder
+                .set_node_property(node, k, json_to_value(v).as_ref())
+                .map_err(|e| prop_error(format!("node `{key}`"), e))?;
+        }
+        report.files[file].rows += 1;
+    }
+    for (i, e) in graph.edges.iter().enumerate() {
+        if e.ty.is_empty() {
+            report.bad_row(
+                options,
+                file,
+                0,
+                format!("edge {} has an empty type", i + 1),
+            )?;
+            continue;
+        }
+        let (src, s_new) = builder.ensure_node(&e.source.key());
+        let (dst, d_new) = builder.ensure_node(&e.target.key());
+        report.dangling_nodes += u64::from(s_new) + u64::from(d_new);
+        let ty = builder.rel_type(&e.ty);
+        let edge = builder.add_edge(src, dst, ty)?;
+        for (name, v) in &e.properties {
+            let k = builder.edge_property(name);
+            builder
+                .set_edge_property(edge, k, json_to_value(v).as_ref())
+                .map_err(|err| prop_error(format!("edge {}", i + 1), err))?;
+        }
+        let opposite =
+            metamodel.and_then(|mm| mm.opposite(class_of.get(&src).map(String::as_str), &e.ty));
+        opposites.record(builder, (src, &e.ty, ty, dst), opposite);
+        report.files[file].rows += 1;
+    }
+    Ok(())
+}
+
+/// The label names of node `n`, its primary label (where its properties live) first.
+pub fn label_names(model: &Model, n: u32) -> Vec<&str> {
+    let primary = model.group_of(n).map(|g| g.label);
+    let mut out: Vec<&str> = primary
+        .and_then(|l| model.labels().name(l))
+        .into_iter()
+        .collect();
+    out.extend(
+        model
+            .node_labels(n)
+            .iter()
+            .filter(|&&l| Some(l) != primary)
+            .filter_map(|&l| model.labels().name(l)),
+    );
+    out
+}
+
+/// The properties of node `n` as a JSON object (in column order).
+pub fn node_properties(model: &Model, n: u32) -> Map<String, Json> {
+    let mut props = Map::new();
+    if let Some(g) = model.group_of(n) {
+        let row = (n - g.start) as usize;
+        for c in &g.columns {
+            let v = c.get(row);
+            if !v.is_null() {
+                props.insert(c.name.clone(), value_to_json(v));
+            }
+        }
+    }
+    props
+}
+
+/// Writes `model` in the JSON graph format.
+pub fn write(model: &Model, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(out, "{{\"nodes\": [")?;
+    let n = model.node_count() as u32;
+    for v in 0..n {
+        let labels = label_names(model, v);
+        let node = serde_json::json!({
+            "id": model.node_key(v).unwrap_or(""),
+            "labels": labels,
+            "properties": node_properties(model, v),
+        });
+        let sep = if v + 1 < n { "," } else { "" };
+        writeln!(out, "  {node}{sep}")?;
+    }
+    writeln!(out, "],\n\"edges\": [")?;
+    let m = model.edge_count();
+    let out_adj = model.out();
+    let mut written = 0usize;
+    for src in 0..n {
+        for e in out_adj.range(src) {
+            let dst = out_adj.neighbors[e];
+            let ty = model.rel_types().name(out_adj.types[e]).unwrap_or("");
+            let mut props = Map::new();
+            for c in model.edge_columns() {
+                let v = c.get(e);
+                if !v.is_null() {
+                    props.insert(c.name.clone(), value_to_json(v));
+                }
+            }
+            let edge = serde_json::json!({
+                "source": model.node_key(src).unwrap_or(""),
+                "target": model.node_key(dst).unwrap_or(""),
+                "type": ty,
+                "properties": props,
+            });
+            written += 1;
+            let sep = if written < m { "," } else { "" };
+            writeln!(out, "  {edge}{sep}")?;
+        }
+    }
+    writeln!(out, "]}}")
+}
+
+/// Writes `model` as a JSON graph file.
+pub fn write_file(model: &Model, path: &Path) -> Result<()> {
+    let f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+    let mut w = std::io::BufWriter::new(f);
+    write(model, &mut w)
+        .and_then(|()| w.flush())
+        .map_err(|e| Error::io(path, e))
+}

@@ -1,0 +1,740 @@
+//! Neo4j-style CSV, as `neo4j-admin database import` and Kùzu's `COPY` read it.
+//!
+//! - **Node files** have an `:ID` column (`id:ID`, `:ID`, `id:ID(Space)`). The part before the
+//!   colon (if any) is also stored as a property. Labels come from a `:LABEL` column (several
+//!   separated by `;`; an empty field is no label), else from the file name: the stem after
+//!   its last `-` (`railway-inject-1-Segment.csv` → `Segment`, `Person.csv` → `Person`).
+//! - **Relationship files** have `:START_ID` and `:END_ID` columns; the type comes from a
+//!   `:TYPE` column, else from the file name the same way (`railway-inject-1-monitoredBy.csv` →
+//!   `monitoredBy`).
+//! - **Typed headers** `name:TYPE`: `INT`, `LONG`, `SHORT`, `BYTE` (integers), `FLOAT`, `DOUBLE`,
+//!   `BOOLEAN`, `STRING`, `CHAR`; temporal and spatial types are kept as strings; `:IGNORE`
+//!   columns are skipped. An array type (`INT[]`) splits on `;` and is stored as JSON array
+//!   text. Untyped columns are strings, unless a metamodel types the property for the node's
+//!   class. An empty field is no value.
+//! - **ID spaces** (`:ID(Person)`, `:START_ID(Person)`): node keys become `Person:<id>`.
+//! - A directory loads its `.csv` / `.csv.gz` files as one model; node files are read before
+//!   relationship files, so an id named only by a relationship becomes a dangling node (counted
+//!   in the report). A metamodel adds superclass labels and completes opposite references.
+//!
+//! Separate header files and other delimiters are not supported.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::io::metamodel::{AttrType, Metamodel, Opposites};
+use crate::io::report::{LoadOptions, LoadReport};
+use crate::model::{ModelBuilder, Value};
+
+/// The type of a CSV column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ColType {
+    Int,
+    Float,
+    Bool,
+    Str,
+}
+
+/// What one header column means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Column {
+    /// The node id; the optional property name and ID space.
+    Id(Option<String>, Option<String>),
+    /// `:START_ID` with its ID space.
+    Start(Option<String>),
+    /// `:END_ID` with its ID space.
+    End(Option<String>),
+    /// `:LABEL`.
+    Label,
+    /// `:TYPE`.
+    Type,
+    /// `:IGNORE`.
+    Ignore,
+    /// A property: name, type, explicitly typed, array.
+    Property {
+        name: String,
+        ty: ColType,
+        typed: bool,
+        array: bool,
+    },
+}
+
+/// A parsed header.
+#[derive(Debug)]
+struct Header {
+    columns: Vec<Column>,
+    is_node_file: bool,
+}
+
+fn id_space(rest: &str, keyword: &str) -> Option<Option<String>> {
+    let r = rest.strip_prefix(keyword)?;
+    if r.is_empty() {
+        return Some(None);
+    }
+    let inner = r.strip_prefix('(')?.strip_suffix(')')?;
+    Some((!inner.is_empty()).then(|| inner.to_owned()))
+}
+
+fn parse_column(col: &str) -> std::result::Result<Column, String> {
+    let Some((name, kind)) = col.rsplit_once(':') else {
+        return Ok(Column::Property {
+            name: col.to_owned(),
+            ty: ColType::Str,
+            typed: false,
+            array: false,
+        });
+    };
+    let upper = kind.trim().to_ascii_uppercase();
+    let name_opt = (!name.is_empty()).then(|| name.to_owned());
+    if let Some(space) = id_space(&upper, "ID") {
+        let space = space.map(|_| kind.trim()[3..kind.trim().len() - 1].to_owned());
+        return Ok(Column::Id(name_opt, space));
+    }
+    if let Some(space) = id_space(&upper, "START_ID") {
+        let space = space.map(|_| kind.trim()[9..kind.trim().len() - 1].to_owned());
+        return Ok(Column::Start(space));
+    }
+    if let Some(space) = id_space(&upper, "END_ID") {
+        let space = space.map(|_| kind.trim()[7..kind.trim().len() - 1].to_owned());
+        return Ok(Column::End(space));
+    }
+    match upper.as_str() {
+        "LABEL" => return Ok(Column::Label),
+        "TYPE" => return Ok(Column::Type),
+        "IGNORE" => return Ok(Column::Ignore),
+        _ => {}
+    }
+    let (base, array) = match upper.strip_suffix("[]") {
+        Some(b) => (b, true),
+        None => (upper.as_str(), false),
+    };
+    let ty = match base {
+        "INT" | "LONG" | "SHORT" | "BYTE" => ColType::Int,
+        "FLOAT" | "DOUBLE" => ColType::Float,
+        "BOOLEAN" => ColType::Bool,
+        "STRING" | "CHAR" | "DATE" | "LOCALTIME" | "TIME" | "LOCALDATETIME" | "DATETIME"
+        | "DURATION" | "POINT" => ColType::Str,
+        _ => return Err(format!("column `{col}`: unknown type `{kind}`")),
+    };
+    if name.is_empty() {
+        return Err(format!("column `{col}` has a type but no name"));
+    }
+    Ok(Column::Property {
+        name: name.to_owned(),
+        ty,
+        typed: true,
+        array,
+    })
+}
+
+fn parse_header(fields: &csv::StringRecord) -> std::result::Result<Header, String> {
+    let columns = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            parse_column(if i == 0 {
+                f.trim_start_matches('\u{feff}')
+            } else {
+                f
+            })
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let ids = columns
+        .iter()
+        .filter(|c| matches!(c, Column::Id(..)))
+        .count();
+    let starts = columns
+        .iter()
+        .filter(|c| matches!(c, Column::Start(_)))
+        .count();
+    let ends = columns
+        .iter()
+        .filter(|c| matches!(c, Column::End(_)))
+        .count();
+    if ids == 1 && starts == 0 && ends == 0 {
+        return Ok(Header {
+            columns,
+            is_node_file: true,
+        });
+    }
+    if ids == 0 && starts == 1 && ends == 1 {
+        return Ok(Header {
+            columns,
+            is_node_file: false,
+        });
+    }
+    Err(
+        "the header names neither a node file (one `:ID` column) nor a relationship file \
+         (one `:START_ID` and one `:END_ID` column)"
+            .into(),
+    )
+}
+
+/// True when `path` starts with a Neo4j import header (an `:ID` or `:START_ID` column).
+pub fn has_neo4j_header(path: &Path) -> bool {
+    let Ok(input) = super::input::open(path) else {
+        return false;
+    };
+    let mut reader = csv_reader(input.reader);
+    let mut record = csv::StringRecord::new();
+    matches!(reader.read_record(&mut record), Ok(true)) && parse_header(&record).is_ok()
+}
+
+fn csv_reader<R: std::io::Read>(r: R) -> csv::Reader<R> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(r)
+}
+
+/// The label or type a file name gives: the stem (without `.csv[.gz]`) after its last `-`.
+pub fn name_from_file(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let lower = name.to_ascii_lowercase();
+    let stem = if lower.ends_with(".csv.gz") {
+        &name[..name.len() - 7]
+    } else if lower.ends_with(".csv") {
+        &name[..name.len() - 4]
+    } else {
+        name.rsplit_once('.').map_or(name.as_str(), |(s, _)| s)
+    };
+    stem.rsplit('-').next().unwrap_or(stem).to_owned()
+}
+
+fn key_of(space: &Option<String>, id: &str) -> String {
+    match space {
+        Some(s) => format!("{s}:{id}"),
+        None => id.to_owned(),
+    }
+}
+
+/// Loads Neo4j-style CSV files and directories into `builder`.
+pub fn load_into(
+    builder: &mut ModelBuilder,
+    paths: &[PathBuf],
+    metamodel: Option<&Metamodel>,
+    options: &LoadOptions,
+    report: &mut LoadReport,
+) -> Result<()> {
+    let files = super::format::expand_paths_with(paths, &[".csv", ".csv.gz"])?;
+    let mut nodes = Vec::new();
+    let mut rels = Vec::new();
+    for f in files {
+        let input = super::input::open(&f)?;
+        let mut reader = csv_reader(input.reader);
+        let mut record = csv::StringRecord::new();
+        let has = reader
+            .read_record(&mut record)
+            .map_err(|e| csv_error(&f, e))?;
+        if !has {
+            return Err(Error::BadFile {
+                path: f,
+                message: "empty file: expected a header row".into(),
+            });
+        }
+        let header = parse_header(&record).map_err(|m| Error::parse(Some(f.clone()), 1, 0, m))?;
+        if header.is_node_file {
+            nodes.push((f, header));
+        } else {
+            rels.push((f, header));
+        }
+    }
+    let mut state = CsvState {
+        builder,
+        metamodel,
+        options,
+        report,
+        class_of: Vec::new(),
+        defined: Vec::new(),
+        opposites: Opposites::new(metamodel),
+    };
+    for (f, h) in &nodes {
+        state.read_nodes(f, h)?;
+    }
+    for (f, h) in &rels {
+        state.read_relationships(f, h)?;
+    }
+    let CsvState {
+        builder, opposites, ..
+    } = state;
+    opposites.finish(builder)?;
+    Ok(())
+}
+
+fn csv_error(path: &Path, e: csv::Error) -> Error {
+    let line = e.position().map_or(0, |p| p.line());
+    Error::parse(Some(path.to_path_buf()), line, 0, format!("bad CSV: {e}"))
+}
+
+struct CsvState<'a> {
+    builder: &'a mut ModelBuilder,
+    metamodel: Option<&'a Metamodel>,
+    options: &'a LoadOptions,
+    report: &'a mut LoadReport,
+    /// The class (first label) each node was defined with, for metamodel look-ups.
+    class_of: Vec<Option<String>>,
+    /// Whether a node file defined the node (to catch duplicate ids).
+    defined: Vec<bool>,
+    opposites: Opposites,
+}
+
+/// Converts a field to a value of `ty` (`None`: malformed).
+fn typed(text: &str, ty: &ColType) -> Option<Value> {
+    let t = text.trim();
+    match ty {
+        ColType::Int => t.parse().ok().map(Value::Int),
+        ColType::Float => t.parse().ok().map(Value::Float),
+        ColType::Bool => match t.to_ascii_lowercase().as_str() {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        ColType::Str => Some(Value::Str(text.to_owned())),
+    }
+}
+
+/// An array field (`;`-separated) as JSON array text.
+fn typed_array(text: &str, ty: &ColType) -> Option<Value> {
+    let mut items = Vec::new();
+    for part in text.split(';') {
+        items.push(match typed(part, ty)? {
+            Value::Int(i) => serde_json::Value::from(i),
+            Value::Float(f) => serde_json::Value::from(f),
+            Value::Bool(b) => serde_json::Value::from(b),
+            Value::Str(s) => serde_json::Value::from(s),
+            Value::Null => serde_json::Value::Null,
+        });
+    }
+    Some(Value::Str(serde_json::Value::Array(items).to_string()))
+}
+
+impl CsvState<'_> {
+    fn grow(&mut self) {
+        let n = self.builder.node_count();
+        if self.class_of.len() < n {
+            self.class_of.resize(n, None);
+            self.defined.resize(n, false);
+        }
+    }
+
+    /// The value of property `name` of a node of `class` from `field`, typed by the column or
+    /// else by the metamodel.
+    fn value(
+        &self,
+        class: Option<&str>,
+        name: &str,
+        ty: &ColType,
+        typed_col: bool,
+        array: bool,
+        field: &str,
+    ) -> std::result::Result<Value, String> {
+        if array {
+            return typed_array(field, ty)
+                .ok_or_else(|| format!("`{field}` is not an array of {ty:?}"));
+        }
+        if !typed_col {
+            if let (Some(mm), Some(class)) = (self.metamodel, class) {
+                if let Some(attr) = mm.attribute(class, name) {
+                    return mm.convert(&attr.ty, field).ok_or_else(|| {
+                        let t = match &attr.ty {
+                            AttrType::Enum(e) => format!("literal of {e}"),
+                            other => format!("{other:?}").to_lowercase(),
+                        };
+                        format!("`{field}` is not a valid {t} for `{name}`")
+                    });
+                }
+            }
+        }
+        typed(field, ty).ok_or_else(|| {
+            format!(
+                "`{field}` is not a valid {} for `{name}`",
+                format!("{ty:?}").to_lowercase()
+            )
+        })
+    }
+
+    fn read_nodes(&mut self, path: &Path, header: &Header) -> Result<()> {
+        let input = super::input::open(path)?;
+        let file = self.report.begin_file(path, input.size);
+        let mut reader = csv_reader(input.reader);
+        let file_label = name_from_file(path);
+        let mut record = csv::StringRecord::new();
+        let mut first = true;
+        let id_col = header
+            .columns
+            .iter()
+            .position(|c| matches!(c, Column::Id(..)))
+            .unwrap_or(0);
+        let has_label_column = header.columns.contains(&Column::Label);
+        let space = match &header.columns[id_col] {
+            Column::Id(_, s) => s.clone(),
+            _ => None,
+        };
+        loop {
+            let more = reader
+                .read_record(&mut record)
+                .map_err(|e| csv_error(path, e))?;
+            if !more {
+                break;
+            }
+            if first {
+                first = false;
+                continue;
+            }
+            let line = record.position().map_or(0, |p| p.line());
+            if record.len() != header.columns.len() {
+                self.report.bad_row(
+                    self.options,
+                    file,
+                    line,
+                    format!(
+                        "{} fields, the header has {}",
+                        record.len(),
+                        header.columns.len()
+                    ),
+                )?;
+                continue;
+            }
+            let id = record.get(id_col).unwrap_or("");
+            if id.is_empty() {
+                self.report.bad_row(self.options, file, line, "empty id")?;
+                continue;
+            }
+            let mut labels: Vec<String> = Vec::new();
+            for (c, field) in header.columns.iter().zip(record.iter()) {
+                if *c == Column::Label {
+                    labels.extend(
+                        field
+                            .split(';')
+                            .filter(|l| !l.is_empty())
+                            .map(str::to_owned),
+                    );
+                }
+            }
+            if !has_label_column {
+                labels.push(file_label.clone());
+            }
+            let class = labels.first().cloned().unwrap_or_default();
+            // Check every property before creating the node, so a bad row leaves no trace.
+            let mut values: Vec<(String, Value)> = Vec::new();
+            let mut bad = None;
+            for (c, field) in header.columns.iter().zip(record.iter()) {
+                let (name, ty, typed_col, array) = match c {
+                    Column::Property {
+                        name,
+                        ty,
+                        typed,
+                        array,
+                    } => (name.as_str(), ty, *typed, *array),
+                    Column::Id(Some(name), _) => (name.as_str(), &ColType::Str, false, false),
+                    _ => continue,
+                };
+                if field.is_empty() {
+                    continue;
+                }
+                match self.value(Some(&class), name, ty, typed_col, array, field) {
+                    Ok(v) => values.push((name.to_owned(), v)),
+                    Err(m) => {
+                        bad = Some(m);
+                        break;
+                    }
+                }
+            }
+            if let Some(m) = bad {
+                self.report.bad_row(self.options, file, line, m)?;
+                continue;
+            }
+            let key = key_of(&space, id);
+            let (node, _) = self.builder.ensure_node(&key);
+            self.grow();
+            if self.defined[node as usize] {
+                self.report.bad_row(
+                    self.options,
+                    file,
+                    line,
+                    format!("duplicate node id `{id}`"),
+                )?;
+                continue;
+            }
+            self.defined[node as usize] = true;
+            self.class_of[node as usize] = (!class.is_empty()).then(|| class.clone());
+            let all_labels = match self.metamodel {
+                Some(mm) => labels
+                    .iter()
+                    .flat_map(|l| mm.labels_of(l))
+                    .collect::<Vec<_>>(),
+                None => labels,
+            };
+            for l in &all_labels {
+                let lid = self.builder.label(l);
+                self.builder.add_label(node, lid);
+            }
+            for (name, v) in values {
+                let k = self.builder.node_property(&name);
+                self.builder
+                    .set_node_property(node, k, v.as_ref())
+                    .map_err(|e| Error::parse(Some(path.to_path_buf()), line, 0, e.to_string()))?;
+            }
+            self.report.files[file].rows += 1;
+        }
+        Ok(())
+    }
+
+    fn read_relationships(&mut self, path: &Path, header: &Header) -> Result<()> {
+        let input = super::input::open(path)?;
+        let file = self.report.begin_file(path, input.size);
+        let mut reader = csv_reader(input.reader);
+        let file_type = name_from_file(path);
+        let mut record = csv::StringRecord::new();
+        let mut first = true;
+        let mut start = (0, None);
+        let mut end = (0, None);
+        for (i, c) in header.columns.iter().enumerate() {
+            match c {
+                Column::Start(s) => start = (i, s.clone()),
+                Column::End(s) => end = (i, s.clone()),
+                _ => {}
+            }
+        }
+        loop {
+            let more = reader
+                .read_record(&mut record)
+                .map_err(|e| csv_error(path, e))?;
+            if !more {
+                break;
+            }
+            if first {
+                first = false;
+                continue;
+            }
+            let line = record.position().map_or(0, |p| p.line());
+            if record.len() != header.columns.len() {
+                self.report.bad_row(
+                    self.options,
+                    file,
+                    line,
+                    format!(
+                        "{} fields, the header has {}",
+                        record.len(),
+                        header.columns.len()
+                    ),
+                )?;
+                continue;
+            }
+            let (s, e) = (
+                record.get(start.0).unwrap_or(""),
+                record.get(end.0).unwrap_or(""),
+            );
+            if s.is_empty() || e.is_empty() {
+                self.report
+                    .bad_row(self.options, file, line, "empty start or end id")?;
+                continue;
+            }
+            let mut ty_name = file_type.clone();
+            let mut values: Vec<(String, Value)> = Vec::new();
+            let mut bad = None;
+            for (c, field) in header.columns.iter().zip(record.iter()) {
+                match c {
+                    Column::Type if !field.is_empty() => ty_name = field.to_owned(),
+                    Column::Property {
+                        name,
+                        ty,
+                        typed: t,
+                        array,
+                    } if !field.is_empty() => match self.value(None, name, ty, *t, *array, field) {
+                        Ok(v) => values.push((name.clone(), v)),
+                        Err(m) => {
+                            bad = Some(m);
+                            break;
+                        }
+                    },
+                    _ => {}
+                }
+            }
+            if let Some(m) = bad {
+                self.report.bad_row(self.options, file, line, m)?;
+                continue;
+            }
+            let (src, src_new) = self.builder.ensure_node(&key_of(&start.1, s));
+            let (dst, dst_new) = self.builder.ensure_node(&key_of(&end.1, e));
+            self.report.dangling_nodes += u64::from(src_new) + u64::from(dst_new);
+            self.grow();
+            let ty = self.builder.rel_type(&ty_name);
+            let edge = self.builder.add_edge(src, dst, ty)?;
+            for (name, v) in values {
+                let k = self.builder.edge_property(&name);
+                self.builder
+                    .set_edge_property(edge, k, v.as_ref())
+                    .map_err(|e| Error::parse(Some(path.to_path_buf()), line, 0, e.to_string()))?;
+            }
+            let opposite = self
+                .metamodel
+                .and_then(|mm| mm.opposite(self.class_of[src as usize].as_deref(), &ty_name));
+            self.opposites
+                .record(self.builder, (src, &ty_name, ty, dst), opposite);
+            self.report.files[file].rows += 1;
+        }
+        Ok(())
+    }
+}
+
+/// A file-name-safe version of a label or type.
+fn file_part(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn header_type(t: crate::model::PropType) -> &'static str {
+    match t {
+        crate::model::PropType::Int => "LONG",
+        crate::model::PropType::Float => "DOUBLE",
+        crate::model::PropType::Bool => "BOOLEAN",
+        crate::model::PropType::Str => "STRING",
+    }
+}
+
+fn field(v: crate::model::ValueRef<'_>) -> String {
+    match v {
+        crate::model::ValueRef::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Writes `model` as Neo4j-style CSV into directory `dir` (created if needed): one node file per
+/// primary label (`nodes-<n>-<Label>.csv`: `:ID`, `:LABEL` and typed property columns) and one
+/// relationship file per type (`rels-<n>-<TYPE>.csv`: `:START_ID`, `:END_ID`, `:TYPE` and typed
+/// property columns). Node ids are the model's keys; reading the directory back gives the same
+/// graph (an empty string property reads back as no value). Returns the files written.
+pub fn write_dir(model: &crate::model::Model, dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut written = Vec::new();
+    let csv_err = |p: &Path, e: csv::Error| Error::BadFile {
+        path: p.to_path_buf(),
+        message: format!("writing CSV: {e}"),
+    };
+    for (gi, g) in model.groups().iter().enumerate() {
+        let label = model.labels().name(g.label).unwrap_or("nolabel");
+        let path = dir.join(format!("nodes-{gi}-{}.csv", file_part(label)));
+        let mut w = csv::Writer::from_path(&path).map_err(|e| csv_err(&path, e))?;
+        let mut header = vec![":ID".to_owned(), ":LABEL".to_owned()];
+        header.extend(
+            g.columns
+                .iter()
+                .map(|c| format!("{}:{}", c.name, header_type(c.prop_type()))),
+        );
+        w.write_record(&header).map_err(|e| csv_err(&path, e))?;
+        for n in g.start..g.end {
+            let labels = crate::io::json_graph::label_names(model, n);
+            let mut row = vec![model.node_key(n).unwrap_or("").to_owned(), labels.join(";")];
+            row.extend(
+                g.columns
+                    .iter()
+                    .map(|c| field(c.get((n - g.start) as usize))),
+            );
+            w.write_record(&row).map_err(|e| csv_err(&path, e))?;
+        }
+        w.flush().map_err(|e| Error::io(&path, e))?;
+        written.push(path);
+    }
+    let out = model.out();
+    for (ti, ty) in model.rel_types().names().iter().enumerate() {
+        let ti = ti as u32;
+        if model.type_count(ti) == 0 {
+            continue;
+        }
+        let edges: Vec<(u32, usize)> = (0..model.node_count() as u32)
+            .flat_map(|s| out.range_of_type(s, ti).map(move |e| (s, e)))
+            .collect();
+        let columns: Vec<&crate::model::Column> = model
+            .edge_columns()
+            .iter()
+            .filter(|c| edges.iter().any(|&(_, e)| c.is_valid(e)))
+            .collect();
+        let path = dir.join(format!("rels-{ti}-{}.csv", file_part(ty)));
+        let mut w = csv::Writer::from_path(&path).map_err(|e| csv_err(&path, e))?;
+        let mut header = vec![
+            ":START_ID".to_owned(),
+            ":END_ID".to_owned(),
+            ":TYPE".to_owned(),
+        ];
+        header.extend(
+            columns
+                .iter()
+                .map(|c| format!("{}:{}", c.name, header_type(c.prop_type()))),
+        );
+        w.write_record(&header).map_err(|e| csv_err(&path, e))?;
+        for (s, e) in edges {
+            let mut row = vec![
+                model.node_key(s).unwrap_or("").to_owned(),
+                model.node_key(out.neighbors[e]).unwrap_or("").to_owned(),
+                ty.clone(),
+            ];
+            row.extend(columns.iter().map(|c| field(c.get(e))));
+            w.write_record(&row).map_err(|e| csv_err(&path, e))?;
+        }
+        w.flush().map_err(|e| Error::io(&path, e))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_columns() {
+        assert_eq!(
+            parse_column("id:ID"),
+            Ok(Column::Id(Some("id".into()), None))
+        );
+        assert_eq!(
+            parse_column(":ID(Person)"),
+            Ok(Column::Id(None, Some("Person".into())))
+        );
+        assert_eq!(
+            parse_column(":START_ID(Person)"),
+            Ok(Column::Start(Some("Person".into())))
+        );
+        assert_eq!(parse_column("id:END_ID"), Ok(Column::End(None)));
+        assert_eq!(parse_column(":LABEL"), Ok(Column::Label));
+        assert_eq!(
+            parse_column("length:INT"),
+            Ok(Column::Property {
+                name: "length".into(),
+                ty: ColType::Int,
+                typed: true,
+                array: false
+            })
+        );
+        assert_eq!(
+            parse_column("tags:string[]"),
+            Ok(Column::Property {
+                name: "tags".into(),
+                ty: ColType::Str,
+                typed: true,
+                array: true
+            })
+        );
+        assert!(parse_column("x:FOO").unwrap_err().contains("unknown type"));
+        assert_eq!(
+            name_from_file(Path::new("d/railway-inject-1-Segment.csv")),
+            "Segment"
+        );
+        assert_eq!(name_from_file(Path::new("ACTED_IN.csv.gz")), "ACTED_IN");
+        assert_eq!(
+            typed_array("1;2;3", &ColType::Int),
+            Some(Value::Str("[1,2,3]".into()))
+        );
+    }
+}
