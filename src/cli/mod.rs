@@ -6,6 +6,7 @@ mod load;
 mod logging;
 pub mod output;
 mod query;
+mod similarity;
 
 use std::process::ExitCode;
 
@@ -52,6 +53,10 @@ enum Command {
     Explain(query::ExplainArgs),
     /// List the OpenCL devices and which one is used by default.
     Devices(devices::DevicesArgs),
+    /// A* / AMonG similarity of a query graph against a case base of semantic graphs (top k).
+    Similarity(similarity::SimilarityArgs),
+    /// Generate a recipe case base (NEST workflows) with its similarity model and taxonomies.
+    Recipes(similarity::RecipesArgs),
 }
 
 /// Runs the command line; returns the process exit code (errors are printed as one line).
@@ -67,6 +72,8 @@ pub fn main() -> ExitCode {
         Command::Batch(a) => query::run_batch(a),
         Command::Explain(a) => query::run_explain(a),
         Command::Devices(a) => devices::devices(a),
+        Command::Similarity(a) => similarity::run_similarity(a),
+        Command::Recipes(a) => similarity::run_recipes(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

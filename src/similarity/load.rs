@@ -10,8 +10,9 @@ use serde_json::{Map, Value};
 use super::graph::SemanticGraph;
 use crate::error::{Error, Location, Result};
 
-/// Loads every graph of `path`: a directory (all `*.json` files in name order, each a graph or a
-/// case base), a case-base file or a single-graph file.
+/// Loads every graph of `path`: a directory (all `*.json` files in name order that hold a graph
+/// or a case base, i.e. have a `nodes` or `graphs` key; others such as `model.json` and
+/// taxonomies are skipped), a case-base file or a single-graph file.
 pub fn load_graphs(path: &Path) -> Result<Vec<SemanticGraph>> {
     if path.is_dir() {
         let mut files: Vec<PathBuf> = std::fs::read_dir(path)
@@ -25,7 +26,16 @@ pub fn load_graphs(path: &Path) -> Result<Vec<SemanticGraph>> {
         files.sort();
         let mut graphs = Vec::new();
         for file in files {
-            graphs.extend(load_file(&file)?);
+            let text = std::fs::read_to_string(&file).map_err(|source| Error::Io {
+                path: file.clone(),
+                source,
+            })?;
+            let is_graph = serde_json::from_str::<Value>(&text)
+                .map(|v| v.get("nodes").is_some() || v.get("graphs").is_some())
+                .unwrap_or(true);
+            if is_graph {
+                graphs.extend(load_file(&file)?);
+            }
         }
         if graphs.is_empty() {
             return Err(Error::BadFile {

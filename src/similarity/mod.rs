@@ -3,12 +3,16 @@
 //! & Gil with the improvements of Zeyen & Bergmann, retrieval over a case base, the recipe
 //! case-base generator, and AMonG, the A* search on OpenCL (Hoffmann et al.).
 
+#[cfg(feature = "opencl")]
+pub mod among;
 pub mod astar;
 pub mod exhaustive;
 pub mod graph;
 pub mod load;
 pub mod measures;
 pub mod problem;
+pub mod recipes;
+pub mod retrieval;
 pub mod sim_model;
 pub mod taxonomy;
 

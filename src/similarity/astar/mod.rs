@@ -156,6 +156,8 @@ pub struct Stats {
     pub max_queue: usize,
     /// Solutions dropped by the queue limit.
     pub pruned: u64,
+    /// AMonG: iterations of the extract/expand/evaluate/insert loop (0 on the host).
+    pub iterations: u64,
     /// Whether the search ran case-oriented (improvement M chose it).
     pub case_oriented: bool,
     /// Wall time of the search (preparation of the isolated similarities not included).
