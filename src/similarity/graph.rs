@@ -189,3 +189,32 @@ fn to_json(v: ValueRef<'_>) -> Value {
         ValueRef::Str(s) => Value::String(s.to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ModelBuilder;
+
+    #[test]
+    fn builds_from_the_shared_model() {
+        let mut b = ModelBuilder::new();
+        let w = b.add_node("w", &[WORKFLOW]);
+        let t = b.add_node("t", &[TASK]);
+        let name = b.node_property("name");
+        b.set_node_property(t, name, ValueRef::Str("cut")).unwrap();
+        let part_of = b.rel_type(PART_OF);
+        b.add_edge(t, w, part_of).unwrap();
+        let model = b.freeze().unwrap();
+        let g = SemanticGraph::from_model(&model, "m").unwrap();
+        assert_eq!(g.nodes.len(), 2);
+        let ti = g.node_index("t").unwrap();
+        let wi = g.node_index("w").unwrap();
+        assert_eq!(g.nodes[ti].kind, TASK);
+        assert_eq!(g.nodes[ti].description, serde_json::json!({"name": "cut"}));
+        assert_eq!(g.nodes[wi].description, serde_json::json!({}));
+        assert_eq!(g.edges.len(), 1);
+        assert_eq!((g.edges[0].source, g.edges[0].target), (ti, wi));
+        assert_eq!(g.edges[0].kind, PART_OF);
+        assert!(g.clone().add_edge(0, 9, "X", Value::Null).is_err());
+    }
+}

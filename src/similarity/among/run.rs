@@ -105,21 +105,20 @@ pub fn among_search(gpu: &Gpu, problem: &Problem, options: &AmongOptions) -> Res
     let q_max_b = gpu.buffer_from("among q_max", &q_max, true)?;
     let surplus_b = ro("among surplus", &surplus)?;
 
-    let heap_f: DeviceBuffer<f32> = gpu.zeroed("among heap_f", n * cap)?;
-    let heap_slot: DeviceBuffer<u32> = gpu.zeroed("among heap_slot", n * cap)?;
+    let heap_f: DeviceBuffer<f32> = gpu.uninit("among heap_f", n * cap)?;
+    let heap_slot: DeviceBuffer<u32> = gpu.uninit("among heap_slot", n * cap)?;
     let heap_size: DeviceBuffer<u32> = gpu.zeroed("among heap_size", n)?;
     let free_init: Vec<u32> = (0..n).flat_map(|_| 0..cap as u32).collect();
     let free_stack = gpu.buffer_from("among free_stack", &free_init, false)?;
     let free_top = gpu.buffer_from("among free_top", &vec![cap as u32; n], false)?;
-    let pool: DeviceBuffer<u16> = gpu.zeroed("among pool", n * cap * s)?;
-    let pool_g: DeviceBuffer<f32> = gpu.zeroed("among pool_g", n * cap)?;
-    let pool_next: DeviceBuffer<i32> = gpu.zeroed("among pool_next", n * cap)?;
+    // Heaps and pool slots are written before they are read (heap_size / free stacks guard them).
+    let pool: DeviceBuffer<u16> = gpu.uninit("among pool", n * cap * s)?;
+    let pool_g: DeviceBuffer<f32> = gpu.uninit("among pool_g", n * cap)?;
+    let pool_next: DeviceBuffer<i32> = gpu.uninit("among pool_next", n * cap)?;
     let best_f = gpu.buffer_from("among best_f", &vec![-1.0f32; n], false)?;
     let best_state: DeviceBuffer<u16> = gpu.zeroed("among best_state", n * s)?;
-    let mut child_init = vec![0u16; n * k * s];
-    child_init[..s].copy_from_slice(&init);
-    let child = gpu.buffer_from("among child", &child_init, false)?;
-    drop(child_init);
+    let child: DeviceBuffer<u16> = gpu.uninit("among child", n * k * s)?;
+    gpu.write(&child, 0, &init)?;
     let mut g_init = vec![0.0f32; n * k];
     g_init[0] = g0;
     let child_g = gpu.buffer_from("among child_g", &g_init, false)?;

@@ -28,22 +28,3 @@ pub fn estimate(view: &View<'_>, work: &Work, algorithm: Algorithm) -> f64 {
         .map(|(x, _)| element_estimate(view, work, x, algorithm))
         .sum()
 }
-
-/// The best similarity own element `x` can still reach and how many legal mappings reach it
-/// (for `select_III`).
-pub fn best_and_count(view: &View<'_>, work: &Work, x: usize) -> (f64, usize) {
-    let mut best = None;
-    let mut count = 0;
-    for &(y, s) in &view.candidates[x] {
-        if let Some(b) = best {
-            if s < b {
-                break;
-            }
-        }
-        if work.allows(view, x, y as usize) {
-            best.get_or_insert(s);
-            count += 1;
-        }
-    }
-    (best.unwrap_or(0.0), count)
-}

@@ -115,6 +115,7 @@ pub fn search(problem: &Problem, options: &SearchOptions) -> Result<Outcome> {
     stats.max_queue = 1;
     stats.generated = 1;
     let mut children: Vec<(u16, f64)> = Vec::new();
+    let mut parent_best: Vec<(u32, f64)> = Vec::new();
     loop {
         let Some((key, sol)) = queue.pop_last() else {
             return Err(Error::InvalidArgument(
@@ -154,7 +155,25 @@ pub fn search(problem: &Problem, options: &SearchOptions) -> Result<Outcome> {
             }
         }
         work.load(&sol.assign, view.other.len());
-        let Some(x) = select(&view, &work, algorithm, options.improvements.selection) else {
+        if algorithm == Algorithm::AStarIII {
+            // The best legal candidate of every undecided element: for select_III and for the
+            // children's h_III.
+            parent_best.clear();
+            parent_best.extend((0..view.own.len()).map(|z| {
+                if work.own[z] == FREE {
+                    first_legal(&view, &work, z, 0)
+                } else {
+                    (NO_CANDIDATE, 0.0)
+                }
+            }));
+        }
+        let Some(x) = select(
+            &view,
+            &work,
+            algorithm,
+            options.improvements.selection,
+            &parent_best,
+        ) else {
             stats.time = start.elapsed();
             return Ok(Outcome::Done(finish(
                 problem,
@@ -168,7 +187,7 @@ pub fn search(problem: &Problem, options: &SearchOptions) -> Result<Outcome> {
         children.clear();
         expand(&view, &work, x, &mut children);
         let est_x = match algorithm {
-            Algorithm::AStarIII => 0.0,
+            Algorithm::AStarIII => parent_best[x].1,
             _ => element_estimate(&view, &work, x, algorithm),
         };
         for &(y, s) in &children {
@@ -177,7 +196,14 @@ pub fn search(problem: &Problem, options: &SearchOptions) -> Result<Outcome> {
                 work.other[y as usize] = x as u16;
             }
             let h = match algorithm {
-                Algorithm::AStarIII => estimate(&view, &work, algorithm),
+                Algorithm::AStarIII => {
+                    let h = h_iii_after(&view, &work, &parent_best, sol.h - est_x, x, y);
+                    debug_assert!(
+                        (h - estimate(&view, &work, algorithm)).abs() < 1e-9,
+                        "incremental h_III"
+                    );
+                    h
+                }
                 _ => (sol.h - est_x).max(0.0),
             };
             let g = sol.g + s;
@@ -208,6 +234,57 @@ pub fn search(problem: &Problem, options: &SearchOptions) -> Result<Outcome> {
         }
         stats.max_queue = stats.max_queue.max(queue.len());
     }
+}
+
+/// No legal candidate left.
+pub(super) const NO_CANDIDATE: u32 = u32::MAX;
+
+/// The first legal candidate of own element `z` from position `from` on: (position, similarity),
+/// or ([`NO_CANDIDATE`], 0).
+#[inline]
+fn first_legal(view: &View<'_>, work: &Work, z: usize, from: usize) -> (u32, f64) {
+    view.candidates[z][from..]
+        .iter()
+        .position(|&(y, _)| work.allows(view, z, y as usize))
+        .map_or((NO_CANDIDATE, 0.0), |p| {
+            ((from + p) as u32, view.candidates[z][from + p].1)
+        })
+}
+
+/// `h_III` of the child that maps `x` to `y` (applied in `work`), from the parent's best legal
+/// candidates: a mapping only removes candidates, so an element's best stays best unless that
+/// candidate is `y`, or the element is an edge at `x`, or (`x` a node) the candidate is an edge at
+/// `y`; only those elements are searched again, from their old best on. `h` is the parent's `h`
+/// without `x`'s share.
+fn h_iii_after(
+    view: &View<'_>,
+    work: &Work,
+    parent_best: &[(u32, f64)],
+    mut h: f64,
+    x: usize,
+    y: u16,
+) -> f64 {
+    let x_is_node = !view.own.is_edge(x);
+    for z in 0..view.own.len() {
+        let (pos, sim) = parent_best[z];
+        if z == x || work.own[z] != FREE || pos == NO_CANDIDATE {
+            continue;
+        }
+        let c = view.candidates[z][pos as usize].0 as usize;
+        let mut affected = y != NULL && c == y as usize;
+        if !affected && view.own.is_edge(z) {
+            let (zl, zr) = view.own.ends_of(z);
+            affected = zl == x || zr == x;
+            if !affected && x_is_node && y != NULL {
+                let (cl, cr) = view.other.ends_of(c);
+                affected = cl == y as usize || cr == y as usize;
+            }
+        }
+        if affected {
+            h += first_legal(view, work, z, pos as usize).1 - sim;
+        }
+    }
+    h.max(0.0)
 }
 
 /// The legal mappings of own element `x` (other element, similarity) and the null mapping
