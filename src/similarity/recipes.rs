@@ -294,7 +294,8 @@ fn recipe(
 /// Element statistics of a case base in Table 1's terms: per column (size, workflow, task, data
 /// nodes, part-of, control-flow, data-flow edges) the (min, median, max, mean).
 pub fn table1_statistics(graphs: &[SemanticGraph]) -> Vec<(&'static str, [f64; 4])> {
-    let columns: [(&'static str, Box<dyn Fn(&SemanticGraph) -> usize>); 7] = [
+    type Count = Box<dyn Fn(&SemanticGraph) -> usize>;
+    let columns: [(&'static str, Count); 7] = [
         ("size", Box::new(|g| g.size())),
         ("workflow nodes", Box::new(|g| g.count_nodes(WORKFLOW))),
         ("task nodes", Box::new(|g| g.count_nodes(TASK))),

@@ -265,8 +265,7 @@ fn h_iii_after(
     y: u16,
 ) -> f64 {
     let x_is_node = !view.own.is_edge(x);
-    for z in 0..view.own.len() {
-        let (pos, sim) = parent_best[z];
+    for (z, &(pos, sim)) in parent_best.iter().enumerate() {
         if z == x || work.own[z] != FREE || pos == NO_CANDIDATE {
             continue;
         }

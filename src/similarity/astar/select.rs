@@ -45,11 +45,10 @@ fn select_ii(view: &View<'_>, work: &Work) -> Option<usize> {
 /// mappings, then the lowest id; an edge with an undecided node gives way to that node.
 fn select_iii(view: &View<'_>, work: &Work, bests: &[(u32, f64)]) -> Option<usize> {
     let mut chosen: Option<(usize, f64, usize)> = None;
-    for x in 0..view.own.len() {
+    for (x, &(pos, best)) in bests.iter().enumerate() {
         if work.own[x] != FREE {
             continue;
         }
-        let (pos, best) = bests[x];
         let count = if pos == NO_CANDIDATE {
             0
         } else {
