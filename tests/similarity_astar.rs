@@ -187,3 +187,39 @@ fn stops_on_time_and_bound_and_rejects_bad_options() {
     assert!("rx".parse::<Improvements>().is_err());
     assert_eq!("RMS".parse::<Improvements>().unwrap(), Improvements::ALL);
 }
+
+#[test]
+fn retrieval_top_k_is_the_same_with_and_without_early_stop() {
+    let mut rng = Rng(11);
+    let m = model();
+    let query = random_graph(&mut rng, "q", 5, 6);
+    let mut cases: Vec<SemanticGraph> = (0..12).map(|i| random_graph(&mut rng, &format!("c{i}"), 5, 6)).collect();
+    cases.push(query.clone());
+    let options = SearchOptions::default();
+    let full = gemp::similarity::retrieval::retrieve(&query, &cases, &m, 3, &options, false).unwrap();
+    let early = gemp::similarity::retrieval::retrieve(&query, &cases, &m, 3, &options, true).unwrap();
+    assert!(full.stopped.is_empty());
+    assert_eq!(full.ranked.len(), 3);
+    // The query itself is a case: similarity 1, ranked first.
+    assert_eq!(full.ranked[0].case, 12);
+    assert!((full.ranked[0].similarity().unwrap() - 1.0).abs() < 1e-12);
+    let sims = |r: &gemp::similarity::retrieval::Retrieval| -> Vec<f64> {
+        r.ranked.iter().map(|o| o.similarity().unwrap()).collect()
+    };
+    assert_eq!(sims(&full), sims(&early));
+    // Every case ranked below the top 3 or stopped early is no better than the third.
+    let third = sims(&full)[2];
+    for o in full.others.iter() {
+        assert!(o.similarity().unwrap() <= third + 1e-12);
+    }
+    for o in &early.stopped {
+        if let Outcome::Stopped { upper_bound, .. } = o.outcome {
+            assert!(upper_bound <= third + 1e-12);
+        }
+    }
+    // The exhaustive optimum of each ranked case.
+    for o in &full.ranked {
+        let p = Problem::new(&query, &cases[o.case], &m).unwrap();
+        assert!((best_mapping(&p).0 - o.similarity().unwrap()).abs() < 1e-9);
+    }
+}
