@@ -82,7 +82,8 @@ fn main() {
     let model =
         SimilarityModel::load(&root.join("model.json")).expect("datasets/recipes/model.json");
     let limit = Duration::from_secs_f64(env_f64("SIM_BENCH_LIMIT", 0.1));
-    let device_limit = Duration::from_secs_f64(env_f64("SIM_BENCH_DEVICE_LIMIT", limit.as_secs_f64()));
+    let device_limit =
+        Duration::from_secs_f64(env_f64("SIM_BENCH_DEVICE_LIMIT", limit.as_secs_f64()));
     let skip_host = std::env::var("SIM_BENCH_SKIP_HOST").is_ok_and(|v| v == "1");
     let every = env_f64("SIM_BENCH_DEVICE_EVERY", 37.0) as usize;
     let pairs: Vec<(usize, usize)> = (0..cases.len())

@@ -127,3 +127,47 @@ fn race_returns_the_optimum_and_a_full_queue_is_an_error() {
     let e = among_search(&gpu, &problem, &tiny).unwrap_err();
     assert!(e.to_string().contains("overflowed"), "{e}");
 }
+
+#[test]
+fn among_equals_host_astar_on_small_recipe_pairs() {
+    let Some(gpu) = common::gpu("among_equals_host_astar_on_small_recipe_pairs") else {
+        return;
+    };
+    use gemp::similarity::recipes::{generate_recipes, similarity_model};
+    let m = similarity_model();
+    let mut recipes = generate_recipes(40, 2020);
+    recipes.sort_by_key(|g| g.size());
+    // The three smallest recipes (30-odd elements), each against the others, query not larger.
+    for qi in 0..3 {
+        for ci in qi..3 {
+            let problem = Problem::new(&recipes[qi], &recipes[ci], &m).unwrap();
+            let host = search(
+                &problem,
+                &SearchOptions {
+                    improvements: Improvements::ALL,
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+            .done()
+            .unwrap();
+            let options = AmongOptions {
+                instances: 8,
+                queue_capacity: 1 << 14,
+                ..AmongOptions::default()
+            };
+            let device = among_search(&gpu, &problem, &options)
+                .unwrap()
+                .done()
+                .unwrap();
+            assert!(
+                (device.similarity - host.similarity).abs() < 1e-5,
+                "{} vs {}: AMonG {} vs host {}",
+                recipes[qi].name,
+                recipes[ci].name,
+                device.similarity,
+                host.similarity
+            );
+        }
+    }
+}

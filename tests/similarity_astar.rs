@@ -193,11 +193,15 @@ fn retrieval_top_k_is_the_same_with_and_without_early_stop() {
     let mut rng = Rng(11);
     let m = model();
     let query = random_graph(&mut rng, "q", 5, 6);
-    let mut cases: Vec<SemanticGraph> = (0..12).map(|i| random_graph(&mut rng, &format!("c{i}"), 5, 6)).collect();
+    let mut cases: Vec<SemanticGraph> = (0..12)
+        .map(|i| random_graph(&mut rng, &format!("c{i}"), 5, 6))
+        .collect();
     cases.push(query.clone());
     let options = SearchOptions::default();
-    let full = gemp::similarity::retrieval::retrieve(&query, &cases, &m, 3, &options, false).unwrap();
-    let early = gemp::similarity::retrieval::retrieve(&query, &cases, &m, 3, &options, true).unwrap();
+    let full =
+        gemp::similarity::retrieval::retrieve(&query, &cases, &m, 3, &options, false).unwrap();
+    let early =
+        gemp::similarity::retrieval::retrieve(&query, &cases, &m, 3, &options, true).unwrap();
     assert!(full.stopped.is_empty());
     assert_eq!(full.ranked.len(), 3);
     // The query itself is a case: similarity 1, ranked first.

@@ -211,11 +211,13 @@ fn device_retrieval(
         false,
         |problem, bound| {
             let mut host = options.clone();
-            host.prune_below = bound;
+            host.prune_below = bound.clone();
+            let mut device = among_options.clone();
+            device.prune_below = bound;
             if race {
-                among::race(&gpu, problem, &host, &among_options).map(|(o, _)| o)
+                among::race(&gpu, problem, &host, &device).map(|(o, _)| o)
             } else {
-                among::among_search(&gpu, problem, &among_options)
+                among::among_search(&gpu, problem, &device)
             }
         },
     )?)

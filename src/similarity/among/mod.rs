@@ -11,7 +11,7 @@
 
 mod run;
 
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -99,6 +99,9 @@ pub struct AmongOptions {
     pub time_limit: Option<Duration>,
     /// Give up when set.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Give up once every queued f-value is below this similarity (`f64` bits; retrieval's early
+    /// stop).
+    pub prune_below: Option<Arc<AtomicU64>>,
 }
 
 impl Default for AmongOptions {
@@ -114,6 +117,7 @@ impl Default for AmongOptions {
             seed: 1,
             time_limit: None,
             cancel: None,
+            prune_below: None,
         }
     }
 }
@@ -138,6 +142,7 @@ impl AmongOptions {
             reduction: options.improvements.reduction,
             time_limit: options.time_limit,
             cancel: options.cancel.clone(),
+            prune_below: options.prune_below.clone(),
             ..AmongOptions::default()
         })
     }

@@ -316,7 +316,12 @@ pub fn among_search(gpu: &Gpu, problem: &Problem, options: &AmongOptions) -> Res
                 "AMonG: every queue ran empty without a complete solution (internal error)".into(),
             ));
         }
-        let stop = if options
+        let below = options.prune_below.as_ref().is_some_and(|b| {
+            f64::from(top.max(incumbent)) < f64::from_bits(b.load(Ordering::Relaxed))
+        });
+        let stop = if below {
+            Some(StopReason::BelowBound)
+        } else if options
             .cancel
             .as_ref()
             .is_some_and(|c| c.load(Ordering::Relaxed))
