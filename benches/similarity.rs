@@ -192,13 +192,15 @@ fn device(problems: &[Problem], every: usize, limit: Duration) {
         host.push(figures(
             &search(&problems[i], &host_options).expect("search"),
         ));
-        match among_search(&gpu, &problems[i], &among_options) {
-            Ok(o) => dev.push(figures(&o)),
-            Err(_) => {
-                errors += 1;
-                dev.push((false, limit.as_secs_f64(), 0, 0, f64::NAN));
-            }
+        let o = among_search(&gpu, &problems[i], &among_options).expect("AMonG");
+        if let Outcome::Stopped {
+            reason: gemp::similarity::StopReason::QueueCapacity,
+            ..
+        } = o
+        {
+            errors += 1;
         }
+        dev.push(figures(&o));
         let (o, _) = race(&gpu, &problems[i], &host_options, &among_options).expect("race");
         raced.push(figures(&o));
     }

@@ -96,7 +96,7 @@ fn among_equals_host_astar_on_random_pairs() {
 }
 
 #[test]
-fn race_returns_the_optimum_and_a_full_queue_is_an_error() {
+fn race_returns_the_optimum_and_a_full_queue_stops() {
     let Some(gpu) = common::gpu("race_returns_the_optimum_and_a_full_queue_is_an_error") else {
         return;
     };
@@ -124,8 +124,17 @@ fn race_returns_the_optimum_and_a_full_queue_is_an_error() {
         queue_capacity: 1,
         ..AmongOptions::default()
     };
-    let e = among_search(&gpu, &problem, &tiny).unwrap_err();
-    assert!(e.to_string().contains("overflowed"), "{e}");
+    let o = among_search(&gpu, &problem, &tiny).unwrap();
+    assert!(
+        matches!(
+            o,
+            gemp::similarity::Outcome::Stopped {
+                reason: gemp::similarity::StopReason::QueueCapacity,
+                ..
+            }
+        ),
+        "{o:?}"
+    );
 }
 
 #[test]

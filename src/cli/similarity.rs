@@ -282,6 +282,7 @@ fn status(o: &CaseOutcome) -> String {
             StopReason::BelowBound => format!("early stop (≤ {upper_bound:.4})"),
             StopReason::TimeLimit => format!("time limit (≤ {upper_bound:.4})"),
             StopReason::Cancelled => "cancelled".into(),
+            StopReason::QueueCapacity => format!("queue capacity (≤ {upper_bound:.4})"),
         },
     }
 }

@@ -84,8 +84,9 @@ pub struct AmongOptions {
     pub eval: EvalStrategy,
     /// Insertion strategy.
     pub insert: InsertStrategy,
-    /// Capacity of each priority queue; a full queue is an error (the search would lose
-    /// solutions).
+    /// Capacity of each priority queue; a full queue stops the search
+    /// ([`StopReason::QueueCapacity`](super::astar::StopReason::QueueCapacity)): it would lose
+    /// solutions.
     pub queue_capacity: usize,
     /// `h_III` (true) or `h_II`.
     pub heuristic_iii: bool,

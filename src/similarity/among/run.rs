@@ -300,13 +300,20 @@ pub fn among_search(gpu: &Gpu, problem: &Problem, options: &AmongOptions) -> Res
         let su = gpu.read(&status_u)?;
         iterations += 1;
         stats.max_queue = stats.max_queue.max(su[1] as usize);
-        if su[2] != 0 {
-            return Err(Error::InvalidArgument(format!(
-                "AMonG: a priority queue overflowed (capacity {cap} per instance, {n} instances); \
-                 raise the queue capacity"
-            )));
-        }
         let (top, incumbent) = (sf[0], sf[1]);
+        if su[2] != 0 {
+            log::debug!(
+                "AMonG: a priority queue overflowed (capacity {cap} per instance, {n} instances)"
+            );
+            stats.expansions = gpu.read(&expansions)?.iter().map(|&e| u64::from(e)).sum();
+            stats.iterations = iterations;
+            stats.time = start.elapsed();
+            return Ok(Outcome::Stopped {
+                reason: StopReason::QueueCapacity,
+                upper_bound: f64::from(top.max(incumbent)).max(0.0),
+                stats,
+            });
+        }
         if incumbent >= 0.0 && incumbent >= top {
             winner_queue = su[0] as usize;
             break;

@@ -195,6 +195,8 @@ pub enum StopReason {
     Cancelled,
     /// The best f-value fell below `prune_below`.
     BelowBound,
+    /// AMonG: a priority queue was full (solutions would have been lost); raise the capacity.
+    QueueCapacity,
 }
 
 /// The end of a search.
