@@ -225,4 +225,34 @@ fn device(problems: &[Problem], every: usize, limit: Duration) {
     println!(
         "\nBoth finished on {both} pairs; AMonG equals the host similarity on {agree} of them."
     );
+    // The paper's strategy comparison (H1: Ins_1 vs Ins_2, H2: Eval_1..3) on the pairs both
+    // finished.
+    let finished: Vec<usize> = (0..subset.len())
+        .filter(|&j| host[j].0 && dev[j].0)
+        .map(|j| subset[j])
+        .collect();
+    if finished.is_empty() {
+        return;
+    }
+    println!(
+        "\nAMonG strategies on those {} pairs ({} instances, same limit):\n",
+        finished.len(),
+        instances
+    );
+    println!("{HEADER}");
+    use gemp::similarity::among::{EvalStrategy, InsertStrategy};
+    for eval in [EvalStrategy::One, EvalStrategy::Two, EvalStrategy::Three] {
+        for insert in [InsertStrategy::One, InsertStrategy::Two] {
+            let o = AmongOptions {
+                eval,
+                insert,
+                ..among_options.clone()
+            };
+            let runs: Vec<Run> = finished
+                .iter()
+                .map(|&i| figures(&among_search(&gpu, &problems[i], &o).expect("AMonG")))
+                .collect();
+            println!("{}", row(&format!("{eval:?} / {insert:?}"), &runs));
+        }
+    }
 }
