@@ -14,6 +14,7 @@ pub mod io;
 pub mod matcher;
 pub mod model;
 pub mod pattern;
+pub mod similarity;
 pub mod task;
 pub mod trust;
 

@@ -7,6 +7,7 @@ mod load;
 mod logging;
 pub mod output;
 mod query;
+mod similarity;
 mod trust;
 
 use std::process::ExitCode;
@@ -58,6 +59,10 @@ enum Command {
     Trust(trust::TrustArgs),
     /// Write a model as a JSON graph or as Neo4j-style CSV.
     Export(export::ExportArgs),
+    /// A* / AMonG similarity of a query graph against a case base of semantic graphs (top k).
+    Similarity(similarity::SimilarityArgs),
+    /// Generate a recipe case base (NEST workflows) with its similarity model and taxonomies.
+    Recipes(similarity::RecipesArgs),
 }
 
 /// Runs the command line; returns the process exit code (errors are printed as one line).
@@ -75,6 +80,8 @@ pub fn main() -> ExitCode {
         Command::Devices(a) => devices::devices(a),
         Command::Trust(a) => trust::trust(a),
         Command::Export(a) => export::export(a),
+        Command::Similarity(a) => similarity::run_similarity(a),
+        Command::Recipes(a) => similarity::run_recipes(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
