@@ -357,12 +357,7 @@ impl CsvState<'_> {
     }
 
     fn read_nodes(&mut self, path: &Path, header: &Header) -> Result<()> {
-        let input = super::input::open(path)?;
-        let file = self.report.begin_file(path, input.size);
-        let mut reader = csv_reader(input.reader);
         let file_label = name_from_file(path);
-        let mut record = csv::StringRecord::new();
-        let mut first = true;
         let id_col = header
             .columns
             .iter()
@@ -373,35 +368,10 @@ impl CsvState<'_> {
             Column::Id(_, s) => s.clone(),
             _ => None,
         };
-        loop {
-            let more = reader
-                .read_record(&mut record)
-                .map_err(|e| csv_error(path, e))?;
-            if !more {
-                break;
-            }
-            if first {
-                first = false;
-                continue;
-            }
-            let line = record.position().map_or(0, |p| p.line());
-            if record.len() != header.columns.len() {
-                self.report.bad_row(
-                    self.options,
-                    file,
-                    line,
-                    format!(
-                        "{} fields, the header has {}",
-                        record.len(),
-                        header.columns.len()
-                    ),
-                )?;
-                continue;
-            }
+        self.each_record(path, header, |this, line, record| {
             let id = record.get(id_col).unwrap_or("");
             if id.is_empty() {
-                self.report.bad_row(self.options, file, line, "empty id")?;
-                continue;
+                return Ok(Err("empty id".into()));
             }
             let mut labels: Vec<String> = Vec::new();
             for (c, field) in header.columns.iter().zip(record.iter()) {
@@ -435,7 +405,7 @@ impl CsvState<'_> {
                 if field.is_empty() {
                     continue;
                 }
-                match self.value(Some(&class), name, ty, typed_col, array, field) {
+                match this.value(Some(&class), name, ty, typed_col, array, field) {
                     Ok(v) => values.push((name.to_owned(), v)),
                     Err(m) => {
                         bad = Some(m);
@@ -444,24 +414,17 @@ impl CsvState<'_> {
                 }
             }
             if let Some(m) = bad {
-                self.report.bad_row(self.options, file, line, m)?;
-                continue;
+                return Ok(Err(m));
             }
             let key = key_of(&space, id);
-            let (node, _) = self.builder.ensure_node(&key);
-            self.grow();
-            if self.defined[node as usize] {
-                self.report.bad_row(
-                    self.options,
-                    file,
-                    line,
-                    format!("duplicate node id `{id}`"),
-                )?;
-                continue;
+            let (node, _) = this.builder.ensure_node(&key);
+            this.grow();
+            if this.defined[node as usize] {
+                return Ok(Err(format!("duplicate node id `{id}`")));
             }
-            self.defined[node as usize] = true;
-            self.class_of[node as usize] = (!class.is_empty()).then(|| class.clone());
-            let all_labels = match self.metamodel {
+            this.defined[node as usize] = true;
+            this.class_of[node as usize] = (!class.is_empty()).then(|| class.clone());
+            let all_labels = match this.metamodel {
                 Some(mm) => labels
                     .iter()
                     .flat_map(|l| mm.labels_of(l))
@@ -469,27 +432,21 @@ impl CsvState<'_> {
                 None => labels,
             };
             for l in &all_labels {
-                let lid = self.builder.label(l);
-                self.builder.add_label(node, lid);
+                let lid = this.builder.label(l);
+                this.builder.add_label(node, lid);
             }
             for (name, v) in values {
-                let k = self.builder.node_property(&name);
-                self.builder
+                let k = this.builder.node_property(&name);
+                this.builder
                     .set_node_property(node, k, v.as_ref())
                     .map_err(|e| Error::parse(Some(path.to_path_buf()), line, 0, e.to_string()))?;
             }
-            self.report.files[file].rows += 1;
-        }
-        Ok(())
+            Ok(Ok(()))
+        })
     }
 
     fn read_relationships(&mut self, path: &Path, header: &Header) -> Result<()> {
-        let input = super::input::open(path)?;
-        let file = self.report.begin_file(path, input.size);
-        let mut reader = csv_reader(input.reader);
         let file_type = name_from_file(path);
-        let mut record = csv::StringRecord::new();
-        let mut first = true;
         let mut start = (0, None);
         let mut end = (0, None);
         for (i, c) in header.columns.iter().enumerate() {
@@ -499,39 +456,13 @@ impl CsvState<'_> {
                 _ => {}
             }
         }
-        loop {
-            let more = reader
-                .read_record(&mut record)
-                .map_err(|e| csv_error(path, e))?;
-            if !more {
-                break;
-            }
-            if first {
-                first = false;
-                continue;
-            }
-            let line = record.position().map_or(0, |p| p.line());
-            if record.len() != header.columns.len() {
-                self.report.bad_row(
-                    self.options,
-                    file,
-                    line,
-                    format!(
-                        "{} fields, the header has {}",
-                        record.len(),
-                        header.columns.len()
-                    ),
-                )?;
-                continue;
-            }
+        self.each_record(path, header, |this, line, record| {
             let (s, e) = (
                 record.get(start.0).unwrap_or(""),
                 record.get(end.0).unwrap_or(""),
             );
             if s.is_empty() || e.is_empty() {
-                self.report
-                    .bad_row(self.options, file, line, "empty start or end id")?;
-                continue;
+                return Ok(Err("empty start or end id".into()));
             }
             let mut ty_name = file_type.clone();
             let mut values: Vec<(String, Value)> = Vec::new();
@@ -544,7 +475,7 @@ impl CsvState<'_> {
                         ty,
                         typed: t,
                         array,
-                    } if !field.is_empty() => match self.value(None, name, ty, *t, *array, field) {
+                    } if !field.is_empty() => match this.value(None, name, ty, *t, *array, field) {
                         Ok(v) => values.push((name.clone(), v)),
                         Err(m) => {
                             bad = Some(m);
@@ -555,31 +486,72 @@ impl CsvState<'_> {
                 }
             }
             if let Some(m) = bad {
-                self.report.bad_row(self.options, file, line, m)?;
-                continue;
+                return Ok(Err(m));
             }
-            let (src, src_new) = self.builder.ensure_node(&key_of(&start.1, s));
-            let (dst, dst_new) = self.builder.ensure_node(&key_of(&end.1, e));
-            self.report.dangling_nodes += u64::from(src_new) + u64::from(dst_new);
-            self.grow();
-            let ty = self.builder.rel_type(&ty_name);
-            let edge = self.builder.add_edge(src, dst, ty)?;
+            let (src, src_new) = this.builder.ensure_node(&key_of(&start.1, s));
+            let (dst, dst_new) = this.builder.ensure_node(&key_of(&end.1, e));
+            this.report.dangling_nodes += u64::from(src_new) + u64::from(dst_new);
+            this.grow();
+            let ty = this.builder.rel_type(&ty_name);
+            let edge = this.builder.add_edge(src, dst, ty)?;
             for (name, v) in values {
-                let k = self.builder.edge_property(&name);
-                self.builder
+                let k = this.builder.edge_property(&name);
+                this.builder
                     .set_edge_property(edge, k, v.as_ref())
                     .map_err(|e| Error::parse(Some(path.to_path_buf()), line, 0, e.to_string()))?;
             }
-            let opposite = self
+            let opposite = this
                 .metamodel
-                .and_then(|mm| mm.opposite(self.class_of[src as usize].as_deref(), &ty_name));
-            self.opposites
-                .record(self.builder, (src, &ty_name, ty, dst), opposite);
-            self.report.files[file].rows += 1;
+                .and_then(|mm| mm.opposite(this.class_of[src as usize].as_deref(), &ty_name));
+            this.opposites
+                .record(this.builder, (src, &ty_name, ty, dst), opposite);
+            Ok(Ok(()))
+        })
+    }
+
+    /// Reads the data records of `path` (its first record is the header, already parsed into
+    /// `header`) and hands each one with its line number to `row`. A record with the wrong number of
+    /// fields, or one that `row` calls malformed (`Ok(Err(reason))`), is reported with its line and
+    /// skipped; a loaded one is counted.
+    fn each_record(
+        &mut self,
+        path: &Path,
+        header: &Header,
+        mut row: impl FnMut(&mut Self, u64, &csv::StringRecord) -> Result<RowOutcome>,
+    ) -> Result<()> {
+        let input = super::input::open(path)?;
+        let file = self.report.begin_file(path, input.size);
+        let mut reader = csv_reader(input.reader);
+        let mut record = csv::StringRecord::new();
+        let mut first = true;
+        while reader
+            .read_record(&mut record)
+            .map_err(|e| csv_error(path, e))?
+        {
+            if std::mem::take(&mut first) {
+                continue;
+            }
+            let line = record.position().map_or(0, |p| p.line());
+            let outcome = if record.len() != header.columns.len() {
+                Err(format!(
+                    "{} fields, the header has {}",
+                    record.len(),
+                    header.columns.len()
+                ))
+            } else {
+                row(self, line, &record)?
+            };
+            match outcome {
+                Ok(()) => self.report.files[file].rows += 1,
+                Err(reason) => self.report.bad_row(self.options, file, line, reason)?,
+            }
         }
         Ok(())
     }
 }
+
+/// What a row handler says of one record: loaded, or malformed for the reason given.
+type RowOutcome = std::result::Result<(), String>;
 
 /// A file-name-safe version of a label or type.
 fn file_part(name: &str) -> String {
