@@ -1,15 +1,10 @@
 //! The `gemp` binary end to end: load, info, match in every format, explain, batch, timeouts and
 //! error reporting (one line on stderr, non-zero exit).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::gemp;
 
-fn gemp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gemp"))
-        .args(args)
-        .output()
-        .expect("run gemp")
-}
+use std::path::{Path, PathBuf};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

@@ -1,15 +1,11 @@
 //! The command line on MDE inputs: `gemp load --metamodel`, `gemp export`, and match results as
 //! JSON lines carrying node ids, keys, labels and the requested properties.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+use common::gemp;
 
-fn gemp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gemp"))
-        .args(args)
-        .output()
-        .expect("running gemp")
-}
+use std::path::Path;
+use std::process::Output;
 
 fn ok(out: &Output) -> String {
     assert!(

@@ -1,14 +1,8 @@
 //! `gemp similarity` and `gemp recipes` end to end: the generated case base loads back, the
 //! query retrieves itself first with similarity 1, JSON output with mappings, bad input errors.
 
-use std::process::{Command, Output};
-
-fn gemp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gemp"))
-        .args(args)
-        .output()
-        .expect("running gemp")
-}
+mod common;
+use common::gemp;
 
 #[test]
 fn recipes_then_similarity_table_and_json() {

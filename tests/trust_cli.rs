@@ -2,15 +2,7 @@
 //! matching (JSON output), bad arguments are one-line errors.
 
 mod common;
-
-use std::process::{Command, Output};
-
-fn gemp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gemp"))
-        .args(args)
-        .output()
-        .expect("running gemp")
-}
+use common::gemp;
 
 #[test]
 fn generated_plant_is_found_by_the_cli() {

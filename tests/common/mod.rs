@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use gemp::io::{Format, LoadOptions};
@@ -119,4 +120,12 @@ pub fn hprd_dir(test: &str) -> Option<PathBuf> {
         eprintln!("skipping {test}: ../shared/data/hprd not found");
         None
     }
+}
+
+/// Runs the `gemp` binary built for these tests with `args`.
+pub fn gemp(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gemp"))
+        .args(args)
+        .output()
+        .expect("running gemp")
 }
