@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod error;
+pub mod gpsense;
 pub mod gpu;
 pub mod io;
 pub mod matcher;

@@ -1,0 +1,39 @@
+//! GpSense (Tran, Cambria & Hussain): filter-and-join subgraph matching and multi-level graph
+//! compression, a second matching engine for the same pattern files (`--engine gpsense`).
+//!
+//! The pipeline, per query:
+//!
+//! 1. [`plan`] — concept versus variable nodes and the visiting order by rank `deg/freq`;
+//! 2. [`filter`] — candidate initialisation (label and degree, Definition 3) into one boolean array
+//!    per query node, stream compaction, neighbour filtering along the order with both CSRs, one
+//!    refinement round in reversed order (more with [`FilterConfig::refine_rounds`]);
+//! 3. [`join`] — edge candidates per query relationship (count, prefix sum, write), combined into
+//!    full matches with injectivity and the remaining `WHERE` conjuncts;
+//! 4. the default engine's attribute phase (string conjuncts on complete matches) and result stage
+//!    ([`crate::matcher::results`]), so results are the default engine's: every distinct binding
+//!    once, node-injective by default, homomorphic with [`Semantics::Homomorphism`].
+//!
+//! Data graphs larger than a device-memory budget are compressed offline ([`compress`]): similar
+//! nodes merge into weighted hyper-nodes level by level until the graph fits; queries are filtered
+//! and joined on the compressed graph (Definition 5 candidates) and every hyper-match is expanded
+//! through the mapping lists to the exact matches of the original graph ([`expand`]). The
+//! compressed graph is saved beside a snapshot (`model.gemp.gpsense`, [`store`]) and reused.
+//!
+//! Steps 2 and 3 run as OpenCL kernels (`cl/gpsense_*.cl`, [`device`]) when the engine has a
+//! device; otherwise on the host. Every query the default engine accepts runs: nothing falls back.
+//!
+//! [`FilterConfig::refine_rounds`]: filter::FilterConfig::refine_rounds
+//! [`Semantics::Homomorphism`]: crate::matcher::Semantics::Homomorphism
+
+pub mod compress;
+#[cfg(feature = "opencl")]
+pub mod device;
+pub mod engine;
+pub mod expand;
+pub mod filter;
+pub mod join;
+pub mod plan;
+pub mod runner;
+pub mod store;
+
+pub use engine::{Engine, EngineConfig, EngineKind};
