@@ -293,7 +293,9 @@ fn check_examples(engine: &Engine<'_>, what: &str) {
                 ..Default::default()
             };
             let want = execute(m, &q, &opts).unwrap();
+            let start = std::time::Instant::now();
             let got = engine.execute(&q, &opts).unwrap();
+            eprintln!("{name} ({what}, {sem:?}): {:.3?}", start.elapsed());
             assert_eq!(got.columns, want.columns, "{name} ({what})");
             assert_eq!(
                 rendered(&got.rows, ordered),

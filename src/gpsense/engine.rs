@@ -3,12 +3,13 @@
 //! through filter → join (→ expansion) and the default engine's result stage.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
 use super::compress::{self, CompressConfig, Compressed};
-use super::expand::Expander;
+use super::expand::{expand_flags, UsedHyperNodes};
 use super::filter::{self, FilterConfig, Topo};
 use super::join::{self, Conjuncts, EdgeCandidates, Joiner, Repeat};
 use super::plan::{self, GpsPlan};
@@ -44,6 +45,11 @@ pub struct EngineConfig {
     /// Where the compressed graph is saved and looked for (e.g. `model.gemp.gpsense`).
     pub cache: Option<PathBuf>,
 }
+
+/// Hyper-matches collected on a compressed graph before the expansion uses every refined hyper
+/// candidate instead (heavily compressed graphs can have far more hyper-matches than the original
+/// graph has matches).
+pub const HYPER_MATCH_LIMIT: u64 = 100_000;
 
 /// Evaluates `EXISTS` sub-patterns on the data graph (as the default engine does).
 struct Oracle<'m> {
@@ -83,7 +89,7 @@ impl std::fmt::Debug for Engine<'_> {
 /// What filtering produced for one query.
 struct Prepared {
     plan: GpsPlan,
-    /// Final candidates per pattern node (on the compressed graph: hyper-nodes).
+    /// Final candidates per pattern node (data nodes).
     cands: Vec<Vec<u32>>,
     /// Edge candidates per relationship.
     edges: Vec<EdgeCandidates>,
@@ -163,8 +169,14 @@ impl<'m> Engine<'m> {
         self.compressed.as_ref()
     }
 
-    /// Filtering and edge candidates for `query`.
-    fn prepare(&self, query: &BoundQuery, semantics: Semantics) -> Result<Prepared> {
+    /// Filtering and edge candidates for `query` on the data graph; on a compressed graph, first
+    /// filtering and joining there, then the expansion of the hyper-matches' nodes.
+    fn prepare(
+        &self,
+        query: &BoundQuery,
+        semantics: Semantics,
+        control: &Control,
+    ) -> Result<Prepared> {
         let model = self.model;
         let k = query.pattern.nodes.len();
         let unary = crate::pattern::planner::unary_conjuncts(query);
@@ -180,23 +192,97 @@ impl<'m> Engine<'m> {
             .map(|f| f.iter().filter(|&&b| b).count())
             .collect();
         let plan = plan::plan(model, query, &counts);
-        let topo = match &self.compressed {
-            Some(c) => c.topo(),
-            None => Topo::of_model(model),
+        let Some(c) = &self.compressed else {
+            let topo = Topo::of_model(model);
+            let cands = self.refine(&topo, query, &plan, &mut flags)?;
+            let edges = self.all_edge_candidates(&topo, query, &cands, &flags, false)?;
+            return Ok(Prepared { plan, cands, edges });
         };
-        let all_anonymous = self.compressed.is_some();
-        let cands = self.refine(&topo, query, &plan, &mut flags)?;
-        let mut edges = Vec::with_capacity(query.pattern.rels.len());
-        for r in &query.pattern.rels {
-            edges.push(self.edge_candidates(
-                &topo,
-                r,
-                &cands[r.src],
-                &flags[r.dst],
-                all_anonymous,
-            )?);
+        // On the compressed graph (device or host): filter, edge candidates, join.
+        let topo = c.topo();
+        let hyper_cands = self.refine(&topo, query, &plan, &mut flags)?;
+        let hyper_edges = self.all_edge_candidates(&topo, query, &hyper_cands, &flags, true)?;
+        let capacity = c.capacities();
+        let hyper_control = Control::new(control.deadline());
+        let joiner = Joiner {
+            query,
+            plan: &plan,
+            cands: &hyper_cands,
+            edges: &hyper_edges,
+            repeat: match semantics {
+                Semantics::Isomorphism => Repeat::Capacity(&capacity),
+                Semantics::Homomorphism => Repeat::Free,
+            },
+            all_anonymous: true,
+            conjuncts: None,
+            control: &hyper_control,
+        };
+        let hyper_nodes = c.node_count();
+        let firsts: &[u32] = plan.order.first().map_or(&[], |&s| &hyper_cands[s]);
+        let seen = AtomicU64::new(0);
+        let mut used = firsts
+            .par_chunks(64)
+            .map(|chunk| {
+                let mut used = UsedHyperNodes::new(k, hyper_nodes);
+                joiner.run(chunk, &mut |hyper, _| {
+                    used.record(hyper);
+                    if seen.fetch_add(1, Ordering::Relaxed) + 1 >= HYPER_MATCH_LIMIT {
+                        hyper_control.stop();
+                        return false;
+                    }
+                    true
+                });
+                used
+            })
+            .reduce(
+                || UsedHyperNodes::new(k, hyper_nodes),
+                |mut a, b| {
+                    a.merge(&b);
+                    a
+                },
+            );
+        if hyper_control.stopped() {
+            if hyper_control.timed_out() {
+                control.stop();
+            }
+            // Too many hyper-matches: every refined hyper candidate counts as used (a superset of
+            // the used hyper-nodes, so the expansion stays exact).
+            log::debug!("GpSense: over {HYPER_MATCH_LIMIT} hyper-matches: expanding candidates");
+            for (slot, list) in hyper_cands.iter().enumerate() {
+                for &x in list {
+                    used.used[slot][x as usize] = true;
+                }
+            }
         }
+        log::debug!("GpSense: {} hyper-matches", used.matches);
+        // Expansion through the mapping lists, then the exact filter on the original graph (host:
+        // the original graph is what does not fit the device).
+        let mut flags = expand_flags(model, c, query, &plan, &used, semantics);
+        let topo = Topo::of_model(model);
+        let cands = filter::refine(&topo, query, &plan, &mut flags, self.config.filter);
+        let edges = query
+            .pattern
+            .rels
+            .iter()
+            .map(|r| join::collect_edge_candidates(&topo, r, &cands[r.src], &flags[r.dst], false))
+            .collect();
         Ok(Prepared { plan, cands, edges })
+    }
+
+    fn all_edge_candidates(
+        &self,
+        topo: &Topo<'_>,
+        query: &BoundQuery,
+        cands: &[Vec<u32>],
+        flags: &[Vec<bool>],
+        all_anonymous: bool,
+    ) -> Result<Vec<EdgeCandidates>> {
+        query
+            .pattern
+            .rels
+            .iter()
+            .map(|r| self.edge_candidates(topo, r, &cands[r.src], &flags[r.dst], all_anonymous))
+            .collect()
     }
 
     fn init_flags(
@@ -273,50 +359,22 @@ impl<'m> Engine<'m> {
         S: Sink + Send,
         F: Fn() -> S + Sync + Send,
     {
-        let conjuncts = Conjuncts {
-            model: self.model,
-            oracle,
-        };
-        let capacity;
-        let (repeat, expander) = match &self.compressed {
-            Some(c) => {
-                capacity = c.capacities();
-                let repeat = match semantics {
-                    Semantics::Isomorphism => Repeat::Capacity(&capacity),
-                    Semantics::Homomorphism => Repeat::Free,
-                };
-                (
-                    repeat,
-                    Some(Expander::new(
-                        self.model, c, query, &prep.plan, semantics, conjuncts, control,
-                    )),
-                )
-            }
-            None => (Repeat::of(semantics), None),
-        };
         let joiner = Joiner {
             query,
             plan: &prep.plan,
             cands: &prep.cands,
             edges: &prep.edges,
-            repeat,
-            all_anonymous: expander.is_some(),
-            conjuncts: expander.is_none().then_some(conjuncts),
+            repeat: Repeat::of(semantics),
+            all_anonymous: false,
+            conjuncts: Some(Conjuncts {
+                model: self.model,
+                oracle,
+            }),
             control,
         };
         let run_chunk = |chunk: &[u32]| {
             let mut sink = make_sink();
-            match &expander {
-                Some(x) => {
-                    let mut state = x.state();
-                    joiner.run(chunk, &mut |hyper, _| {
-                        x.expand(hyper, &mut state, &mut |n, r| sink.emit(n, r))
-                    });
-                }
-                None => {
-                    joiner.run(chunk, &mut |n, r| sink.emit(n, r));
-                }
-            }
+            joiner.run(chunk, &mut |n, r| sink.emit(n, r));
             sink
         };
         if prep.plan.order.is_empty() {
@@ -332,12 +390,12 @@ impl<'m> Engine<'m> {
         let model = self.model;
         let semantics = options.semantics;
         let mut timings = Timings::default();
+        let control = Control::new(options.timeout.map(|d| Instant::now() + d));
         let start = Instant::now();
-        let prep = self.prepare(query, semantics)?;
+        let prep = self.prepare(query, semantics, &control)?;
         timings.filter = start.elapsed();
         let counts: Vec<usize> = prep.cands.iter().map(|c| c.len()).collect();
         let plan_out = prep.plan.as_planner_plan(&counts);
-        let control = Control::new(options.timeout.map(|d| Instant::now() + d));
         let oracle = Oracle { model, semantics };
         let first = query.stages.first().map(Projector::new);
         let start = Instant::now();
