@@ -26,8 +26,6 @@ fn env_u64(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-type RunFn<'a> = Box<dyn Fn(&BoundQuery) -> u64 + 'a>;
-
 fn time_set(
     queries: &[(String, BoundQuery)],
     run: &dyn Fn(&BoundQuery) -> u64,
@@ -94,11 +92,6 @@ fn bench_set(title: &str, m: &Model, queries: &[(String, BoundQuery)]) {
         ratios.join(" → ")
     );
 
-    let mut modes: Vec<(String, RunFn<'_>)> = Vec::new();
-    modes.push((
-        "gemp host".into(),
-        Box::new(|q| execute(m, q, &opts()).unwrap().count),
-    ));
     let gps_host = Engine::new(m, EngineConfig::default()).unwrap();
     let packed = Engine::with_compressed(m, EngineConfig::default(), c);
     #[cfg(feature = "opencl")]
@@ -116,41 +109,36 @@ fn bench_set(title: &str, m: &Model, queries: &[(String, BoundQuery)]) {
         let gps = Engine::with_device(m, EngineConfig::default(), gpu).unwrap();
         (runner, gps)
     });
-    #[cfg(feature = "opencl")]
-    if let Some((runner, gps)) = &device {
-        modes.push((
-            "gemp opencl".into(),
-            Box::new(move |q| runner.run(q, &opts()).unwrap().0.count),
-        ));
-        modes.push((
-            "gpsense opencl".into(),
-            Box::new(move |q| gps.execute(q, &opts()).unwrap().count),
-        ));
-    }
-    modes.push((
-        "gpsense host".into(),
-        Box::new(|q| gps_host.execute(q, &opts()).unwrap().count),
-    ));
-    modes.push((
-        "gpsense host, compressed".into(),
-        Box::new(|q| packed.execute(q, &opts()).unwrap().count),
-    ));
     println!("| engine | total | ÷ gemp host |");
     println!("|---|---|---|");
     let mut baseline = None;
     let mut want = None;
-    for (name, run) in &modes {
-        let (t, counts) = time_set(queries, run.as_ref());
+    let mut report = |name: &str, run: &dyn Fn(&BoundQuery) -> u64| {
+        let (t, counts) = time_set(queries, run);
         match &want {
             None => want = Some(counts),
             Some(w) => assert_eq!(&counts, w, "{name}: counts differ from the default engine"),
         }
-        let base = *baseline.get_or_insert(t);
+        let base: Duration = *baseline.get_or_insert(t);
         println!(
             "| {name} | {t:.3?} | {:.2} |",
             t.as_secs_f64() / base.as_secs_f64()
         );
+    };
+    report("gemp host", &|q| execute(m, q, &opts()).unwrap().count);
+    #[cfg(feature = "opencl")]
+    if let Some((runner, gps)) = &device {
+        report("gemp opencl", &|q| runner.run(q, &opts()).unwrap().0.count);
+        report("gpsense opencl", &|q| {
+            gps.execute(q, &opts()).unwrap().count
+        });
     }
+    report("gpsense host", &|q| {
+        gps_host.execute(q, &opts()).unwrap().count
+    });
+    report("gpsense host, compressed (3/4 budget)", &|q| {
+        packed.execute(q, &opts()).unwrap().count
+    });
     println!();
 }
 

@@ -69,8 +69,8 @@ pub struct QueryArgs {
 
 /// The engine that runs the queries of a `match` or `batch`.
 enum Runner<'m> {
-    Gemp(TaskRunner<'m>),
-    Gpsense(gpsense::runner::Runner<'m>),
+    Gemp(Box<TaskRunner<'m>>),
+    Gpsense(Box<gpsense::runner::Runner<'m>>),
 }
 
 impl<'m> Runner<'m> {
@@ -79,7 +79,10 @@ impl<'m> Runner<'m> {
             if args.device_memory.is_some() {
                 bail!("--device-memory applies to --engine gpsense only");
             }
-            return Ok(Runner::Gemp(TaskRunner::new(model, &args.task_options())?));
+            return Ok(Runner::Gemp(Box::new(TaskRunner::new(
+                model,
+                &args.task_options(),
+            )?)));
         }
         let config = gpsense::EngineConfig {
             device_memory: args.device_memory,
@@ -87,12 +90,12 @@ impl<'m> Runner<'m> {
             ..Default::default()
         };
         let device = args.task_options().device;
-        Ok(Runner::Gpsense(gpsense::runner::Runner::new(
+        Ok(Runner::Gpsense(Box::new(gpsense::runner::Runner::new(
             model,
             config,
             args.backend,
             device,
-        )?))
+        )?)))
     }
 
     fn run(

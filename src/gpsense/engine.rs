@@ -181,10 +181,10 @@ impl<'m> Engine<'m> {
         let k = query.pattern.nodes.len();
         let unary = crate::pattern::planner::unary_conjuncts(query);
         let mut flags: Vec<Vec<bool>> = Vec::with_capacity(k);
-        for slot in 0..k {
+        for (slot, unary) in unary.iter().enumerate() {
             flags.push(match &self.compressed {
-                Some(c) => c.init_flags(model, query, &unary[slot], slot, semantics),
-                None => self.init_flags(query, &unary[slot], slot, semantics)?,
+                Some(c) => c.init_flags(model, query, unary, slot, semantics),
+                None => self.init_flags(query, unary, slot, semantics)?,
             });
         }
         let counts: Vec<usize> = flags
