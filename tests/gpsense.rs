@@ -607,3 +607,101 @@ mod device {
         });
     }
 }
+
+mod cli {
+    use std::process::{Command, Output};
+
+    fn gemp(args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_gemp"))
+            .args(args)
+            .output()
+            .expect("run gemp")
+    }
+
+    fn query(name: &str) -> String {
+        crate::common::root()
+            .join("datasets/queries")
+            .join(name)
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn engine_gpsense_prints_the_default_engines_rows() {
+        let q = query("couples.cypher");
+        let want = gemp(&["-q", "match", &q, "--format", "csv", "--backend", "host"]);
+        assert!(want.status.success());
+        let got = gemp(&[
+            "-q",
+            "match",
+            &q,
+            "--format",
+            "csv",
+            "--backend",
+            "host",
+            "--engine",
+            "gpsense",
+        ]);
+        assert!(
+            got.status.success(),
+            "{}",
+            String::from_utf8_lossy(&got.stderr)
+        );
+        assert_eq!(got.stdout, want.stdout);
+        assert!(want.stdout.len() > 100);
+    }
+
+    #[test]
+    fn device_memory_compresses_beside_the_snapshot_and_needs_gpsense() {
+        let dir = tempfile::tempdir().unwrap();
+        let snap = dir.path().join("sample.gemp");
+        let sample = crate::common::root().join("datasets/imdb-sample");
+        let out = gemp(&[
+            "-q",
+            "load",
+            sample.to_str().unwrap(),
+            "-o",
+            snap.to_str().unwrap(),
+        ]);
+        assert!(out.status.success());
+        let m = crate::common::sample_model();
+        let budget = (gemp::gpsense::compress::model_bytes(m) * 3 / 4).to_string();
+        let q = query("costar-triangle.cypher");
+        let args = |engine: &'static str| {
+            vec![
+                "-q".to_string(),
+                "match".into(),
+                "--model".into(),
+                snap.to_string_lossy().into_owned(),
+                q.clone(),
+                "--format".into(),
+                "csv".into(),
+                "--backend".into(),
+                "host".into(),
+                "--engine".into(),
+                engine.into(),
+            ]
+        };
+        let want = gemp(&args("gemp").iter().map(|s| s.as_str()).collect::<Vec<_>>());
+        let mut with_budget = args("gpsense");
+        with_budget.extend(["--device-memory".to_string(), budget]);
+        let argv: Vec<&str> = with_budget.iter().map(|s| s.as_str()).collect();
+        let got = gemp(&argv);
+        assert!(
+            got.status.success(),
+            "{}",
+            String::from_utf8_lossy(&got.stderr)
+        );
+        assert_eq!(got.stdout, want.stdout);
+        assert!(dir.path().join("sample.gemp.gpsense").is_file());
+        // Reused on the next run (same output).
+        let again = gemp(&argv);
+        assert_eq!(again.stdout, want.stdout);
+        // --device-memory without --engine gpsense is refused.
+        let mut wrong = args("gemp");
+        wrong.extend(["--device-memory".to_string(), "1000".to_string()]);
+        let out = gemp(&wrong.iter().map(|s| s.as_str()).collect::<Vec<_>>());
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--engine gpsense"));
+    }
+}

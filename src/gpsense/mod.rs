@@ -15,12 +15,15 @@
 //!
 //! Data graphs larger than a device-memory budget are compressed offline ([`compress`]): similar
 //! nodes merge into weighted hyper-nodes level by level until the graph fits; queries are filtered
-//! and joined on the compressed graph (Definition 5 candidates) and every hyper-match is expanded
-//! through the mapping lists to the exact matches of the original graph ([`expand`]). The
-//! compressed graph is saved beside a snapshot (`model.gemp.gpsense`, [`store`]) and reused.
+//! and joined on the compressed graph (Definition 5 candidates), and the hyper-nodes each pattern
+//! node takes in a hyper-match are expanded through the mapping lists into exact candidates of the
+//! original graph, where the exact join runs ([`expand`]). The compressed graph is saved beside a
+//! snapshot (`model.gemp.gpsense`, [`store`]) and reused.
 //!
-//! Steps 2 and 3 run as OpenCL kernels (`cl/gpsense_*.cl`, [`device`]) when the engine has a
-//! device; otherwise on the host. Every query the default engine accepts runs: nothing falls back.
+//! Filtering and edge-candidate collection run as OpenCL kernels (`cl/gpsense_*.cl`, [`device`])
+//! when the engine has a device (on the compressed graph when there is one); combining partial
+//! matches, and everything on the original graph of a compressed model, runs on the host (all
+//! cores). Every query the default engine accepts runs: nothing falls back and nothing is refused.
 //!
 //! [`FilterConfig::refine_rounds`]: filter::FilterConfig::refine_rounds
 //! [`Semantics::Homomorphism`]: crate::matcher::Semantics::Homomorphism
