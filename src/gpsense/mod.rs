@@ -28,6 +28,8 @@
 //! [`FilterConfig::refine_rounds`]: filter::FilterConfig::refine_rounds
 //! [`Semantics::Homomorphism`]: crate::matcher::Semantics::Homomorphism
 
+#![cfg_attr(not(feature = "opencl"), allow(rustdoc::broken_intra_doc_links))]
+
 pub mod compress;
 #[cfg(feature = "opencl")]
 pub mod device;
