@@ -416,3 +416,32 @@ impl Joiner<'_> {
         filters.iter().all(|&f| env.holds(&self.query.filter[f]))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edge_groups_transpose_and_look_up_pairs() {
+        // 1 -> {2 (e7), 2 (e8), 3 (e9)}, 4 -> {2 (e1)}
+        let g = EdgeGroups::from_parts(
+            vec![1, 4],
+            vec![0, 3, 4],
+            vec![2, 2, 3, 2],
+            vec![7, 8, 9, 1],
+        );
+        assert_eq!(g.between(1, 2), &[7, 8]);
+        assert_eq!(g.between(1, 3), &[9]);
+        assert!(g.between(1, 4).is_empty());
+        assert!(g.between(5, 2).is_empty());
+        let t = g.transposed();
+        assert_eq!(t.keys, vec![2, 3]);
+        assert_eq!(t.group(2), (&[1u32, 1, 4][..], &[7u32, 8, 1][..]));
+        assert_eq!(t.between(3, 1), &[9]);
+        let mut entries = vec![(5, 2), (3, 1), (5, 1), (3, 1)];
+        normalise_group(&mut entries, true);
+        assert_eq!(entries, vec![(3, 1), (5, 1), (5, 2)]);
+        normalise_group(&mut entries, false);
+        assert_eq!(entries, vec![(3, u32::MAX), (5, u32::MAX)]);
+    }
+}

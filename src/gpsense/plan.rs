@@ -241,3 +241,56 @@ impl GpsPlan {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ModelBuilder;
+
+    fn model() -> Model {
+        let mut b = ModelBuilder::new();
+        let t = b.rel_type("T");
+        let hub = b.add_node("hub", &["Rare"]);
+        for i in 0..6 {
+            let x = b.add_node(&format!("c{i}"), &["Common"]);
+            b.add_edge(hub, x, t).unwrap();
+        }
+        b.freeze().unwrap()
+    }
+
+    #[test]
+    fn concept_node_of_highest_degree_comes_first_then_neighbours_by_fresh_degree() {
+        let m = model();
+        // (a:Common)<-(h:Rare)->(b:Common)->(c:Common), id(b) = 3 makes b a concept node.
+        let q = crate::pattern::compile(
+            "MATCH (a:Common)<-[:T]-(h:Rare)-[:T]->(b:Common)-[:T]->(c:Common) WHERE id(b) = 3 \
+             RETURN a",
+            &m,
+            &Default::default(),
+        )
+        .unwrap();
+        let slot = |name: &str| q.pattern.nodes.iter().position(|n| n.name == name).unwrap();
+        let p = plan(&m, &q, &[6, 1, 1, 6]);
+        assert!(p.concept[slot("b")]);
+        assert!(!p.concept[slot("h")]);
+        assert_eq!(p.order[0], slot("b"));
+        // Next among b's neighbours: h (one neighbour not yet ordered, a) before c (none).
+        assert_eq!(p.order[1], slot("h"));
+        assert_eq!(p.order.len(), 4);
+        // Without a concept node the rare hub ranks highest: deg 2 / freq 1.
+        let q2 = crate::pattern::compile(
+            "MATCH (a:Common)<-[:T]-(h:Rare)-[:T]->(b:Common) RETURN a",
+            &m,
+            &Default::default(),
+        )
+        .unwrap();
+        let p2 = plan(&m, &q2, &[6, 1, 6]);
+        let h = q2.pattern.nodes.iter().position(|n| n.name == "h").unwrap();
+        assert_eq!(p2.order[0], h);
+        assert!((p2.rank[h] - 2.0).abs() < 1e-9);
+        // Every relationship is handled at the step of its later end.
+        let placed: usize = p2.steps.iter().map(|s| s.rels.len()).sum();
+        assert_eq!(placed, 2);
+        assert!(p2.steps[0].rels.is_empty());
+    }
+}
