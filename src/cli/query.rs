@@ -65,6 +65,10 @@ pub struct QueryArgs {
     /// compressed until it fits (saved beside a snapshot as `<snapshot>.gpsense` and reused).
     #[arg(long, value_name = "BYTES")]
     pub device_memory: Option<u64>,
+    /// GpSense: candidate refinement rounds after the first filtering pass, each in reversed order
+    /// (1, the paper's best variant; 0 = none; rounds stop early once nothing changes).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub refine_rounds: usize,
 }
 
 /// The engine that runs the queries of a `match` or `batch`.
@@ -85,6 +89,9 @@ impl<'m> Runner<'m> {
             )?)));
         }
         let config = gpsense::EngineConfig {
+            filter: gpsense::filter::FilterConfig {
+                refine_rounds: args.refine_rounds,
+            },
             device_memory: args.device_memory,
             cache: gpsense::store::cache_path(&args.model),
             ..Default::default()
