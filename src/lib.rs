@@ -9,6 +9,7 @@
 pub mod api;
 pub mod cli;
 pub mod error;
+pub mod gpsense;
 pub mod gpu;
 pub mod io;
 pub mod matcher;

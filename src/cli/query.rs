@@ -8,6 +8,7 @@ use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
 use super::output::{write_rows, OutputFormat};
+use crate::gpsense::{self, EngineKind};
 use crate::io::format::Format;
 use crate::io::{subgraph_bench, LoadOptions, LoadReport};
 use crate::matcher::{self, MatchOptions, Semantics};
@@ -57,6 +58,85 @@ pub struct QueryArgs {
     /// GPU).
     #[arg(long, value_name = "N")]
     pub device: Option<usize>,
+    /// Matching engine: GEMP's two-phase pipeline, or GpSense's filter-and-join.
+    #[arg(long, value_enum, default_value = "gemp")]
+    pub engine: EngineKind,
+    /// GpSense: device-memory budget in bytes; a data graph whose topology needs more is
+    /// compressed until it fits (saved beside a snapshot as `<snapshot>.gpsense` and reused).
+    #[arg(long, value_name = "BYTES")]
+    pub device_memory: Option<u64>,
+    /// GpSense: candidate refinement rounds after the first filtering pass, each in reversed order
+    /// (1, the paper's best variant; 0 = none; rounds stop early once nothing changes).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub refine_rounds: usize,
+}
+
+/// The engine that runs the queries of a `match` or `batch`.
+enum Runner<'m> {
+    Gemp(Box<TaskRunner<'m>>),
+    Gpsense(Box<gpsense::runner::Runner<'m>>),
+}
+
+impl<'m> Runner<'m> {
+    fn new(model: &'m Model, args: &QueryArgs) -> anyhow::Result<Self> {
+        if args.engine == EngineKind::Gemp {
+            if args.device_memory.is_some() {
+                bail!("--device-memory applies to --engine gpsense only");
+            }
+            return Ok(Runner::Gemp(Box::new(TaskRunner::new(
+                model,
+                &args.task_options(),
+            )?)));
+        }
+        let config = gpsense::EngineConfig {
+            filter: gpsense::filter::FilterConfig {
+                refine_rounds: args.refine_rounds,
+            },
+            device_memory: args.device_memory,
+            cache: gpsense::store::cache_path(&args.model),
+            ..Default::default()
+        };
+        let device = args.task_options().device;
+        Ok(Runner::Gpsense(Box::new(gpsense::runner::Runner::new(
+            model,
+            config,
+            args.backend,
+            device,
+        )?)))
+    }
+
+    fn run(
+        &self,
+        query: &BoundQuery,
+        options: &MatchOptions,
+    ) -> crate::Result<(matcher::QueryOutput<'m>, task::TaskReport)> {
+        match self {
+            Runner::Gemp(r) => r.run(query, options),
+            Runner::Gpsense(r) => r.run(query, options),
+        }
+    }
+
+    /// True when rows can be written while the search runs (the default engine on the host).
+    fn streams(&self) -> bool {
+        match self {
+            Runner::Gemp(r) => !r.uses_device(),
+            Runner::Gpsense(_) => false,
+        }
+    }
+
+    fn backend_name(&self) -> String {
+        match self {
+            Runner::Gemp(r) => r.backend_name(),
+            Runner::Gpsense(r) => r.backend_name(),
+        }
+    }
+
+    fn model_upload(&self) -> Duration {
+        match self {
+            Runner::Gemp(r) => r.model_upload,
+            Runner::Gpsense(r) => r.setup,
+        }
+    }
 }
 
 impl QueryArgs {
@@ -235,15 +315,13 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
     let params = params(&args.common)?;
     let query = load_query(&args.query, &model, &args.common, &params)?;
     let opts = options(args.common.semantics, args.timeout, args.count)?;
-    let runner = TaskRunner::new(&model, &args.common.task_options())?;
+    let runner = Runner::new(&model, &args.common)?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
     // On the host, rows are written while the search runs; the device pipeline (and the table
     // format, which sizes its columns) collects them first.
-    let streamed = !args.count
-        && args.format.streams()
-        && !runner.uses_device()
-        && matcher::is_streamable(&query);
+    let streamed =
+        !args.count && args.format.streams() && runner.streams() && matcher::is_streamable(&query);
     let (count, partial, timings, report, t_out) = if streamed {
         let start = Instant::now();
         let mut header = true;
@@ -298,7 +376,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
                 &report,
                 &out.timings,
                 t_load,
-                runner.model_upload,
+                runner.model_upload(),
                 t_out.elapsed()
             )
         );
@@ -335,7 +413,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     let opts = options(args.common.semantics, args.timeout, args.count)?;
-    let runner = TaskRunner::new(&model, &args.common.task_options())?;
+    let runner = Runner::new(&model, &args.common)?;
     log::info!("queries run on {}", runner.backend_name());
     let ext = match args.format {
         OutputFormat::Jsonl => "jsonl",
@@ -380,7 +458,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
                             &report,
                             &out.timings,
                             Duration::ZERO,
-                            runner.model_upload,
+                            runner.model_upload(),
                             t_out.elapsed()
                         )
                     );
