@@ -136,6 +136,45 @@ fn published_counts_on_csv_with_the_host_matcher() {
     );
 }
 
+/// The GpSense engine (issue 8) on the same models: uncompressed, and compressed as far as its
+/// thresholds go (matches found on hyper-nodes, then expanded to the original graph).
+fn gpsense_counts(load: fn(&std::path::Path, &str) -> Model, test: &str, input: &str) {
+    use gemp::gpsense::compress::{compress, CompressConfig};
+    use gemp::gpsense::{Engine, EngineConfig};
+    let Some(dir) = data_dir(test) else { return };
+    for (scenario, expected) in EXPECTED {
+        let model = load(&dir, scenario);
+        let plain = Engine::new(&model, EngineConfig::default()).unwrap();
+        let compressed = Engine::with_compressed(
+            &model,
+            EngineConfig::default(),
+            compress(&model, 0, &CompressConfig::default()),
+        );
+        for (engine, how) in [(&plain, "uncompressed"), (&compressed, "compressed")] {
+            let opts = MatchOptions {
+                count_only: true,
+                ..Default::default()
+            };
+            check_counts(
+                &model,
+                &format!("{scenario} ({input}, gpsense {how})"),
+                &expected,
+                &|q| engine.execute(q, &opts).unwrap().count,
+            );
+        }
+    }
+}
+
+#[test]
+fn published_counts_on_xmi_with_gpsense() {
+    gpsense_counts(xmi_model, "published_counts_on_xmi_with_gpsense", "xmi");
+}
+
+#[test]
+fn published_counts_on_csv_with_gpsense() {
+    gpsense_counts(csv_model, "published_counts_on_csv_with_gpsense", "csv");
+}
+
 #[cfg(feature = "opencl")]
 fn device_counts(load: fn(&std::path::Path, &str) -> Model, test: &str, input: &str) {
     use gemp::matcher::device::{DeviceConfig, DeviceMatcher};
