@@ -244,8 +244,8 @@ def worker_main(argv):
 # Driver
 # --------------------------------------------------------------------------------------------
 
-class Mismatch(Exception):
-    """Engines disagree on a count: the run stops loudly."""
+class RunFailed(Exception):
+    """Engines disagree on a count, or gemp itself failed: the run stops loudly."""
 
 
 def run_capped(cmd, cap, env=None):
@@ -275,6 +275,12 @@ def parse_duration(text):
 def gemp_read_input(stderr):
     m = re.search(r"read input ([0-9.]+(?:ns|µs|us|ms|s))", stderr)
     return parse_duration(m.group(1)) if m else 0.0
+
+
+def last_line(stderr):
+    """The last non-empty line of a failed run's stderr (the error message)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else "no output"
 
 
 def timings_line(stderr):
@@ -353,7 +359,7 @@ class Bench:
                 if status == "ok" and engine != "gemp":
                     seconds = json.loads(out)["seconds"]
                 elif status == "error":
-                    note = err.strip()[-300:]
+                    note = last_line(err)
                     self.log(f"  {engine} load FAILED: {note}")
                 self.record(workload="load", dataset=name, query=f"load {size / 1e6:.0f} MB TSV",
                             engine=engine, rep=rep, status=status,
@@ -361,6 +367,8 @@ class Bench:
                 self.log(f"  load {name} {engine}: {status} {seconds:.2f} s")
                 if status == "ok":
                     stores[engine] = store
+                elif engine == "gemp":
+                    raise RunFailed(f"gemp load of {name} {status}: {note}")
         return stores
 
     # ---- queries ----------------------------------------------------------------------------
@@ -383,6 +391,10 @@ class Bench:
 
     def run_query(self, workload, dataset, query, stores):
         results = {}
+        for engine in ("duckdb", "kuzu"):
+            if engine not in stores:
+                self.record(workload=workload, dataset=dataset, query=query, engine=engine,
+                            status="skipped", note="not loaded (its load failed or hit the cap)")
         for engine, cmd in self.engines_for(query, stores):
             for rep in range(1, self.o.reps + 1):
                 status, wall, out, err = run_capped(cmd, self.o.cap)
@@ -401,7 +413,7 @@ class Bench:
                         seconds, result = parsed["seconds"], parsed["result"]
                     results.setdefault(engine, []).append(result)
                 elif status == "error":
-                    note = err.strip()[-400:]
+                    note = last_line(err)
                 self.record(workload=workload, dataset=dataset, query=query, engine=engine,
                             rep=rep, status=status,
                             seconds=f"{seconds:.4f}" if seconds != "" else "",
@@ -411,7 +423,7 @@ class Bench:
                 if status == "error":
                     self.log(f"  FAILED: {engine} on {query}: {note}")
                     if engine.startswith("gemp"):
-                        raise Mismatch(f"{engine} failed on {query}: {note}")
+                        raise RunFailed(f"{engine} failed on {query}: {note}")
                 # Slow or capped runs are not repeated (one sample says enough at this size).
                 if status != "ok" or wall > self.o.repeat_below:
                     break
@@ -424,7 +436,7 @@ class Bench:
             distinct.add(json.dumps(expected, sort_keys=True))
         if len(distinct) > 1:
             detail = "; ".join(f"{e}: {rs}" for e, rs in results.items())
-            raise Mismatch(f"COUNT MISMATCH on {query}: {detail}"
+            raise RunFailed(f"COUNT MISMATCH on {query}: {detail}"
                            + (f"; expected {expected}" if expected is not None else ""))
         if len(results) < 2 and expected is None:
             self.log(f"  note: {query} finished on fewer than two engines; its count is unchecked")
@@ -449,7 +461,7 @@ class Bench:
         snap = os.path.join(self.out, "hprd.gemp")
         status, wall, _, err = run_capped([GEMP, "-q", "load", graph, "-o", snap], self.o.load_cap)
         if status != "ok":
-            raise Mismatch(f"gemp could not load HPRD: {err}")
+            raise RunFailed(f"gemp could not load HPRD: {err}")
         results = {}
         # gemp: one process per query.
         for label, args in self.gemp_backends:
@@ -465,9 +477,9 @@ class Bench:
                     results.setdefault(name, {}).setdefault(label, []).append(result)
                 self.record(workload="hprd", dataset="hprd", query=name, engine=label, rep=1,
                             status=status, seconds=seconds, wall_s=f"{wall:.4f}", result=result,
-                            note=err.strip()[-300:] if status == "error" else "")
+                            note=last_line(err) if status == "error" else "")
                 if status == "error":
-                    raise Mismatch(f"{label} failed on {name}: {err.strip()[-300:]}")
+                    raise RunFailed(f"{label} failed on {name}: {last_line(err)}")
             self.log(f"  hprd {label}: {len(queries)} queries done")
         # gemp batch: every query in one process (snapshot opened and device set up once);
         # its wall time, whole, against the per-query sums.
@@ -477,7 +489,7 @@ class Bench:
                    *[os.path.join(qdir, q) for q in queries]]
             status, wall, out, err = run_capped(cmd, self.o.hprd_cap * len(queries))
             if status == "error":
-                raise Mismatch(f"{label} batch failed on HPRD: {err.strip()[-300:]}")
+                raise RunFailed(f"{label} batch failed on HPRD: {last_line(err)}")
             self.record(workload="hprd-batch", dataset="hprd", query=f"{len(queries)} queries",
                         engine=label, rep=1, status=status,
                         seconds=f"{wall:.4f}" if status == "ok" else "", wall_s=f"{wall:.4f}")
@@ -495,7 +507,7 @@ class Bench:
                     seconds, result = f"{parsed['seconds']:.4f}", parsed["result"]
                     results.setdefault(name, {}).setdefault(engine, []).append(result)
                 elif status == "error":
-                    note = err.strip()[-300:]
+                    note = last_line(err)
                     self.log(f"  FAILED: {engine} on {name}: {note}")
                 self.record(workload="hprd", dataset="hprd", query=name, engine=engine, rep=1,
                             status=status, seconds=seconds, wall_s=f"{wall:.4f}", result=result,
@@ -566,7 +578,9 @@ def summarize(rows, cap):
         n = f" (n={len(ok)})" if len(ok) != 1 else " (n=1)"
         return med, fmt_time(med) + n
     if any(r["status"] == "timeout" for r in rows):
-        return None, f"> {cap:.0f} s (cap)"
+        return None, f"> {cap:g} s (cap)"
+    if any(r["status"] == "skipped" for r in rows):
+        return None, "not loaded"
     reason = next((r["note"] for r in rows if r["note"]), "")
     short = "out of memory" if ("memory" in reason.lower() or "buffer pool" in reason.lower()) \
         else "failed"
@@ -600,8 +614,12 @@ def query_table(rows, workload, gemp_engines, peers, cap):
             cells.append(text)
         ratios = []
         peer_meds = {e: meds[e] for e in peers}
+        finished = [m for m in peer_meds.values() if m is not None]
         for e in gemp_engines:
-            if meds[e] is None:
+            timed_out = any(r["status"] == "timeout" for r in qrows if r["engine"] == e)
+            if meds[e] is None and timed_out and finished:
+                ratios.append(f"**> {fmt_ratio(cap / min(finished))}**")
+            elif meds[e] is None:
                 ratios.append("—")
             elif all(m is None for m in peer_meds.values()):
                 ratios.append(f"< {fmt_ratio(meds[e] / cap)} (no peer finished)")
@@ -650,9 +668,10 @@ def hprd_table(rows, gemp_engines, cap):
             if e in batch:
                 parts.append(f"{engine_title(e)} `gemp batch` "
                              f"{fmt_ratio(batch[e] / max(total, 1e-9))}")
+        if ratio_lines:
+            ratio_lines.append("")
         ratio_lines.append(f"gemp ÷ {engine_title(peer)} (totals): **" + "**, **".join(parts)
                            + f"**{qual}.")
-        ratio_lines.append("")
     return lines, ratio_lines
 
 
@@ -844,8 +863,9 @@ def parse_args(argv):
                    help="workload 1 graph: persons,titles,credits (default 100000,70000,420000)")
     p.add_argument("--big", default="1000000,700000,4200000",
                    help="workload 2 graph: persons,titles,credits (default 1000000,700000,4200000)")
-    p.add_argument("--only", default="1,2,3,4", help="workloads to run, e.g. 1,3 (4 = load; "
-                   "the loads of the graphs workloads 1 and 2 use always run)")
+    p.add_argument("--only", default="1,2,3,4",
+                   help="workloads to run, e.g. 1,3 (a graph is always loaded, workload 4, "
+                        "before its queries run)")
     p.add_argument("--docs", default=os.path.join(ROOT, "docs", "benchmarks.md"),
                    help="markdown file whose bench-peers section is rewritten")
     p.add_argument("--no-docs", action="store_true", help="do not write the markdown file")
@@ -898,7 +918,7 @@ def main(argv):
         if 3 in o.only:
             bench.log("hprd")
             bench.hprd()
-    except Mismatch as e:
+    except RunFailed as e:
         failed = str(e)
     finished = datetime.datetime.utcnow()
     csv_path = bench.write_csv() if bench.rows else None
