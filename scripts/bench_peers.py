@@ -782,7 +782,8 @@ def report(bench, m, versions, datasets, started, finished):
                "and treats a relationship without a variable as an existence check. DuckDB (SQL "
                "joins) and Kùzu (Cypher) match homomorphically, so their queries add injectivity "
                "as explicit `<>` (or `<` ordering) conditions and count acting credits as "
-               "distinct (person, title) pairs; igraph's LAD (`induced=False`, labels as domains) "
+               "distinct (person, title) pairs (DuckDB with the ids' digits as integers, Kùzu "
+               "ordering by `id()`, both faster than comparing the id strings); igraph's LAD (`induced=False`, labels as domains) "
                "and VF2 (labels as colours) count non-induced embeddings with automorphic images "
                "separately, the semantics of HPRD's published counts. The queries of every engine "
                "are in `benches/peers/`; raw times in `bench-peers.csv` of the output directory.")
@@ -847,8 +848,8 @@ def parse_args(argv):
     p.add_argument("--quick", action="store_true",
                    help="small smoke run: small graphs, 1 run each, 10 HPRD queries, 30 s caps, "
                         "docs/benchmarks.md not written")
-    p.add_argument("--out", default=os.path.join(ROOT, "bench-data", "peers"),
-                   help="data, stores, CSV and log (default bench-data/peers)")
+    p.add_argument("--out", help="data, stores, CSV and log (default bench-data/peers, "
+                   "bench-data/peers-quick with --quick)")
     p.add_argument("--reps", type=int, help="runs per query and engine (default 3; quick 1)")
     p.add_argument("--repeat-below", type=float, default=10.0,
                    help="runs slower than this many seconds are not repeated (default 10)")
@@ -883,6 +884,7 @@ def parse_args(argv):
             o.big = "30000,21000,126000"
         if "--docs" not in argv:
             o.no_docs = True
+    o.out = o.out or os.path.join(ROOT, "bench-data", "peers-quick" if o.quick else "peers")
     o.reps = o.reps or 3
     o.cap = o.cap or 120.0
     o.load_cap = o.load_cap or 300.0

@@ -1,6 +1,8 @@
 -- Co-star edges (p < q sharing title t), then triangles of them through three distinct titles.
+-- Ids as integers (the digits of nm…/tt…): DuckDB joins and compares them faster than strings.
 WITH acts AS (
-  SELECT DISTINCT nconst AS p, tconst AS t FROM title_principals WHERE category IN ('actor', 'actress')
+  SELECT DISTINCT CAST(substr(nconst, 3) AS INTEGER) AS p, CAST(substr(tconst, 3) AS INTEGER) AS t
+  FROM title_principals WHERE category IN ('actor', 'actress')
 ), costar AS (
   SELECT a.p AS p, b.p AS q, a.t AS t FROM acts a JOIN acts b ON b.t = a.t AND a.p < b.p
 ), triangles AS (
