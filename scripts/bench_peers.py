@@ -403,7 +403,8 @@ class Bench:
                     if engine.startswith("gemp"):
                         lines = out.strip().splitlines()
                         header, values = lines[0].split(","), lines[1].split(",")
-                        result = {h: int(v) for h, v in zip(header, values)}
+                        # An aggregate over no rows prints empty (null); peers print 0 / None.
+                        result = {h: int(v or 0) for h, v in zip(header, values)}
                         # Query time: the whole process less opening the snapshot (so gemp pays
                         # its process start, parsing, planning and any device upload).
                         seconds = wall - gemp_read_input(err)
@@ -490,6 +491,13 @@ class Bench:
             status, wall, out, err = run_capped(cmd, self.o.hprd_cap * len(queries))
             if status == "error":
                 raise RunFailed(f"{label} batch failed on HPRD: {last_line(err)}")
+            if status == "ok":
+                for q in queries:
+                    name = q[:-6]
+                    with open(os.path.join(outdir, name + ".count"), encoding="utf-8") as f:
+                        count = int(f.read().strip())
+                    results.setdefault(name, {}).setdefault(label + "-batch", []).append(
+                        {"embeddings": count})
             self.record(workload="hprd-batch", dataset="hprd", query=f"{len(queries)} queries",
                         engine=label, rep=1, status=status,
                         seconds=f"{wall:.4f}" if status == "ok" else "", wall_s=f"{wall:.4f}")
