@@ -866,7 +866,7 @@ def parse_args(argv):
     p.add_argument("--load-reps", type=int, default=1, help="loads per engine and data set")
     p.add_argument("--hprd", default=default_hprd(),
                    help="HPRD directory (default ../shared/data/hprd; skipped when absent)")
-    p.add_argument("--hprd-cap", type=float, default=20.0, help="seconds per HPRD query")
+    p.add_argument("--hprd-cap", type=float, default=20.0, help="seconds per HPRD query (default 20; quick 10)")
     p.add_argument("--hprd-queries", type=int, help="only the first N HPRD queries (quick: 10)")
     p.add_argument("--mid", default="100000,70000,420000",
                    help="workload 1 graph: persons,titles,credits (default 100000,70000,420000)")
@@ -875,6 +875,9 @@ def parse_args(argv):
     p.add_argument("--only", default="1,2,3,4",
                    help="workloads to run, e.g. 1,3 (a graph is always loaded, workload 4, "
                         "before its queries run)")
+    p.add_argument("--mem-gb", type=int, default=6,
+                   help="memory limit of DuckDB and Kùzu's buffer pool in GiB (default 6; the "
+                        "engines' own default is 80 %% of RAM)")
     p.add_argument("--docs", default=os.path.join(ROOT, "docs", "benchmarks.md"),
                    help="markdown file whose bench-peers section is rewritten")
     p.add_argument("--no-docs", action="store_true", help="do not write the markdown file")
@@ -902,6 +905,7 @@ def parse_args(argv):
 
 def main(argv):
     o = parse_args(argv)
+    os.environ["BENCH_PEERS_MEM_GB"] = str(o.mem_gb)  # read by the workers
     load_start = " ".join(open("/proc/loadavg").read().split()[:3])
     started = datetime.datetime.utcnow()
     bench = Bench(o)
