@@ -183,6 +183,27 @@ def worker_kuzu_query(db, query_file):
     return {"seconds": seconds, "result": {n: int(v or 0) for n, v in zip(names, row)}}
 
 
+def worker_duckdb_count(db):
+    """Nodes (titles + persons) and credits, to check that every engine loaded the same data."""
+    import duckdb
+
+    con = duckdb.connect(db, read_only=True)
+    one = lambda q: con.execute(q).fetchone()[0]  # noqa: E731
+    return {"nodes": one("SELECT count(*) FROM title_basics") + one("SELECT count(*) FROM name_basics"),
+            "edges": one("SELECT count(*) FROM title_principals")}
+
+
+def worker_kuzu_count(db):
+    """Nodes and credits (every relationship table but the derived ACTS)."""
+    import kuzu
+
+    database = kuzu.Database(db, read_only=True, buffer_pool_size=mem_gb() << 30)
+    con = kuzu.Connection(database)
+    one = lambda q: con.execute(q).get_next()[0]  # noqa: E731
+    return {"nodes": one("MATCH (n) RETURN count(*)"),
+            "edges": one("MATCH ()-[r]->() RETURN count(*)") - one("MATCH ()-[r:ACTS]->() RETURN count(*)")}
+
+
 def read_subgraph_bench(path):
     """`t N M` / `v id label degree` / `e u v` -> (n, labels, edges)."""
     labels, edges, n = [], [], 0
@@ -231,6 +252,10 @@ def worker_main(argv):
         out = worker_duckdb_query(*args)
     elif engine == "kuzu" and action == "load":
         out = worker_kuzu_load(*args)
+    elif engine == "duckdb" and action == "count":
+        out = worker_duckdb_count(*args)
+    elif engine == "kuzu" and action == "count":
+        out = worker_kuzu_count(*args)
     elif engine == "kuzu" and action == "query":
         out = worker_kuzu_query(*args)
     elif engine == "igraph" and action == "hprd":
@@ -369,7 +394,25 @@ class Bench:
                     stores[engine] = store
                 elif engine == "gemp":
                     raise RunFailed(f"gemp load of {name} {status}: {note}")
+        self.check_loaded(name, stores)
         return stores
+
+    def check_loaded(self, name, stores):
+        """Every engine holds the same nodes and credits (a silent partial load would skew it)."""
+        counts = {}
+        for engine, store in stores.items():
+            if engine == "gemp":
+                cmd = [GEMP, "-q", "info", store, "--json", "--top", "0"]
+            else:
+                cmd = worker_cmd(engine, "count", store)
+            status, _, out, err = run_capped(cmd, self.o.load_cap)
+            if status != "ok":
+                raise RunFailed(f"counting what {engine} loaded of {name}: {last_line(err)}")
+            parsed = json.loads(out)
+            counts[engine] = {"nodes": parsed["nodes"], "edges": parsed["edges"]}
+        if len({json.dumps(c, sort_keys=True) for c in counts.values()}) > 1:
+            raise RunFailed(f"the engines loaded different data for {name}: {counts}")
+        self.log(f"  loaded the same data everywhere: {counts.get('gemp')}")
 
     # ---- queries ----------------------------------------------------------------------------
 
@@ -766,7 +809,7 @@ def report(bench, m, versions, datasets, started, finished):
            ""]
     for wl, title in (("imdb-mid", "IMDb-like graph, workload 1"),
                       ("imdb-big", "IMDb-like graph, workload 2")):
-        if wl in datasets:
+        if wl in datasets and any(r["workload"] == wl for r in rows):
             d = datasets[wl]
             out.append(f"**{title}** — {d['persons']:,} persons, {d['titles']:,} titles, "
                        f"{d['credits']:,} credits requested (`gemp generate imdb --seed 11`):")
