@@ -794,8 +794,9 @@ def report(bench, m, versions, datasets, started, finished):
            f"Machine: {m['cores']} cores ({m['cpu']}), {m['mem_gib']:.1f} GiB, {m['os']}; "
            f"OpenCL devices: {versions['devices']}. "
            f"**Load average at start: {m['load_start']}** (at the end: {m['load_end']}); "
-           "other engineers were compiling on the same 2 cores, so absolute times are inflated "
-           "and noisy. Compare the ratios, measured in the same run.",
+           + ("other processes shared the cores during the run, so absolute times are inflated "
+              "and noisy. " if float(m["load_start"].split()[0]) >= 1 else "")
+           + "Compare the ratios, measured in the same run.",
            "",
            f"Each cell is the median query time over separate processes (n = runs; a run slower "
            f"than {o.repeat_below:.0f} s is not repeated), capped at {o.cap:.0f} s per run "
