@@ -1,0 +1,1006 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark of gemp against DuckDB, Kùzu and igraph (driven by scripts/bench-peers).
+
+Every (engine, query, repetition) runs in its own process under a wall-clock cap. All engines must
+return the same counts for a query before any of its times is reported; a mismatch stops the run
+with a non-zero exit and leaves docs/benchmarks.md untouched.
+
+Semantics, per engine:
+  gemp     node-injective matching (subgraph monomorphism), anonymous relationships are existence
+           checks; queries in benches/peers/*.gemp.cypher; HPRD query graphs as `.graph` files.
+  DuckDB   SQL joins are homomorphic: injectivity is written as explicit `<>` / `<` conditions, and
+           credits are taken as DISTINCT (person, title) pairs (benches/peers/*.duckdb.sql).
+  Kùzu     Cypher matching is homomorphic for nodes: injectivity is written as explicit `<>` / `<`
+           conditions (benches/peers/*.kuzu.cypher); one relationship table per credit category.
+  igraph   LAD (`get_subisomorphisms_lad`, induced=False) and VF2 (`count_subisomorphisms_vf2`)
+           both count non-induced subgraph monomorphisms with automorphic images counted separately,
+           which is what HPRD's published counts are; labels are LAD domains / VF2 colours.
+
+Usage: scripts/bench-peers [--quick] [--out DIR] [--reps N] [--cap S] ... (see --help).
+The worker sub-command (`bench_peers.py worker ...`) is what the driver runs in child processes.
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUERIES = os.path.join(ROOT, "benches", "peers")
+GEMP = os.path.join(ROOT, "target", "release", "gemp")
+BEGIN = "<!-- bench-peers:begin -->"
+END = "<!-- bench-peers:end -->"
+
+# The IMDb TSV files every engine loads (the generator writes exactly these).
+TSV_FILES = ["title.basics", "name.basics", "title.principals", "title.ratings"]
+
+# Workload 1 (the mid-size graph) and workload 2 (the >= 1M-person graph).
+W1 = ["four-actors-jack", "actor-director-pairs", "costar-triangle"]
+W2 = ["couples", "three-cliques"]
+
+
+# --------------------------------------------------------------------------------------------
+# Workers: one measurement each, run in a child process; print one JSON object on stdout.
+# --------------------------------------------------------------------------------------------
+
+def mem_gb():
+    """Memory limit of DuckDB and Kùzu's buffer pool (the machine is shared; both default to
+    80 % of RAM otherwise)."""
+    return int(os.environ.get("BENCH_PEERS_MEM_GB", "6"))
+
+
+def tsv_options_duckdb():
+    return "delim='\\t', header=true, quote='', escape='', nullstr='\\N'"
+
+
+def worker_duckdb_load(data, db):
+    import duckdb
+
+    t0 = time.perf_counter()
+    con = duckdb.connect(db, config={"memory_limit": f"{mem_gb()}GB"})
+    for name in TSV_FILES:
+        path = os.path.join(data, name + ".tsv")
+        table = name.replace(".", "_")
+        con.execute(
+            f"CREATE TABLE {table} AS SELECT * FROM read_csv('{path}', {tsv_options_duckdb()})"
+        )
+    con.close()
+    return {"seconds": time.perf_counter() - t0}
+
+
+def worker_duckdb_query(db, query_file):
+    import duckdb
+
+    sql = open(query_file, encoding="utf-8").read()
+    con = duckdb.connect(db, read_only=True, config={"memory_limit": f"{mem_gb()}GB"})
+    t0 = time.perf_counter()
+    cur = con.execute(sql)
+    row = cur.fetchone()
+    seconds = time.perf_counter() - t0
+    names = [d[0] for d in cur.description]
+    con.close()
+    return {"seconds": seconds, "result": {n: int(v or 0) for n, v in zip(names, row)}}
+
+
+def kuzu_csv_options():
+    # IMDb TSV has no quoting: quote/escape are set to a byte the data never holds.
+    return ("(header=true, delim='\t', quote='\x07', escape='\x07', null_strings=['\\\\N'], "
+            "file_format='csv')")
+
+
+def worker_kuzu_load(data, db):
+    import kuzu
+
+    opts = kuzu_csv_options()
+    path = {n: os.path.join(data, n + ".tsv") for n in TSV_FILES}
+    t0 = time.perf_counter()
+    database = kuzu.Database(db, buffer_pool_size=mem_gb() << 30)
+    con = kuzu.Connection(database)
+    con.execute(
+        "CREATE NODE TABLE Title(tconst STRING, titleType STRING, primaryTitle STRING, "
+        "originalTitle STRING, isAdult INT64, startYear INT64, endYear INT64, runtimeMinutes INT64, "
+        "genres STRING, averageRating DOUBLE, numVotes INT64, PRIMARY KEY(tconst))"
+    )
+    con.execute(
+        "CREATE NODE TABLE Person(nconst STRING, primaryName STRING, birthYear INT64, "
+        "deathYear INT64, primaryProfession STRING, knownForTitles STRING, PRIMARY KEY(nconst))"
+    )
+    # COPY straight from the file cannot map `\N` to NULL in INT64 columns (Kùzu 0.11 casts
+    # first); COPY from a LOAD FROM subquery applies null_strings.
+    con.execute(
+        f"COPY Title FROM (LOAD FROM '{path['title.basics']}' {opts} "
+        "RETURN tconst, titleType, primaryTitle, originalTitle, CAST(isAdult AS INT64) AS isAdult, "
+        "CAST(startYear AS INT64) AS startYear, CAST(endYear AS INT64) AS endYear, "
+        "CAST(runtimeMinutes AS INT64) AS runtimeMinutes, genres, "
+        "CAST(NULL AS DOUBLE) AS averageRating, CAST(NULL AS INT64) AS numVotes)"
+    )
+    con.execute(
+        f"COPY Person FROM (LOAD FROM '{path['name.basics']}' {opts} "
+        "RETURN nconst, primaryName, CAST(birthYear AS INT64) AS birthYear, "
+        "CAST(deathYear AS INT64) AS deathYear, "
+        "primaryProfession, knownForTitles)"
+    )
+    # Ratings are properties of titles, as in gemp.
+    con.execute(
+        f"LOAD FROM '{path['title.ratings']}' {opts} "
+        "MATCH (t:Title {tconst: tconst}) "
+        "SET t.averageRating = CAST(averageRating AS DOUBLE), t.numVotes = CAST(numVotes AS INT64)"
+    )
+    # One relationship table per credit category (gemp's relationship types): Kùzu copies one
+    # table per statement, each from the principals file filtered to its category.
+    res = con.execute(
+        f"LOAD FROM '{path['title.principals']}' {opts} RETURN DISTINCT category"
+    )
+    categories = []
+    while res.has_next():
+        categories.append(res.get_next()[0])
+    for cat in sorted(categories):
+        table = cat.upper()
+        if not re.fullmatch(r"[A-Z_]+", table):
+            raise ValueError(f"unexpected credit category {cat!r}")
+        con.execute(
+            f"CREATE REL TABLE {table}(FROM Person TO Title, ordering INT64, job STRING, "
+            "characters STRING)"
+        )
+        con.execute(
+            f"COPY {table} FROM (LOAD FROM '{path['title.principals']}' {opts} "
+            f"WHERE category = '{cat}' RETURN nconst, tconst, CAST(ordering AS INT64) AS ordering, job, characters)"
+        )
+    # Kùzu evaluates `[:ACTOR|:ACTRESS]` over two tables far slower than one table (the co-star
+    # pairs of the 100k-person graph: 17 s against 0.3 s), so the acting credits also go into one
+    # table, as distinct (person, title) pairs: what a Kùzu user would model for these queries.
+    con.execute("CREATE REL TABLE ACTS(FROM Person TO Title)")
+    con.execute(
+        f"COPY ACTS FROM (LOAD FROM '{path['title.principals']}' {opts} "
+        "WHERE category = 'actor' OR category = 'actress' RETURN DISTINCT nconst, tconst)"
+    )
+    con.close()
+    database.close()
+    return {"seconds": time.perf_counter() - t0, "categories": len(categories)}
+
+
+def worker_kuzu_query(db, query_file):
+    import kuzu
+
+    query = open(query_file, encoding="utf-8").read()
+    database = kuzu.Database(db, read_only=True, buffer_pool_size=mem_gb() << 30)
+    con = kuzu.Connection(database)
+    t0 = time.perf_counter()
+    res = con.execute(query)
+    row = res.get_next()
+    seconds = time.perf_counter() - t0
+    names = res.get_column_names()
+    return {"seconds": seconds, "result": {n: int(v or 0) for n, v in zip(names, row)}}
+
+
+def worker_duckdb_count(db):
+    """Nodes (titles + persons) and credits, to check that every engine loaded the same data."""
+    import duckdb
+
+    con = duckdb.connect(db, read_only=True)
+    one = lambda q: con.execute(q).fetchone()[0]  # noqa: E731
+    return {"nodes": one("SELECT count(*) FROM title_basics") + one("SELECT count(*) FROM name_basics"),
+            "edges": one("SELECT count(*) FROM title_principals")}
+
+
+def worker_kuzu_count(db):
+    """Nodes and credits (every relationship table but the derived ACTS)."""
+    import kuzu
+
+    database = kuzu.Database(db, read_only=True, buffer_pool_size=mem_gb() << 30)
+    con = kuzu.Connection(database)
+    one = lambda q: con.execute(q).get_next()[0]  # noqa: E731
+    return {"nodes": one("MATCH (n) RETURN count(*)"),
+            "edges": one("MATCH ()-[r]->() RETURN count(*)") - one("MATCH ()-[r:ACTS]->() RETURN count(*)")}
+
+
+def read_subgraph_bench(path):
+    """`t N M` / `v id label degree` / `e u v` -> (n, labels, edges)."""
+    labels, edges, n = [], [], 0
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            parts = line.split()
+            if not parts:
+                continue
+            if parts[0] == "t":
+                n = int(parts[1])
+                labels = [0] * n
+            elif parts[0] == "v":
+                labels[int(parts[1])] = int(parts[2])
+            elif parts[0] == "e":
+                edges.append((int(parts[1]), int(parts[2])))
+    return n, labels, edges
+
+
+def worker_igraph_hprd(graph_file, query_file, algo):
+    """Counts one query graph's embeddings; times the igraph call only."""
+    import igraph
+
+    n, labels, edges = read_subgraph_bench(graph_file)
+    g = igraph.Graph(n=n, edges=edges)
+    qn, qlabels, qedges = read_subgraph_bench(query_file)
+    q = igraph.Graph(n=qn, edges=qedges)
+    if algo == "lad":
+        by_label = {}
+        for v, lab in enumerate(labels):
+            by_label.setdefault(lab, []).append(v)
+        domains = [by_label.get(lab, []) for lab in qlabels]
+        t0 = time.perf_counter()
+        count = len(g.get_subisomorphisms_lad(q, domains=domains, induced=False))
+    else:
+        t0 = time.perf_counter()
+        count = g.count_subisomorphisms_vf2(q, color1=labels, color2=qlabels)
+    return {"seconds": time.perf_counter() - t0, "result": {"embeddings": count}}
+
+
+def worker_main(argv):
+    engine, action = argv[0], argv[1]
+    args = argv[2:]
+    if engine == "duckdb" and action == "load":
+        out = worker_duckdb_load(*args)
+    elif engine == "duckdb" and action == "query":
+        out = worker_duckdb_query(*args)
+    elif engine == "kuzu" and action == "load":
+        out = worker_kuzu_load(*args)
+    elif engine == "duckdb" and action == "count":
+        out = worker_duckdb_count(*args)
+    elif engine == "kuzu" and action == "count":
+        out = worker_kuzu_count(*args)
+    elif engine == "kuzu" and action == "query":
+        out = worker_kuzu_query(*args)
+    elif engine == "igraph" and action == "hprd":
+        out = worker_igraph_hprd(*args)
+    else:
+        raise SystemExit(f"unknown worker {engine} {action}")
+    print(json.dumps(out))
+
+
+# --------------------------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------------------------
+
+class RunFailed(Exception):
+    """Engines disagree on a count, or gemp itself failed: the run stops loudly."""
+
+
+def run_capped(cmd, cap, env=None):
+    """Runs cmd in its own process group; kills the whole group after `cap` seconds.
+    Returns (status, wall seconds, stdout, stderr) with status ok | timeout | error."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env=env)
+    try:
+        out, err = proc.communicate(timeout=cap)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        return "timeout", time.perf_counter() - t0, out, err
+    wall = time.perf_counter() - t0
+    return ("ok" if proc.returncode == 0 else "error"), wall, out, err
+
+
+UNITS = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def parse_duration(text):
+    m = re.fullmatch(r"([0-9.]+)(ns|µs|us|ms|s)", text)
+    return float(m.group(1)) * UNITS[m.group(2)]
+
+
+def gemp_read_input(stderr):
+    m = re.search(r"read input ([0-9.]+(?:ns|µs|us|ms|s))", stderr)
+    return parse_duration(m.group(1)) if m else 0.0
+
+
+def last_line(stderr):
+    """The last non-empty line of a failed run's stderr (the error message)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else "no output"
+
+
+def timings_line(stderr):
+    """gemp's `--timings` line (kept in the CSV: where the time went)."""
+    return next((line for line in stderr.splitlines() if line.startswith("timings [")), "")
+
+
+def worker_cmd(*args):
+    return [sys.executable, os.path.abspath(__file__), "worker", *args]
+
+
+class Bench:
+    def __init__(self, opts):
+        self.o = opts
+        self.rows = []  # raw measurements (the CSV)
+        self.out = opts.out
+        os.makedirs(self.out, exist_ok=True)
+        self.gemp_backends = gemp_backends()
+        self.log_file = open(os.path.join(self.out, "bench-peers.log"), "a", encoding="utf-8")
+
+    def log(self, msg):
+        line = f"[{datetime.datetime.utcnow():%H:%M:%S}] {msg}"
+        print(line, flush=True)
+        self.log_file.write(line + "\n")
+        self.log_file.flush()
+
+    def record(self, **row):
+        base = {"workload": "", "dataset": "", "query": "", "engine": "", "rep": 0,
+                "status": "", "seconds": "", "wall_s": "", "result": "", "note": ""}
+        base.update(row)
+        if isinstance(base["result"], dict):
+            base["result"] = json.dumps(base["result"], sort_keys=True)
+        self.rows.append(base)
+        return base
+
+    # ---- data -------------------------------------------------------------------------------
+
+    def dataset(self, name, titles, persons, credits):
+        d = os.path.join(self.out, name)
+        data = os.path.join(d, "data")
+        stamp = os.path.join(data, "PARAMS")
+        params = f"titles={titles} persons={persons} principals={credits} seed=11"
+        if not (os.path.exists(stamp) and open(stamp).read() == params):
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(data)
+            self.log(f"generating {name}: {params}")
+            subprocess.run([GEMP, "-q", "generate", "imdb", "--titles", str(titles), "--persons",
+                            str(persons), "--principals", str(credits), "--seed", "11", "-o", data],
+                           check=True)
+            open(stamp, "w").write(params)
+        size = sum(os.path.getsize(os.path.join(data, f + ".tsv")) for f in TSV_FILES)
+        return d, data, size
+
+    def load(self, name, d, data, size):
+        """Workload 4: each engine loads the same TSV files; the stores are kept for the queries."""
+        cap = self.o.load_cap
+        stores = {}
+        for rep in range(1, self.o.load_reps + 1):
+            snap = os.path.join(d, "model.gemp")
+            duck = os.path.join(d, "duckdb.db")
+            kz = os.path.join(d, "kuzu.db")
+            for p in (snap, duck, duck + ".wal", kz, kz + ".wal"):
+                if os.path.isdir(p):
+                    shutil.rmtree(p)
+                elif os.path.exists(p):
+                    os.remove(p)
+            runs = [
+                ("gemp", [GEMP, "-q", "load", data, "-o", snap], snap),
+                ("duckdb", worker_cmd("duckdb", "load", data, duck), duck),
+                ("kuzu", worker_cmd("kuzu", "load", data, kz), kz),
+            ]
+            for engine, cmd, store in runs:
+                status, wall, out, err = run_capped(cmd, cap)
+                seconds = wall
+                note = ""
+                if status == "ok" and engine != "gemp":
+                    seconds = json.loads(out)["seconds"]
+                elif status == "error":
+                    note = last_line(err)
+                    self.log(f"  {engine} load FAILED: {note}")
+                self.record(workload="load", dataset=name, query=f"load {size / 1e6:.0f} MB TSV",
+                            engine=engine, rep=rep, status=status,
+                            seconds=f"{seconds:.4f}", wall_s=f"{wall:.4f}", note=note)
+                self.log(f"  load {name} {engine}: {status} {seconds:.2f} s")
+                if status == "ok":
+                    stores[engine] = store
+                elif engine == "gemp":
+                    raise RunFailed(f"gemp load of {name} {status}: {note}")
+        self.check_loaded(name, stores)
+        return stores
+
+    def check_loaded(self, name, stores):
+        """Every engine holds the same nodes and credits (a silent partial load would skew it)."""
+        counts = {}
+        for engine, store in stores.items():
+            if engine == "gemp":
+                cmd = [GEMP, "-q", "info", store, "--json", "--top", "0"]
+            else:
+                cmd = worker_cmd(engine, "count", store)
+            status, _, out, err = run_capped(cmd, self.o.load_cap)
+            if status != "ok":
+                raise RunFailed(f"counting what {engine} loaded of {name}: {last_line(err)}")
+            parsed = json.loads(out)
+            counts[engine] = {"nodes": parsed["nodes"], "edges": parsed["edges"]}
+        if len({json.dumps(c, sort_keys=True) for c in counts.values()}) > 1:
+            raise RunFailed(f"the engines loaded different data for {name}: {counts}")
+        self.log(f"  loaded the same data everywhere: {counts.get('gemp')}")
+
+    # ---- queries ----------------------------------------------------------------------------
+
+    def engines_for(self, query, stores):
+        """(engine label, command) for every engine that runs `query` on this dataset."""
+        runs = []
+        if "gemp" in stores:
+            for label, args in self.gemp_backends:
+                runs.append((label, [GEMP, "-q", "match", "--model", stores["gemp"], *args,
+                                     "--format", "csv", "--timings",
+                                     os.path.join(QUERIES, query + ".gemp.cypher")]))
+        if "duckdb" in stores:
+            runs.append(("duckdb", worker_cmd("duckdb", "query", stores["duckdb"],
+                                              os.path.join(QUERIES, query + ".duckdb.sql"))))
+        if "kuzu" in stores:
+            runs.append(("kuzu", worker_cmd("kuzu", "query", stores["kuzu"],
+                                            os.path.join(QUERIES, query + ".kuzu.cypher"))))
+        return runs
+
+    def run_query(self, workload, dataset, query, stores):
+        results = {}
+        for engine in ("duckdb", "kuzu"):
+            if engine not in stores:
+                self.record(workload=workload, dataset=dataset, query=query, engine=engine,
+                            status="skipped", note="not loaded (its load failed or hit the cap)")
+        for engine, cmd in self.engines_for(query, stores):
+            for rep in range(1, self.o.reps + 1):
+                status, wall, out, err = run_capped(cmd, self.o.cap)
+                seconds, result, note = "", "", ""
+                if status == "ok":
+                    if engine.startswith("gemp"):
+                        lines = out.strip().splitlines()
+                        header, values = lines[0].split(","), lines[1].split(",")
+                        # An aggregate over no rows prints empty (null); peers print 0 / None.
+                        result = {h: int(v or 0) for h, v in zip(header, values)}
+                        # Query time: the whole process less opening the snapshot (so gemp pays
+                        # its process start, parsing, planning and any device upload).
+                        seconds = wall - gemp_read_input(err)
+                        note = timings_line(err)
+                    else:
+                        parsed = json.loads(out)
+                        seconds, result = parsed["seconds"], parsed["result"]
+                    results.setdefault(engine, []).append(result)
+                elif status == "error":
+                    note = last_line(err)
+                self.record(workload=workload, dataset=dataset, query=query, engine=engine,
+                            rep=rep, status=status,
+                            seconds=f"{seconds:.4f}" if seconds != "" else "",
+                            wall_s=f"{wall:.4f}", result=result, note=note)
+                shown = f"{seconds:.3f} s" if seconds != "" else f"{status} after {wall:.1f} s"
+                self.log(f"  {query} {engine} #{rep}: {shown} {result if result else note}")
+                if status == "error":
+                    self.log(f"  FAILED: {engine} on {query}: {note}")
+                    if engine.startswith("gemp"):
+                        raise RunFailed(f"{engine} failed on {query}: {note}")
+                # Slow or capped runs are not repeated (one sample says enough at this size).
+                if status != "ok" or wall > self.o.repeat_below:
+                    break
+        self.check(query, results)
+
+    def check(self, query, results, expected=None):
+        """Every result of every engine must be identical (and equal `expected` when given)."""
+        distinct = {json.dumps(r, sort_keys=True) for rs in results.values() for r in rs}
+        if expected is not None:
+            distinct.add(json.dumps(expected, sort_keys=True))
+        if len(distinct) > 1:
+            detail = "; ".join(f"{e}: {rs}" for e, rs in results.items())
+            raise RunFailed(f"COUNT MISMATCH on {query}: {detail}"
+                           + (f"; expected {expected}" if expected is not None else ""))
+        if len(results) < 2 and expected is None:
+            self.log(f"  note: {query} finished on fewer than two engines; its count is unchecked")
+
+    # ---- HPRD -------------------------------------------------------------------------------
+
+    def hprd(self):
+        hdir = self.o.hprd
+        graph = os.path.join(hdir, "HPRD.graph")
+        if not os.path.exists(graph):
+            self.log(f"HPRD not found at {hdir}: workload 3 skipped")
+            return False
+        expected = {}
+        for line in open(os.path.join(hdir, "expected_counts.txt"), encoding="utf-8"):
+            if ":" in line:
+                k, v = line.strip().split(":")
+                expected[k] = int(v)
+        qdir = os.path.join(hdir, "queries")
+        queries = sorted(f for f in os.listdir(qdir) if f.endswith(".graph"))
+        if self.o.hprd_queries:
+            queries = queries[: self.o.hprd_queries]
+        snap = os.path.join(self.out, "hprd.gemp")
+        status, wall, _, err = run_capped([GEMP, "-q", "load", graph, "-o", snap], self.o.load_cap)
+        if status != "ok":
+            raise RunFailed(f"gemp could not load HPRD: {err}")
+        results = {}
+        # gemp: one process per query.
+        for label, args in self.gemp_backends:
+            for qf in queries:
+                name = qf[:-6]
+                cmd = [GEMP, "-q", "match", "--model", snap, *args, "--count", "--timings",
+                       os.path.join(qdir, qf)]
+                status, wall, out, err = run_capped(cmd, self.o.hprd_cap)
+                seconds, result = "", ""
+                if status == "ok":
+                    result = {"embeddings": int(out.strip())}
+                    seconds = f"{wall - gemp_read_input(err):.4f}"
+                    results.setdefault(name, {}).setdefault(label, []).append(result)
+                self.record(workload="hprd", dataset="hprd", query=name, engine=label, rep=1,
+                            status=status, seconds=seconds, wall_s=f"{wall:.4f}", result=result,
+                            note=last_line(err) if status == "error" else "")
+                if status == "error":
+                    raise RunFailed(f"{label} failed on {name}: {last_line(err)}")
+            self.log(f"  hprd {label}: {len(queries)} queries done")
+        # gemp batch: every query in one process (snapshot opened and device set up once);
+        # its wall time, whole, against the per-query sums.
+        for label, args in self.gemp_backends:
+            outdir = os.path.join(self.out, "hprd-batch-" + label)
+            cmd = [GEMP, "-q", "batch", "--model", snap, *args, "--count", "--out", outdir,
+                   *[os.path.join(qdir, q) for q in queries]]
+            status, wall, out, err = run_capped(cmd, self.o.hprd_cap * len(queries))
+            if status == "error":
+                raise RunFailed(f"{label} batch failed on HPRD: {last_line(err)}")
+            if status == "ok":
+                for q in queries:
+                    name = q[:-6]
+                    with open(os.path.join(outdir, name + ".count"), encoding="utf-8") as f:
+                        count = int(f.read().strip())
+                    results.setdefault(name, {}).setdefault(label + "-batch", []).append(
+                        {"embeddings": count})
+            self.record(workload="hprd-batch", dataset="hprd", query=f"{len(queries)} queries",
+                        engine=label, rep=1, status=status,
+                        seconds=f"{wall:.4f}" if status == "ok" else "", wall_s=f"{wall:.4f}")
+            self.log(f"  hprd {label} batch: {status} {wall:.2f} s")
+        # igraph: one process per query and algorithm, like gemp.
+        for algo in ("lad", "vf2"):
+            engine = f"igraph-{algo}"
+            for qf in queries:
+                name = qf[:-6]
+                cmd = worker_cmd("igraph", "hprd", graph, os.path.join(qdir, qf), algo)
+                status, wall, out, err = run_capped(cmd, self.o.hprd_cap)
+                seconds, result, note = "", "", ""
+                if status == "ok":
+                    parsed = json.loads(out)
+                    seconds, result = f"{parsed['seconds']:.4f}", parsed["result"]
+                    results.setdefault(name, {}).setdefault(engine, []).append(result)
+                elif status == "error":
+                    note = last_line(err)
+                    self.log(f"  FAILED: {engine} on {name}: {note}")
+                self.record(workload="hprd", dataset="hprd", query=name, engine=engine, rep=1,
+                            status=status, seconds=seconds, wall_s=f"{wall:.4f}", result=result,
+                            note=note)
+            self.log(f"  hprd {engine}: {len(queries)} queries done")
+        for q in queries:
+            name = q[:-6]
+            self.check(name, results.get(name, {}), {"embeddings": expected[name]}
+                       if name in expected else None)
+        self.log(f"  hprd: all counts agree ({len(queries)} queries)")
+        return True
+
+    # ---- output -----------------------------------------------------------------------------
+
+    def write_csv(self):
+        path = os.path.join(self.out, "bench-peers.csv")
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, fieldnames=list(self.rows[0].keys()))
+            w.writeheader()
+            w.writerows(self.rows)
+        return path
+
+
+def gemp_backends():
+    """("gemp-host", args) plus one ("gemp-opencl-…", args) per OpenCL device `gemp devices` lists."""
+    out = [("gemp-host", ["--backend", "host"])]
+    try:
+        text = subprocess.run([GEMP, "devices"], capture_output=True, text=True, check=True).stdout
+    except subprocess.CalledProcessError:
+        return out
+    for line in text.splitlines():
+        m = re.match(r"^[ *]+(\d+)\s+(\w+)\s+(\S+)", line)
+        if m:
+            idx, kind, name = m.groups()
+            label = "gemp-opencl-pocl" if "pthread" in name or "cpu" == kind else f"gemp-opencl-{kind}{idx}"
+            out.append((label, ["--backend", "opencl", "--device", idx]))
+    return out
+
+
+def device_names():
+    try:
+        return subprocess.run([GEMP, "devices"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return ""
+
+
+# --------------------------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------------------------
+
+def fmt_time(s):
+    if s >= 100:
+        return f"{s:.0f} s"
+    if s >= 1:
+        return f"{s:.2f} s"
+    return f"{s * 1000:.0f} ms" if s >= 0.01 else f"{s * 1000:.1f} ms"
+
+
+def fmt_ratio(r):
+    return f"{r:.2f}×" if r < 10 else f"{r:.0f}×"
+
+
+def summarize(rows, cap):
+    """(median seconds or None, cell text) per engine from the raw rows of one query."""
+    ok = [float(r["seconds"]) for r in rows if r["status"] == "ok"]
+    if ok:
+        med = statistics.median(ok)
+        n = f" (n={len(ok)})" if len(ok) != 1 else " (n=1)"
+        return med, fmt_time(med) + n
+    if any(r["status"] == "timeout" for r in rows):
+        return None, f"> {cap:g} s (cap)"
+    if any(r["status"] == "skipped" for r in rows):
+        return None, "not loaded"
+    reason = next((r["note"] for r in rows if r["note"]), "")
+    short = "out of memory" if ("memory" in reason.lower() or "buffer pool" in reason.lower()) \
+        else "failed"
+    return None, f"{short}"
+
+
+def engine_title(e):
+    return {"gemp-host": "gemp host", "gemp-opencl-pocl": "gemp OpenCL (PoCL)",
+            "duckdb": "DuckDB", "kuzu": "Kùzu", "igraph-lad": "igraph LAD",
+            "igraph-vf2": "igraph VF2"}.get(e, e.replace("gemp-opencl-", "gemp OpenCL "))
+
+
+def query_table(rows, workload, gemp_engines, peers, cap):
+    lines = []
+    head = ["query", "counts (equal on every engine)"] + [engine_title(e) for e in gemp_engines] \
+        + [engine_title(e) for e in peers] + [f"{engine_title(e)} ÷ best peer" for e in gemp_engines]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    queries = []
+    for r in rows:
+        if r["workload"] == workload and r["query"] not in queries:
+            queries.append(r["query"])
+    for q in queries:
+        qrows = [r for r in rows if r["workload"] == workload and r["query"] == q]
+        result = next((r["result"] for r in qrows if r["result"]), "")
+        counts = ", ".join(f"{k} {v:,}" for k, v in json.loads(result).items()) if result else "—"
+        cells, meds = [], {}
+        for e in gemp_engines + peers:
+            med, text = summarize([r for r in qrows if r["engine"] == e], cap)
+            meds[e] = med
+            cells.append(text)
+        ratios = []
+        peer_meds = {e: meds[e] for e in peers}
+        finished = [m for m in peer_meds.values() if m is not None]
+        for e in gemp_engines:
+            timed_out = any(r["status"] == "timeout" for r in qrows if r["engine"] == e)
+            if meds[e] is None and timed_out and finished:
+                ratios.append(f"**> {fmt_ratio(cap / min(finished))}**")
+            elif meds[e] is None:
+                ratios.append("—")
+            elif all(m is None for m in peer_meds.values()):
+                ratios.append(f"< {fmt_ratio(meds[e] / cap)} (no peer finished)")
+            else:
+                ratios.append(f"**{fmt_ratio(meds[e] / min(m for m in peer_meds.values() if m is not None))}**")
+        lines.append("| " + " | ".join([q, counts] + cells + ratios) + " |")
+    return lines
+
+
+def hprd_table(rows, gemp_engines, cap):
+    hrows = [r for r in rows if r["workload"] == "hprd"]
+    engines = gemp_engines + ["igraph-lad", "igraph-vf2"]
+    names = sorted({r["query"] for r in hrows})
+    lines = ["| engine | counts equal to the published ones | total of per-query times | "
+             "median per query | slowest query | over the cap |",
+             "|---|---|---|---|---|---|"]
+    totals = {}
+    for e in engines:
+        er = [r for r in hrows if r["engine"] == e]
+        if not er:
+            continue
+        ok = [float(r["seconds"]) for r in er if r["status"] == "ok"]
+        over = sum(1 for r in er if r["status"] == "timeout")
+        total = sum(ok) + over * cap
+        totals[e] = (total, over)
+        tot_text = ("≥ " if over else "") + fmt_time(total)
+        lines.append(f"| {engine_title(e)} | {len(ok)} / {len(names)} | {tot_text} | "
+                     f"{fmt_time(statistics.median(ok)) if ok else '—'} | "
+                     f"{fmt_time(max(ok)) if ok else '—'} | {over} |")
+    for r in rows:
+        if r["workload"] == "hprd-batch":
+            text = fmt_time(float(r["seconds"])) if r["status"] == "ok" else r["status"]
+            lines.append(f"| {engine_title(r['engine'])}, `gemp batch` (one process) | — | "
+                         f"{text} (whole process) | — | — | — |")
+    ratio_lines = []
+    batch = {r["engine"]: float(r["seconds"]) for r in rows
+             if r["workload"] == "hprd-batch" and r["status"] == "ok"}
+    peers = {e: totals[e] for e in ("igraph-lad", "igraph-vf2") if e in totals}
+    for peer in sorted(peers, key=lambda e: (e != "igraph-lad", e)):
+        total, over = peers[peer]
+        qual = " (a lower bound for igraph: some queries hit the cap)" if over else ""
+        parts = []
+        for e in gemp_engines:
+            if e in totals:
+                parts.append(f"{engine_title(e)} {fmt_ratio(totals[e][0] / max(total, 1e-9))}")
+            if e in batch:
+                parts.append(f"{engine_title(e)} `gemp batch` "
+                             f"{fmt_ratio(batch[e] / max(total, 1e-9))}")
+        if ratio_lines:
+            ratio_lines.append("")
+        ratio_lines.append(f"gemp ÷ {engine_title(peer)} (totals): **" + "**, **".join(parts)
+                           + f"**{qual}.")
+    return lines, ratio_lines
+
+
+def load_table(rows, cap):
+    lrows = [r for r in rows if r["workload"] == "load"]
+    lines = ["| data set | input | gemp load → snapshot | DuckDB `read_csv` → tables | "
+             "Kùzu `COPY FROM` | gemp ÷ best peer |", "|---|---|---|---|---|---|"]
+    for ds in dict.fromkeys(r["dataset"] for r in lrows):
+        drows = [r for r in lrows if r["dataset"] == ds]
+        meds = {}
+        cells = []
+        for e in ("gemp", "duckdb", "kuzu"):
+            med, text = summarize([r for r in drows if r["engine"] == e], cap)
+            meds[e] = med
+            cells.append(text)
+        peers = [m for e, m in meds.items() if e != "gemp" and m is not None]
+        ratio = f"**{fmt_ratio(meds['gemp'] / min(peers))}**" if peers and meds["gemp"] else "—"
+        lines.append(f"| {ds} | {drows[0]['query'].replace('load ', '')} | "
+                     + " | ".join(cells) + f" | {ratio} |")
+    return lines
+
+
+def load_section(rows, cap):
+    out = []
+    out.append("**Load**, workload 4 — the same four TSV files (`title.basics`, `name.basics`, "
+               "`title.principals`, `title.ratings`) into each engine's own store on disk: "
+               "gemp `load -o` (parse, freeze, checksummed snapshot; whole process), DuckDB "
+               "`CREATE TABLE … AS SELECT * FROM read_csv(…)` per file into a database file, "
+               "Kùzu node tables by `COPY FROM`, ratings by `LOAD FROM … SET`, one relationship "
+               "table per credit category plus `ACTS` (acting credits as one table) by `COPY "
+               "FROM (LOAD FROM …)`:")
+    out.append("")
+    out += load_table(rows, cap)
+    out.append("")
+    return out
+
+
+def machine(load_start):
+    cpu = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = 0.0
+    try:
+        for line in open("/proc/meminfo", encoding="utf-8"):
+            if line.startswith("MemTotal"):
+                mem = int(line.split()[1]) / 2 ** 20
+    except OSError:
+        pass
+    return {"cores": os.cpu_count(), "cpu": cpu, "mem_gib": mem, "load_start": load_start,
+            "load_end": " ".join(open("/proc/loadavg").read().split()[:3]),
+            "os": platform.platform()}
+
+
+def report(bench, m, versions, datasets, started, finished):
+    o = bench.o
+    rows = bench.rows
+    gemp_engines = [label for label, _ in bench.gemp_backends]
+    cmd = "scripts/bench-peers " + " ".join(o.argv) if o.argv else "scripts/bench-peers"
+    out = [BEGIN, "",
+           f"Produced by `{cmd}` on {started:%Y-%m-%d}, {started:%H:%M}–{finished:%H:%M} UTC "
+           f"(gemp {versions['gemp']}; DuckDB {versions['duckdb']}, Kùzu {versions['kuzu']}, "
+           f"python-igraph {versions['igraph']}, Python {versions['python']}).",
+           "",
+           f"Machine: {m['cores']} cores ({m['cpu']}), {m['mem_gib']:.1f} GiB, {m['os']}; "
+           f"OpenCL devices: {versions['devices']}. "
+           f"**Load average at start: {m['load_start']}** (at the end: {m['load_end']}); "
+           + ("other processes shared the cores during the run, so absolute times are inflated "
+              "and noisy. " if float(m["load_start"].split()[0]) >= 1 else "")
+           + "Compare the ratios, measured in the same run.",
+           "",
+           f"Each cell is the median query time over separate processes (n = runs; a run slower "
+           f"than {o.repeat_below:.0f} s is not repeated), capped at {o.cap:.0f} s per run "
+           f"({o.hprd_cap:.0f} s per HPRD query). Query time: for DuckDB and Kùzu the "
+           "`execute` + fetch call after the database is open; for gemp the `gemp match` process "
+           "less opening the snapshot (so gemp also pays process start, parsing, planning and, "
+           "on OpenCL, device set-up and model upload). DuckDB and Kùzu use all cores and "
+           f"{mem_gb()} GiB of memory at most; gemp host uses all cores. "
+           "Every engine returned the same counts before any time was kept (a mismatch stops "
+           "the run).",
+           ""]
+    for wl, title in (("imdb-mid", "IMDb-like graph, workload 1"),
+                      ("imdb-big", "IMDb-like graph, workload 2")):
+        if wl in datasets and any(r["workload"] == wl for r in rows):
+            d = datasets[wl]
+            out.append(f"**{title}** — {d['persons']:,} persons, {d['titles']:,} titles, "
+                       f"{d['credits']:,} credits requested (`gemp generate imdb --seed 11`):")
+            out.append("")
+            out += query_table(rows, wl, gemp_engines, ["duckdb", "kuzu"], o.cap)
+            out.append("")
+    if any(r["workload"] == "hprd" for r in rows):
+        nq = len({r['query'] for r in rows if r['workload'] == 'hprd'})
+        out.append(f"**HPRD**, workload 3 — {nq} query graphs of 16 vertices, every embedding "
+                   "counted (one process per query and engine; gemp: the process less opening the "
+                   "snapshot, igraph: the counting call; `gemp batch` runs all queries in one process):")
+        out.append("")
+        lines, ratios = hprd_table(rows, gemp_engines, o.hprd_cap)
+        out += lines
+        out.append("")
+        out += ratios
+        out.append("")
+    if any(r["workload"] == "load" for r in rows):
+        out += load_section(rows, o.load_cap)
+    out.append("Semantics: gemp matches node-injectively (`--semantics isomorphism`, the default) "
+               "and treats a relationship without a variable as an existence check. DuckDB (SQL "
+               "joins) and Kùzu (Cypher) match homomorphically, so their queries add injectivity "
+               "as explicit `<>` (or `<` ordering) conditions and count acting credits as "
+               "distinct (person, title) pairs (DuckDB with the ids' digits as integers, Kùzu "
+               "ordering by `id()`, both faster than comparing the id strings); igraph's LAD (`induced=False`, labels as domains) "
+               "and VF2 (labels as colours) count non-induced embeddings with automorphic images "
+               "separately, the semantics of HPRD's published counts. The queries of every engine "
+               "are in `benches/peers/`; raw times in `bench-peers.csv` of the output directory.")
+    out += ["", END]
+    return "\n".join(out)
+
+
+def write_docs(path, section):
+    text = open(path, encoding="utf-8").read() if os.path.exists(path) else "# Benchmarks\n"
+    if BEGIN in text and END in text:
+        a = text.index(BEGIN)
+        b = text.index(END) + len(END)
+        text = text[:a] + section + text[b:]
+    else:
+        text = text.rstrip("\n") + "\n\n## Side by side: DuckDB, Kùzu and igraph\n\n" + section + "\n"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+# --------------------------------------------------------------------------------------------
+# Main
+# --------------------------------------------------------------------------------------------
+
+def versions():
+    import duckdb
+    import igraph
+    import kuzu
+
+    try:
+        rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True).stdout.strip()
+    except OSError:
+        rev = "?"
+    devs = []
+    for line in device_names().splitlines()[1:]:
+        parts = re.split(r"\s{2,}", line.replace("*", " ").strip())
+        if len(parts) >= 4:
+            devs.append(f"{parts[2]} (`{parts[1]}`, {parts[3]})")
+    return {"gemp": rev or "?", "duckdb": duckdb.__version__, "kuzu": kuzu.__version__,
+            "igraph": igraph.__version__, "python": platform.python_version(),
+            "devices": ", ".join(devs) or "none (OpenCL backend not measured)"}
+
+
+def default_hprd():
+    """../shared/data/hprd beside the checkout (or beside the main checkout of a git worktree)."""
+    candidates = [os.path.join(ROOT, "..", "shared", "data", "hprd")]
+    try:
+        common = subprocess.run(["git", "-C", ROOT, "rev-parse", "--path-format=absolute",
+                                 "--git-common-dir"], capture_output=True, text=True).stdout.strip()
+        if common:
+            candidates.append(os.path.join(os.path.dirname(common), "..", "shared", "data", "hprd"))
+    except OSError:
+        pass
+    for c in candidates:
+        if os.path.exists(os.path.join(c, "HPRD.graph")):
+            return os.path.normpath(c)
+    return os.path.normpath(candidates[0])
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="scripts/bench-peers", description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true",
+                   help="small smoke run: small graphs, 1 run each, 10 HPRD queries, 30 s caps, "
+                        "docs/benchmarks.md not written")
+    p.add_argument("--out", help="data, stores, CSV and log (default bench-data/peers, "
+                   "bench-data/peers-quick with --quick)")
+    p.add_argument("--reps", type=int, help="runs per query and engine (default 3; quick 1)")
+    p.add_argument("--repeat-below", type=float, default=10.0,
+                   help="runs slower than this many seconds are not repeated (default 10)")
+    p.add_argument("--cap", type=float, help="seconds per query run (default 120; quick 30)")
+    p.add_argument("--load-cap", type=float, help="seconds per load (default 300; quick 60)")
+    p.add_argument("--load-reps", type=int, default=1, help="loads per engine and data set")
+    p.add_argument("--hprd", default=default_hprd(),
+                   help="HPRD directory (default ../shared/data/hprd; skipped when absent)")
+    p.add_argument("--hprd-cap", type=float, default=20.0, help="seconds per HPRD query (default 20; quick 10)")
+    p.add_argument("--hprd-queries", type=int, help="only the first N HPRD queries (quick: 10)")
+    p.add_argument("--mid", default="100000,70000,420000",
+                   help="workload 1 graph: persons,titles,credits (default 100000,70000,420000)")
+    p.add_argument("--big", default="1000000,700000,4200000",
+                   help="workload 2 graph: persons,titles,credits (default 1000000,700000,4200000)")
+    p.add_argument("--only", default="1,2,3,4",
+                   help="workloads to run, e.g. 1,3 (a graph is always loaded, workload 4, "
+                        "before its queries run)")
+    p.add_argument("--mem-gb", type=int, default=6,
+                   help="memory limit of DuckDB and Kùzu's buffer pool in GiB (default 6; the "
+                        "engines' own default is 80 %% of RAM)")
+    p.add_argument("--docs", default=os.path.join(ROOT, "docs", "benchmarks.md"),
+                   help="markdown file whose bench-peers section is rewritten")
+    p.add_argument("--no-docs", action="store_true", help="do not write the markdown file")
+    o = p.parse_args(argv)
+    o.argv = argv
+    if o.quick:
+        o.reps = o.reps or 1
+        o.cap = o.cap or 30.0
+        o.load_cap = o.load_cap or 60.0
+        o.hprd_queries = o.hprd_queries or 10
+        o.hprd_cap = min(o.hprd_cap, 10.0)
+        if "--mid" not in argv:
+            o.mid = "10000,7000,42000"
+        if "--big" not in argv:
+            o.big = "30000,21000,126000"
+        if "--docs" not in argv:
+            o.no_docs = True
+    o.out = o.out or os.path.join(ROOT, "bench-data", "peers-quick" if o.quick else "peers")
+    o.reps = o.reps or 3
+    o.cap = o.cap or 120.0
+    o.load_cap = o.load_cap or 300.0
+    o.only = {int(x) for x in o.only.split(",") if x}
+    return o
+
+
+def main(argv):
+    o = parse_args(argv)
+    os.environ["BENCH_PEERS_MEM_GB"] = str(o.mem_gb)  # read by the workers
+    load_start = " ".join(open("/proc/loadavg").read().split()[:3])
+    started = datetime.datetime.utcnow()
+    bench = Bench(o)
+    bench.log(f"bench-peers: load average at start {load_start}; output in {o.out}")
+    vers = versions()
+    bench.log(f"versions: {vers}")
+    datasets = {}
+    failed = None
+    try:
+        plan = []
+        if 1 in o.only or 4 in o.only:
+            plan.append(("imdb-mid", o.mid, W1 if 1 in o.only else []))
+        if 2 in o.only:
+            plan.append(("imdb-big", o.big, W2))
+        for name, sizes, queries in plan:
+            persons, titles, credits = (int(x) for x in sizes.split(","))
+            datasets[name] = {"persons": persons, "titles": titles, "credits": credits}
+            d, data, size = bench.dataset(name, titles, persons, credits)
+            bench.log(f"{name}: loading ({size / 1e6:.0f} MB of TSV)")
+            stores = bench.load(name, d, data, size)
+            for q in queries:
+                bench.log(f"{name}: {q}")
+                bench.run_query(name, name, q, stores)
+        if 3 in o.only:
+            bench.log("hprd")
+            bench.hprd()
+    except RunFailed as e:
+        failed = str(e)
+    finished = datetime.datetime.utcnow()
+    csv_path = bench.write_csv() if bench.rows else None
+    if failed:
+        bench.log("=" * 78)
+        bench.log(f"FAILED: {failed}")
+        bench.log("no times are reported; raw rows in " + str(csv_path))
+        bench.log("=" * 78)
+        return 1
+    m = machine(load_start)
+    section = report(bench, m, vers, datasets, started, finished)
+    md_path = os.path.join(o.out, "bench-peers.md")
+    open(md_path, "w", encoding="utf-8").write(section + "\n")
+    if not o.no_docs:
+        write_docs(o.docs, section)
+        bench.log(f"wrote the table into {o.docs}")
+    print(section)
+    bench.log(f"raw times: {csv_path}; table: {md_path}; "
+              f"{(finished - started).total_seconds():.0f} s in all")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "worker":
+        worker_main(sys.argv[2:])
+    else:
+        sys.exit(main(sys.argv[1:]))
