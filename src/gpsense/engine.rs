@@ -15,7 +15,7 @@ use super::join::{self, Conjuncts, EdgeCandidates, Joiner, Repeat};
 use super::plan::{self, GpsPlan};
 use crate::error::Result;
 use crate::matcher::enumerate::{sub_pattern_exists, Control, Sink};
-use crate::matcher::results::{CountSink, Projector, RowSink};
+use crate::matcher::results::{finish_stages, CountSink, Projector, RowSink};
 use crate::matcher::{MatchOptions, QueryOutput, Semantics, Timings};
 use crate::model::Model;
 use crate::pattern::eval::ExistsOracle;
@@ -460,21 +460,7 @@ impl<'m> Engine<'m> {
         };
         timings.enumerate = start.elapsed();
         let start = Instant::now();
-        let mut merged = RowSink::new(model, &first, Some(&oracle));
-        for s in sinks {
-            merged.merge(s);
-        }
-        let mut rows = merged.finish();
-        let mut columns = first.columns();
-        for stage in &query.stages[1..] {
-            let p = Projector::new(stage);
-            let mut sink = RowSink::new(model, &p, None);
-            for row in &rows {
-                sink.push(&[], &[], row);
-            }
-            rows = sink.finish();
-            columns = p.columns();
-        }
+        let (mut rows, columns) = finish_stages(model, &query.stages, &first, sinks, Some(&oracle));
         timings.results = start.elapsed();
         let count = rows.len() as u64;
         if options.count_only {

@@ -212,21 +212,8 @@ pub fn execute<'m>(
     };
     timings.enumerate = start.elapsed();
     let start = Instant::now();
-    let mut merged = RowSink::new(model, &first, Some(oracle));
-    for s in sinks {
-        merged.merge(s);
-    }
-    let mut rows = merged.finish();
-    let mut columns = first.columns();
-    for stage in &query.stages[1..] {
-        let p = Projector::new(stage);
-        let mut sink = RowSink::new(model, &p, None);
-        for row in &rows {
-            sink.push(&[], &[], row);
-        }
-        rows = sink.finish();
-        columns = p.columns();
-    }
+    let (mut rows, columns) =
+        results::finish_stages(model, &query.stages, &first, sinks, Some(oracle));
     timings.results = start.elapsed();
     let count = rows.len() as u64;
     if options.count_only {

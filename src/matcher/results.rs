@@ -452,6 +452,34 @@ impl<'q, 'm> RowSink<'q, 'm> {
     }
 }
 
+/// The result stage once the search is done: merges the workers' sinks of the first projection,
+/// then runs each later projection (`WITH … RETURN`) over the rows of the one before. Returns the
+/// final rows and their column names.
+pub fn finish_stages<'q, 'm>(
+    model: &'m Model,
+    stages: &[Projection],
+    first: &'q Projector<'q>,
+    sinks: Vec<RowSink<'q, 'm>>,
+    oracle: Option<&'q (dyn ExistsOracle + Sync)>,
+) -> (Vec<Vec<Val<'m>>>, Vec<String>) {
+    let mut merged = RowSink::new(model, first, oracle);
+    for s in sinks {
+        merged.merge(s);
+    }
+    let mut rows = merged.finish();
+    let mut columns = first.columns();
+    for stage in stages.iter().skip(1) {
+        let p = Projector::new(stage);
+        let mut sink = RowSink::new(model, &p, None);
+        for row in &rows {
+            sink.push(&[], &[], row);
+        }
+        rows = sink.finish();
+        columns = p.columns();
+    }
+    (rows, columns)
+}
+
 impl Sink for RowSink<'_, '_> {
     fn emit(&mut self, nodes: &[u32], rels: &[u32]) -> bool {
         self.push(nodes, rels, &[])
