@@ -8,6 +8,7 @@
 #![cfg(feature = "opencl")]
 
 mod common;
+use common::random_graphs::{build, graph, pattern_vars, RelSpec, G};
 use common::{count_star, gpu, hprd_dir};
 
 use std::time::Instant;
@@ -15,33 +16,17 @@ use std::time::Instant;
 use gemp::io::{subgraph_bench, LoadOptions, LoadReport};
 use gemp::matcher::device::{DeviceConfig, DeviceMatcher};
 use gemp::matcher::{execute, prepare, MatchOptions, Semantics};
-use gemp::model::{Model, ModelBuilder};
+use gemp::model::Model;
 use gemp::pattern::bench_query;
 use gemp::pattern::eval::Val;
 use gemp::pattern::ir::*;
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
-struct G {
-    labels: Vec<u8>,
-    edges: Vec<(usize, usize, u8)>,
-}
-
-#[derive(Debug, Clone)]
 struct P {
     labels: Vec<Option<u8>>,
     /// src, dst, types (0 = any, 1 = T0, 2 = T1, 3 = [T1, T0]), undirected, named
     rels: Vec<(usize, usize, u8, bool, bool)>,
-}
-
-fn graph() -> impl Strategy<Value = G> {
-    (2usize..10).prop_flat_map(|n| {
-        (
-            prop::collection::vec(0u8..2, n),
-            prop::collection::vec((0..n, 0..n, 0u8..2), 0..26),
-        )
-            .prop_map(|(labels, edges)| G { labels, edges })
-    })
 }
 
 fn pattern() -> impl Strategy<Value = P> {
@@ -63,57 +48,23 @@ fn pattern() -> impl Strategy<Value = P> {
     })
 }
 
-fn build(g: &G) -> Model {
-    let mut b = ModelBuilder::new();
-    let t: Vec<u32> = (0..2).map(|i| b.rel_type(&format!("T{i}"))).collect();
-    b.label("L0");
-    b.label("L1");
-    let ids: Vec<u32> = g
-        .labels
-        .iter()
-        .enumerate()
-        .map(|(i, l)| b.add_node(&format!("{i}"), &[&format!("L{l}")]))
-        .collect();
-    for &(u, v, ty) in &g.edges {
-        b.add_edge(ids[u], ids[v], t[ty as usize]).unwrap();
-    }
-    b.freeze().unwrap()
-}
-
 fn bind(m: &Model, p: &P) -> BoundQuery {
-    let label = |l: u8| m.labels().get(&format!("L{l}")).unwrap();
-    let ty = |t: u8| m.rel_types().get(&format!("T{t}")).unwrap();
+    // Type 0: any; 1: T0; 2: T1; 3: T1|T0.
+    let rels: Vec<RelSpec> = p
+        .rels
+        .iter()
+        .map(|&(s, d, t, undirected, named)| {
+            let types = match t {
+                0 => vec![],
+                1 => vec![0],
+                2 => vec![1],
+                _ => vec![1, 0],
+            };
+            (s, d, types, undirected, named)
+        })
+        .collect();
     BoundQuery {
-        pattern: Pattern {
-            nodes: p
-                .labels
-                .iter()
-                .enumerate()
-                .map(|(i, l)| NodeVar {
-                    name: format!("n{i}"),
-                    named: true,
-                    labels: l.map(|l| vec![vec![label(l)]]).unwrap_or_default(),
-                })
-                .collect(),
-            rels: p
-                .rels
-                .iter()
-                .enumerate()
-                .map(|(i, &(s, d, t, undirected, named))| RelVar {
-                    name: format!("r{i}"),
-                    named,
-                    src: s,
-                    dst: d,
-                    types: match t {
-                        0 => vec![],
-                        1 => vec![ty(0)],
-                        2 => vec![ty(1)],
-                        _ => vec![ty(1), ty(0)],
-                    },
-                    undirected,
-                })
-                .collect(),
-        },
+        pattern: pattern_vars(m, &p.labels, &rels),
         filter: vec![],
         stages: vec![],
     }
@@ -225,7 +176,7 @@ fn compare(dev: &DeviceMatcher<'_>, m: &Model, q: &BoundQuery, sem: Semantics) {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
     #[test]
-    fn device_equals_host(g in graph(), p in pattern(), homo in any::<bool>()) {
+    fn device_equals_host(g in graph(10, 26), p in pattern(), homo in any::<bool>()) {
         let Some(gpu) = gpu("device_equals_host") else { return Ok(()); };
         let m = build(&g);
         let sem = if homo { Semantics::Homomorphism } else { Semantics::Isomorphism };
@@ -274,7 +225,7 @@ fn round_configs() -> Vec<DeviceConfig> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(150))]
     #[test]
-    fn device_rounds_equal_host(g in graph(), p in pattern(), homo in any::<bool>()) {
+    fn device_rounds_equal_host(g in graph(10, 26), p in pattern(), homo in any::<bool>()) {
         let Some(gpu) = gpu("device_rounds_equal_host") else { return Ok(()); };
         let m = build(&g);
         let sem = if homo { Semantics::Homomorphism } else { Semantics::Isomorphism };

@@ -4,6 +4,7 @@
 //! budget smaller than the graph; the saved compressed graph.
 
 mod common;
+use common::random_graphs::{add_graph, graph, pattern_vars, RelSpec, G};
 use common::{id_rows, sample_model};
 
 use std::path::Path;
@@ -18,28 +19,12 @@ use gemp::pattern::{compile, Params};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
-struct G {
-    labels: Vec<u8>,
-    edges: Vec<(usize, usize, u8)>,
-}
-
-#[derive(Debug, Clone)]
 struct P {
     labels: Vec<Option<u8>>,
     rels: Vec<(usize, usize, Option<u8>, bool, bool)>, // src, dst, type, undirected, named
     id_order: Option<(usize, usize)>,
     value_not: Option<(usize, i64)>,
     string_contains: Option<usize>,
-}
-
-fn graph() -> impl Strategy<Value = G> {
-    (2usize..12).prop_flat_map(|n| {
-        (
-            prop::collection::vec(0u8..2, n),
-            prop::collection::vec((0..n, 0..n, 0u8..2), 0..30),
-        )
-            .prop_map(|(labels, edges)| G { labels, edges })
-    })
 }
 
 fn pattern() -> impl Strategy<Value = P> {
@@ -72,25 +57,14 @@ fn pattern() -> impl Strategy<Value = P> {
 
 fn build(g: &G) -> Model {
     let mut b = ModelBuilder::new();
-    let t: Vec<u32> = (0..2).map(|i| b.rel_type(&format!("T{i}"))).collect();
-    b.label("L0");
-    b.label("L1");
+    let ids = add_graph(&mut b, g);
     let v = b.node_property("v");
     let s = b.node_property("s");
-    let ids: Vec<u32> = g
-        .labels
-        .iter()
-        .enumerate()
-        .map(|(i, l)| b.add_node(&format!("{i}"), &[&format!("L{l}")]))
-        .collect();
     for (i, &id) in ids.iter().enumerate() {
         b.set_node_property(id, v, ValueRef::Int(i as i64 % 3))
             .unwrap();
         let name = if i % 2 == 0 { "alpha" } else { "beta" };
         b.set_node_property(id, s, ValueRef::Str(name)).unwrap();
-    }
-    for &(u, w, ty) in &g.edges {
-        b.add_edge(ids[u], ids[w], t[ty as usize]).unwrap();
     }
     b.freeze().unwrap()
 }
@@ -100,33 +74,12 @@ fn node(s: usize) -> Box<Expr> {
 }
 
 fn bind(m: &Model, p: &P) -> BoundQuery {
-    let label = |l: u8| m.labels().get(&format!("L{l}")).unwrap();
-    let ty = |t: u8| m.rel_types().get(&format!("T{t}")).unwrap();
-    let pattern = Pattern {
-        nodes: p
-            .labels
-            .iter()
-            .enumerate()
-            .map(|(i, l)| NodeVar {
-                name: format!("n{i}"),
-                named: true,
-                labels: l.map(|l| vec![vec![label(l)]]).unwrap_or_default(),
-            })
-            .collect(),
-        rels: p
-            .rels
-            .iter()
-            .enumerate()
-            .map(|(i, &(s, d, t, undirected, named))| RelVar {
-                name: format!("r{i}"),
-                named,
-                src: s,
-                dst: d,
-                types: t.map(|t| vec![ty(t)]).unwrap_or_default(),
-                undirected,
-            })
-            .collect(),
-    };
+    let rels: Vec<RelSpec> = p
+        .rels
+        .iter()
+        .map(|&(s, d, t, undirected, named)| (s, d, t.into_iter().collect(), undirected, named))
+        .collect();
+    let pattern = pattern_vars(m, &p.labels, &rels);
     let mut filter = Vec::new();
     if let Some((a, b)) = p.id_order {
         filter.push(Expr::Compare(
@@ -184,7 +137,7 @@ fn aggressive() -> CompressConfig {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
     #[test]
-    fn gpsense_equals_the_default_engine(g in graph(), p in pattern(), homo in any::<bool>(), rounds in 0usize..3) {
+    fn gpsense_equals_the_default_engine(g in graph(12, 30), p in pattern(), homo in any::<bool>(), rounds in 0usize..3) {
         let m = build(&g);
         let sem = if homo { Semantics::Homomorphism } else { Semantics::Isomorphism };
         let q = bind(&m, &p);

@@ -2,6 +2,7 @@
 //! results equal a brute-force enumerator's, under both semantics, with and without aggregates.
 
 mod common;
+use common::random_graphs::{build, graph, pattern_vars, RelSpec};
 use common::{count_star, id_rows};
 
 use gemp::matcher::{execute, MatchOptions, Semantics};
@@ -11,26 +12,10 @@ use gemp::pattern::ir::*;
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
-struct G {
-    labels: Vec<u8>,
-    edges: Vec<(usize, usize, u8)>,
-}
-
-#[derive(Debug, Clone)]
 struct P {
     labels: Vec<Option<u8>>,
     rels: Vec<(usize, usize, Option<u8>, bool, bool)>, // src, dst, type, undirected, named
     id_order: Option<(usize, usize)>,
-}
-
-fn graph() -> impl Strategy<Value = G> {
-    (2usize..9).prop_flat_map(|n| {
-        (
-            prop::collection::vec(0u8..2, n),
-            prop::collection::vec((0..n, 0..n, 0u8..2), 0..22),
-        )
-            .prop_map(|(labels, edges)| G { labels, edges })
-    })
 }
 
 fn pattern() -> impl Strategy<Value = P> {
@@ -57,51 +42,13 @@ fn pattern() -> impl Strategy<Value = P> {
     })
 }
 
-fn build(g: &G) -> Model {
-    let mut b = ModelBuilder::new();
-    let t: Vec<u32> = (0..2).map(|i| b.rel_type(&format!("T{i}"))).collect();
-    b.label("L0");
-    b.label("L1");
-    let ids: Vec<u32> = g
-        .labels
-        .iter()
-        .enumerate()
-        .map(|(i, l)| b.add_node(&format!("{i}"), &[&format!("L{l}")]))
-        .collect();
-    for &(u, v, ty) in &g.edges {
-        b.add_edge(ids[u], ids[v], t[ty as usize]).unwrap();
-    }
-    b.freeze().unwrap()
-}
-
 fn bind(m: &Model, p: &P) -> BoundQuery {
-    let label = |l: u8| m.labels().get(&format!("L{l}")).unwrap();
-    let ty = |t: u8| m.rel_types().get(&format!("T{t}")).unwrap();
-    let pattern = Pattern {
-        nodes: p
-            .labels
-            .iter()
-            .enumerate()
-            .map(|(i, l)| NodeVar {
-                name: format!("n{i}"),
-                named: true,
-                labels: l.map(|l| vec![vec![label(l)]]).unwrap_or_default(),
-            })
-            .collect(),
-        rels: p
-            .rels
-            .iter()
-            .enumerate()
-            .map(|(i, &(s, d, t, undirected, named))| RelVar {
-                name: format!("r{i}"),
-                named,
-                src: s,
-                dst: d,
-                types: t.map(|t| vec![ty(t)]).unwrap_or_default(),
-                undirected,
-            })
-            .collect(),
-    };
+    let rels: Vec<RelSpec> = p
+        .rels
+        .iter()
+        .map(|&(s, d, t, undirected, named)| (s, d, t.into_iter().collect(), undirected, named))
+        .collect();
+    let pattern = pattern_vars(m, &p.labels, &rels);
     let filter = match p.id_order {
         Some((a, b)) => vec![Expr::Compare(
             CmpOp::Lt,
@@ -191,7 +138,7 @@ fn brute(m: &Model, q: &BoundQuery, sem: Semantics) -> Vec<(Vec<u32>, u64)> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1500))]
     #[test]
-    fn matcher_equals_brute_force(g in graph(), p in pattern(), homo in any::<bool>()) {
+    fn matcher_equals_brute_force(g in graph(9, 22), p in pattern(), homo in any::<bool>()) {
         let m = build(&g);
         let sem = if homo { Semantics::Homomorphism } else { Semantics::Isomorphism };
         let mut q = bind(&m, &p);

@@ -4,6 +4,8 @@
 //! Each test binary uses only part of it.
 #![allow(dead_code)]
 
+pub mod random_graphs;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
