@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use ocl::Program;
 
-use super::filter::{FilterConfig, Topo};
+use super::filter::{forward_steps, refinement_steps, FilterConfig, Topo};
 use super::join::{normalise_group, EdgeCandidates, EdgeGroups};
 use super::plan::GpsPlan;
 use crate::error::Result;
@@ -217,41 +217,19 @@ impl DeviceEngine {
             bufs.push(g.buffer_from("gpsense flags", &words, false)?);
         }
         if self.nodes > 0 {
-            let mut visited = vec![false; pattern.nodes.len()];
-            for &u in &plan.order {
-                visited[u] = true;
-                for r in &pattern.rels {
-                    if r.src == r.dst {
-                        continue;
-                    }
-                    let (w, from_src) = if r.src == u {
-                        (r.dst, true)
-                    } else if r.dst == u {
-                        (r.src, false)
-                    } else {
-                        continue;
-                    };
-                    if !visited[w] {
-                        self.filter_neighbours(&bufs[u], r, from_src, &bufs[w])?;
-                    }
-                }
+            for step in forward_steps(pattern, &plan.order) {
+                self.filter_neighbours(&bufs[step.from], step.rel, step.from_src, &bufs[step.to])?;
             }
+            let round = refinement_steps(pattern, &plan.order);
             for _ in 0..config.refine_rounds {
                 let mut removed = 0;
-                for &u in plan.order.iter().rev() {
-                    for r in &pattern.rels {
-                        if r.src == r.dst {
-                            continue;
-                        }
-                        let (w, from_src) = if r.src == u {
-                            (r.dst, false)
-                        } else if r.dst == u {
-                            (r.src, true)
-                        } else {
-                            continue;
-                        };
-                        removed += self.filter_neighbours(&bufs[w], r, from_src, &bufs[u])?;
-                    }
+                for step in &round {
+                    removed += self.filter_neighbours(
+                        &bufs[step.from],
+                        step.rel,
+                        step.from_src,
+                        &bufs[step.to],
+                    )?;
                 }
                 if removed == 0 {
                     break;

@@ -9,7 +9,7 @@
 use crate::matcher::candidates::{degree_needs, labels_match, typed_degree, Semantics};
 use crate::model::{Adjacency, Model, ANY_TYPE};
 use crate::pattern::eval::Env;
-use crate::pattern::ir::{BoundQuery, NodeSlot, RelVar};
+use crate::pattern::ir::{BoundQuery, NodeSlot, Pattern, RelVar};
 
 use super::plan::GpsPlan;
 
@@ -208,6 +208,67 @@ pub fn self_loops(topo: &Topo<'_>, query: &BoundQuery, flags: &mut [Vec<bool>]) 
     }
 }
 
+/// One neighbour-filtering step: the candidates of pattern node `to` keep only the data nodes with a
+/// `rel` edge to a candidate of `from` (`from_src`: `from` is the relationship's source).
+#[derive(Debug, Clone, Copy)]
+pub struct FilterStep<'q> {
+    /// The node whose candidates filter.
+    pub from: usize,
+    /// The node whose candidates are filtered.
+    pub to: usize,
+    /// The relationship between them.
+    pub rel: &'q RelVar,
+    /// Whether `from` is `rel`'s source.
+    pub from_src: bool,
+}
+
+/// The steps of the first pass along `order`: each node filters its neighbours that come later
+/// (self loops are handled by [`self_loops`]).
+pub fn forward_steps<'q>(pattern: &'q Pattern, order: &[usize]) -> Vec<FilterStep<'q>> {
+    let mut visited = vec![false; pattern.nodes.len()];
+    let mut steps = Vec::new();
+    for &u in order {
+        visited[u] = true;
+        steps.extend(
+            neighbour_steps(pattern, u)
+                .filter(|&(w, _)| !visited[w])
+                .map(|(w, rel)| FilterStep {
+                    from: u,
+                    to: w,
+                    rel,
+                    from_src: rel.src == u,
+                }),
+        );
+    }
+    steps
+}
+
+/// The steps of one refinement round, in reversed `order`: every node is filtered by all its
+/// neighbours.
+pub fn refinement_steps<'q>(pattern: &'q Pattern, order: &[usize]) -> Vec<FilterStep<'q>> {
+    order
+        .iter()
+        .rev()
+        .flat_map(|&u| {
+            neighbour_steps(pattern, u).map(move |(w, rel)| FilterStep {
+                from: w,
+                to: u,
+                rel,
+                from_src: rel.src == w,
+            })
+        })
+        .collect()
+}
+
+/// The other end of every relationship at `u` (self loops left out), with the relationship.
+fn neighbour_steps(pattern: &Pattern, u: usize) -> impl Iterator<Item = (usize, &RelVar)> {
+    pattern
+        .rels
+        .iter()
+        .filter(move |r| r.src != r.dst && (r.src == u || r.dst == u))
+        .map(move |r| (if r.src == u { r.dst } else { r.src }, r))
+}
+
 /// Runs neighbour filtering and refinement over initial `flags` (one array per pattern node);
 /// returns the compacted candidate arrays.
 pub fn refine(
@@ -217,47 +278,23 @@ pub fn refine(
     flags: &mut [Vec<bool>],
     config: FilterConfig,
 ) -> Vec<Vec<u32>> {
-    let pattern = &query.pattern;
     self_loops(topo, query, flags);
-    // First pass along the order: each node filters its neighbours that come later.
-    let mut visited = vec![false; pattern.nodes.len()];
-    for &u in &plan.order {
-        visited[u] = true;
-        let cands = compact(&flags[u]);
-        for r in &pattern.rels {
-            if r.src == r.dst {
-                continue;
-            }
-            let (w, from_src) = if r.src == u {
-                (r.dst, true)
-            } else if r.dst == u {
-                (r.src, false)
-            } else {
-                continue;
-            };
-            if !visited[w] {
-                filter_neighbours(topo, &cands, r, from_src, &mut flags[w]);
-            }
+    // The candidates of a step's `from` node, compacted once per node of the first pass (a node's
+    // own flags do not change while it filters its later neighbours).
+    let mut from: (usize, Vec<u32>) = (usize::MAX, Vec::new());
+    for step in forward_steps(&query.pattern, &plan.order) {
+        if from.0 != step.from {
+            from = (step.from, compact(&flags[step.from]));
         }
+        filter_neighbours(topo, &from.1, step.rel, step.from_src, &mut flags[step.to]);
     }
-    // Refinement rounds in reversed order: every node is filtered by all its neighbours.
+    let round = refinement_steps(&query.pattern, &plan.order);
     for _ in 0..config.refine_rounds {
         let mut removed = 0;
-        for &u in plan.order.iter().rev() {
-            for r in &pattern.rels {
-                if r.src == r.dst {
-                    continue;
-                }
-                let (w, from_src) = if r.src == u {
-                    (r.dst, false)
-                } else if r.dst == u {
-                    (r.src, true)
-                } else {
-                    continue;
-                };
-                let cands = compact(&flags[w]);
-                removed += filter_neighbours(topo, &cands, r, from_src, &mut flags[u]);
-            }
+        for step in &round {
+            let cands = compact(&flags[step.from]);
+            removed +=
+                filter_neighbours(topo, &cands, step.rel, step.from_src, &mut flags[step.to]);
         }
         if removed == 0 {
             break;
