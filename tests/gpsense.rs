@@ -4,7 +4,7 @@
 //! budget smaller than the graph; the saved compressed graph.
 
 mod common;
-use common::random_graphs::{add_graph, graph, pattern_vars, RelSpec, G};
+use common::random_graphs::{add_graph, graph, pattern_vars, random_rels, rel_specs, RandomRel, G};
 use common::{id_rows, sample_model};
 
 use std::path::Path;
@@ -21,7 +21,7 @@ use proptest::prelude::*;
 #[derive(Debug, Clone)]
 struct P {
     labels: Vec<Option<u8>>,
-    rels: Vec<(usize, usize, Option<u8>, bool, bool)>, // src, dst, type, undirected, named
+    rels: Vec<RandomRel>,
     id_order: Option<(usize, usize)>,
     value_not: Option<(usize, i64)>,
     string_contains: Option<usize>,
@@ -31,16 +31,7 @@ fn pattern() -> impl Strategy<Value = P> {
     (1usize..5).prop_flat_map(|k| {
         (
             prop::collection::vec(prop::option::of(0u8..2), k),
-            prop::collection::vec(
-                (
-                    0..k,
-                    0..k,
-                    prop::option::of(0u8..2),
-                    any::<bool>(),
-                    prop::bool::weighted(0.25),
-                ),
-                0..5,
-            ),
+            random_rels(k),
             prop::option::of((0..k, 0..k)),
             prop::option::of((0..k, 0i64..3)),
             prop::option::of(0..k),
@@ -74,12 +65,7 @@ fn node(s: usize) -> Box<Expr> {
 }
 
 fn bind(m: &Model, p: &P) -> BoundQuery {
-    let rels: Vec<RelSpec> = p
-        .rels
-        .iter()
-        .map(|&(s, d, t, undirected, named)| (s, d, t.into_iter().collect(), undirected, named))
-        .collect();
-    let pattern = pattern_vars(m, &p.labels, &rels);
+    let pattern = pattern_vars(m, &p.labels, &rel_specs(&p.rels));
     let mut filter = Vec::new();
     if let Some((a, b)) = p.id_order {
         filter.push(Expr::Compare(

@@ -2,7 +2,7 @@
 //! results equal a brute-force enumerator's, under both semantics, with and without aggregates.
 
 mod common;
-use common::random_graphs::{build, graph, pattern_vars, RelSpec};
+use common::random_graphs::{build, graph, pattern_vars, random_rels, rel_specs, RandomRel};
 use common::{count_star, id_rows};
 
 use gemp::matcher::{execute, MatchOptions, Semantics};
@@ -14,7 +14,7 @@ use proptest::prelude::*;
 #[derive(Debug, Clone)]
 struct P {
     labels: Vec<Option<u8>>,
-    rels: Vec<(usize, usize, Option<u8>, bool, bool)>, // src, dst, type, undirected, named
+    rels: Vec<RandomRel>,
     id_order: Option<(usize, usize)>,
 }
 
@@ -22,16 +22,7 @@ fn pattern() -> impl Strategy<Value = P> {
     (1usize..5).prop_flat_map(|k| {
         (
             prop::collection::vec(prop::option::of(0u8..2), k),
-            prop::collection::vec(
-                (
-                    0..k,
-                    0..k,
-                    prop::option::of(0u8..2),
-                    any::<bool>(),
-                    prop::bool::weighted(0.25),
-                ),
-                0..5,
-            ),
+            random_rels(k),
             prop::option::of((0..k, 0..k)),
         )
             .prop_map(|(labels, rels, id_order)| P {
@@ -43,12 +34,7 @@ fn pattern() -> impl Strategy<Value = P> {
 }
 
 fn bind(m: &Model, p: &P) -> BoundQuery {
-    let rels: Vec<RelSpec> = p
-        .rels
-        .iter()
-        .map(|&(s, d, t, undirected, named)| (s, d, t.into_iter().collect(), undirected, named))
-        .collect();
-    let pattern = pattern_vars(m, &p.labels, &rels);
+    let pattern = pattern_vars(m, &p.labels, &rel_specs(&p.rels));
     let filter = match p.id_order {
         Some((a, b)) => vec![Expr::Compare(
             CmpOp::Lt,

@@ -84,3 +84,28 @@ pub fn pattern_vars(m: &Model, labels: &[Option<u8>], rels: &[RelSpec]) -> Patte
             .collect(),
     }
 }
+
+/// A relationship of a random pattern: source, target, type number (`None` = any), undirected,
+/// named.
+pub type RandomRel = (usize, usize, Option<u8>, bool, bool);
+
+/// Up to four random relationships between `k` pattern nodes (a quarter of them named).
+pub fn random_rels(k: usize) -> impl Strategy<Value = Vec<RandomRel>> {
+    prop::collection::vec(
+        (
+            0..k,
+            0..k,
+            prop::option::of(0u8..2),
+            any::<bool>(),
+            prop::bool::weighted(0.25),
+        ),
+        0..5,
+    )
+}
+
+/// [`RandomRel`]s as [`RelSpec`]s.
+pub fn rel_specs(rels: &[RandomRel]) -> Vec<RelSpec> {
+    rels.iter()
+        .map(|&(s, d, t, undirected, named)| (s, d, t.into_iter().collect(), undirected, named))
+        .collect()
+}
