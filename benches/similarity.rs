@@ -136,6 +136,7 @@ fn host_variants(
         println!("{}", row(&variant_name(algorithm, improvements), &runs));
         results.push(runs);
     }
+    completion_curve(variants, results, limit);
     let both: Vec<usize> = (0..problems.len())
         .filter(|&i| results[0][i].0 && results[1][i].0)
         .collect();
@@ -154,6 +155,30 @@ fn host_variants(
         t0 / t1.max(1e-12),
         q0 / q1.max(1.0)
     );
+}
+
+/// How many searches each variant finished within fractions of the limit (the paper's Figure 3
+/// line chart, at the time scales this run covers).
+fn completion_curve(variants: &[(Algorithm, Improvements)], results: &[Vec<Run>], limit: Duration) {
+    let steps: Vec<f64> = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0]
+        .iter()
+        .map(|f| f * limit.as_secs_f64())
+        .collect();
+    println!("\nCompleted within t seconds:\n");
+    let head: Vec<String> = steps.iter().map(|t| format!("≤ {t:.3} s")).collect();
+    println!("| variant | {} |", head.join(" | "));
+    println!("|---|{}", "---|".repeat(steps.len()));
+    for (&(algorithm, improvements), runs) in variants.iter().zip(results) {
+        let counts: Vec<String> = steps
+            .iter()
+            .map(|&t| runs.iter().filter(|r| r.0 && r.1 <= t).count().to_string())
+            .collect();
+        println!(
+            "| {} | {} |",
+            variant_name(algorithm, improvements),
+            counts.join(" | ")
+        );
+    }
 }
 
 #[cfg(feature = "opencl")]

@@ -968,3 +968,27 @@ fn load_into_an_existing_builder() {
         ]
     );
 }
+
+#[test]
+fn loading_into_a_builder_that_already_holds_ids_merges_into_those_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = vec![
+        write(dir.path(), "title.basics.tsv", BASICS),
+        write(dir.path(), "title.principals.tsv", PRINCIPALS),
+    ];
+    let mut builder = ModelBuilder::new();
+    let existing = builder.add_node("tt0000002", &["Title"]);
+    let extra = builder.add_node("nm0000003", &["Person"]);
+    let mut report = LoadReport::default();
+    imdb_tsv::load_into(&mut builder, &paths, &LoadOptions::default(), &mut report).unwrap();
+    assert_eq!(builder.node_id("tt0000002"), Some(existing));
+    assert_eq!(builder.node_id("nm0000003"), Some(extra));
+    let m = builder.freeze().unwrap();
+    // 5 titles and 3 people, each once: the two nodes added before the load were reused.
+    assert_eq!(m.node_count(), 8);
+    assert_eq!(
+        prop(&m, "tt0000002", "primaryTitle"),
+        s("The \"Quoted\" Film")
+    );
+    assert_eq!(report.dangling_nodes, 2, "nm0000001 and nm0000002 only");
+}

@@ -9,6 +9,32 @@ fn key(m: &gemp::model::Model, n: u32) -> String {
 }
 
 #[test]
+fn keys_added_without_lookup_are_found_and_never_duplicated() {
+    let mut b = ModelBuilder::new();
+    let a = b.add_node("a", &["L"]);
+    let x = b.push_unique_node("x");
+    let y = b.push_unique_node("y");
+    // Not indexed yet: found by the scan of the unindexed tail.
+    assert_eq!(b.node_id("x"), Some(x));
+    assert_eq!(b.node_id("y"), Some(y));
+    assert_eq!(b.node_id("a"), Some(a));
+    assert_eq!(b.node_id("z"), None);
+    // ensure_node indexes the tail first, so it returns the existing nodes.
+    assert_eq!(b.ensure_node("y"), (y, false));
+    assert_eq!(b.ensure_node("x"), (x, false));
+    let (z, created) = b.ensure_node("z");
+    assert!(created);
+    let w = b.push_unique_node("w");
+    assert_eq!(b.ensure_node("w"), (w, false));
+    assert_eq!(b.node_count(), 5);
+    let m = b.freeze().unwrap();
+    let mut keys: Vec<String> = (0..m.node_count() as u32).map(|n| key(&m, n)).collect();
+    keys.sort();
+    assert_eq!(keys, ["a", "w", "x", "y", "z"]);
+    assert_ne!(z, w);
+}
+
+#[test]
 fn edges_may_arrive_before_their_nodes() {
     let mut b = ModelBuilder::new();
     let acted = b.rel_type("ACTOR");

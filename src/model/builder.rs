@@ -149,6 +149,9 @@ pub struct ModelBuilder {
     key_offsets: Vec<u64>,
     key_heap: Vec<u8>,
     key_table: HashTable<u32>,
+    /// Nodes `0..indexed` have their key in `key_table`; later ones came from
+    /// [`ModelBuilder::push_unique_node`] and are indexed on the next [`ModelBuilder::ensure_node`].
+    indexed: usize,
     hasher: DefaultHashBuilder,
     primary_label: Vec<u32>,
     extra_labels: Vec<(u32, u32)>,
@@ -210,11 +213,17 @@ impl ModelBuilder {
         self.key_table
             .find(hash, |&n| self.key_of(n) == key.as_bytes())
             .copied()
+            .or_else(|| {
+                (self.indexed..self.node_count())
+                    .map(|n| n as u32)
+                    .find(|&n| self.key_of(n) == key.as_bytes())
+            })
     }
 
     /// The node with external key `key`, created without labels if it does not exist yet.
     /// Returns the node and whether it was created.
     pub fn ensure_node(&mut self, key: &str) -> (u32, bool) {
+        self.index_pending();
         let hash = self.hasher.hash_one(key.as_bytes());
         let Self {
             key_table,
@@ -245,9 +254,50 @@ impl ModelBuilder {
                 key_heap.extend_from_slice(key.as_bytes());
                 key_offsets.push(key_heap.len() as u64);
                 primary_label.push(NO_LABEL);
+                self.indexed += 1;
                 (id, true)
             }
         }
+    }
+
+    /// Appends a node with external key `key`, without labels, skipping the key lookup.
+    ///
+    /// For loaders that already know the key is new (IMDb ids go through a numeric map): the caller
+    /// must never pass a key that an existing node has, or [`ModelBuilder::node_id`] may find
+    /// either node. Keys added here are indexed lazily, on the next [`ModelBuilder::ensure_node`].
+    pub fn push_unique_node(&mut self, key: &str) -> u32 {
+        let id = self.primary_label.len() as u32;
+        self.key_heap.extend_from_slice(key.as_bytes());
+        self.key_offsets.push(self.key_heap.len() as u64);
+        self.primary_label.push(NO_LABEL);
+        id
+    }
+
+    /// Puts the keys of nodes added by [`ModelBuilder::push_unique_node`] into the key table.
+    fn index_pending(&mut self) {
+        let n = self.node_count();
+        if self.indexed == n {
+            return;
+        }
+        let Self {
+            key_table,
+            key_offsets,
+            key_heap,
+            hasher,
+            ..
+        } = self;
+        let key = |n: u32| {
+            let s = key_offsets[n as usize] as usize;
+            let e = key_offsets[n as usize + 1] as usize;
+            &key_heap[s..e]
+        };
+        key_table.reserve(n - self.indexed, |&m| hasher.hash_one(key(m)));
+        for node in self.indexed as u32..n as u32 {
+            key_table.insert_unique(hasher.hash_one(key(node)), node, |&m| {
+                hasher.hash_one(key(m))
+            });
+        }
+        self.indexed = n;
     }
 
     /// Adds label `label` (an id from [`ModelBuilder::label`]) to `node`. The first label a node gets
@@ -317,13 +367,12 @@ impl ModelBuilder {
 
     /// Freezes into a [`Model`]: renumbers nodes by primary label, sorts adjacency by
     /// (type, neighbour) with counting sorts, and lays properties out in typed columns.
-    pub fn freeze(self) -> Result<Model> {
+    pub fn freeze(mut self) -> Result<Model> {
         let n = self.node_count();
         if n > MAX_ELEMENTS {
             return Err(Error::Model(format!("more than {MAX_ELEMENTS} nodes")));
         }
         let label_count = self.labels.len();
-        let type_count = self.rel_types.len();
         let started = std::time::Instant::now();
 
         // 1. Renumber nodes: stable counting sort by primary label (unlabelled last).
@@ -361,33 +410,71 @@ impl ModelBuilder {
             }
         }
 
-        // 2. Node labels (sorted, deduplicated per node) and the label -> nodes index.
-        let mut per_node: Vec<(u32, u32)> = Vec::with_capacity(n + self.extra_labels.len());
-        for (old, &l) in primary.iter().enumerate() {
-            if l != NO_LABEL {
-                per_node.push((new_of_old[old], l));
+        log::debug!("freeze: renumbered in {:.2?}", started.elapsed());
+        // 2. Node labels (sorted, deduplicated per node) and the label -> nodes index. Each node's
+        // list (its primary label, then its extra labels) is gathered by a counting-sort scatter,
+        // then sorted and deduplicated in place.
+        let mut gathered = vec![0u32; n + 1];
+        for (new, &old) in old_of_new.iter().enumerate() {
+            gathered[new + 1] = u32::from(primary[old as usize] != NO_LABEL);
+        }
+        for &(old, _) in &self.extra_labels {
+            gathered[new_of_old[old as usize] as usize + 1] += 1;
+        }
+        prefix_sum(&mut gathered);
+        let mut labels_flat = vec![0u32; gathered[n] as usize];
+        {
+            let mut next = gathered[..n].to_vec();
+            for (new, &old) in old_of_new.iter().enumerate() {
+                let l = primary[old as usize];
+                if l != NO_LABEL {
+                    labels_flat[next[new] as usize] = l;
+                    next[new] += 1;
+                }
+            }
+            for &(old, l) in &self.extra_labels {
+                let v = new_of_old[old as usize] as usize;
+                labels_flat[next[v] as usize] = l;
+                next[v] += 1;
             }
         }
-        for &(old, l) in &self.extra_labels {
-            per_node.push((new_of_old[old as usize], l));
-        }
-        let per_node = counting_sort(per_node, label_count.max(1), |(_, l)| l as usize);
-        let mut per_node = counting_sort(per_node, n.max(1), |(v, _)| v as usize);
-        per_node.dedup();
         let mut node_label_offsets = vec![0u32; n + 1];
-        for &(v, _) in &per_node {
-            node_label_offsets[v as usize + 1] += 1;
+        let mut kept = 0usize;
+        for v in 0..n {
+            let (s, e) = (gathered[v] as usize, gathered[v + 1] as usize);
+            if e - s > 1 {
+                labels_flat[s..e].sort_unstable();
+            }
+            for i in s..e {
+                let l = labels_flat[i];
+                if i == s || l != labels_flat[i - 1] {
+                    labels_flat[kept] = l;
+                    kept += 1;
+                }
+            }
+            node_label_offsets[v + 1] = kept as u32;
         }
-        prefix_sum(&mut node_label_offsets);
-        let node_labels: Vec<u32> = per_node.iter().map(|&(_, l)| l).collect();
-        let by_label = counting_sort(per_node, label_count.max(1), |(_, l)| l as usize);
+        drop(gathered);
+        labels_flat.truncate(kept);
+        let node_labels = labels_flat;
         let mut label_index_offsets = vec![0u32; label_count + 1];
-        for &(_, l) in &by_label {
+        for &l in &node_labels {
             label_index_offsets[l as usize + 1] += 1;
         }
         prefix_sum(&mut label_index_offsets);
-        let label_index: Vec<u32> = by_label.iter().map(|&(v, _)| v).collect();
+        let mut label_index = vec![0u32; node_labels.len()];
+        {
+            let mut next = label_index_offsets[..label_count].to_vec();
+            for v in 0..n {
+                let list = node_label_offsets[v] as usize..node_label_offsets[v + 1] as usize;
+                for &l in &node_labels[list] {
+                    label_index[next[l as usize] as usize] = v as u32;
+                    next[l as usize] += 1;
+                }
+            }
+        }
 
+        log::debug!("freeze: labels in {:.2?}", started.elapsed());
         // 3. Keys in the new order.
         let keys = {
             let mut offsets = Vec::with_capacity(n + 1);
@@ -403,28 +490,18 @@ impl ModelBuilder {
             }
         };
 
-        // 4. Edges: out-CSR sorted by (src, type, dst) via LSD counting sorts.
+        log::debug!("freeze: keys in {:.2?}", started.elapsed());
+        // 4. Edges: endpoints renumbered in place, then the out-CSR (lists sorted by type, then
+        // destination).
         let m = self.edge_src.len();
-        let src: Vec<u32> = self
-            .edge_src
-            .iter()
-            .map(|&s| new_of_old[s as usize])
-            .collect();
-        let dst: Vec<u32> = self
-            .edge_dst
-            .iter()
-            .map(|&d| new_of_old[d as usize])
-            .collect();
+        let mut src = std::mem::take(&mut self.edge_src);
+        let mut dst = std::mem::take(&mut self.edge_dst);
+        rayon::join(
+            || src.iter_mut().for_each(|s| *s = new_of_old[*s as usize]),
+            || dst.iter_mut().for_each(|d| *d = new_of_old[*d as usize]),
+        );
         let ty = &self.edge_type;
-        let order = counting_sort((0..m as u32).collect(), n.max(1), |e| {
-            dst[e as usize] as usize
-        });
-        let order = counting_sort(order, type_count.max(1), |e| ty[e as usize] as usize);
-        let out_order = counting_sort(order, n.max(1), |e| src[e as usize] as usize);
-        let mut new_edge_of_old = vec![0u32; m];
-        for (pos, &e) in out_order.iter().enumerate() {
-            new_edge_of_old[e as usize] = pos as u32;
-        }
+        let (out, new_edge_of_old) = out_adjacency(n, &src, &dst, ty);
 
         log::debug!(
             "freeze: nodes renumbered, labels and keys laid out, edges ordered in {:.2?}",
@@ -432,40 +509,46 @@ impl ModelBuilder {
         );
         let node_props = self.node_props;
         let edge_props = self.edge_props;
-        let ((out, inc), (group_columns, edge_columns)) = rayon::join(
+        let (inc, (group_columns, edge_columns)) = rayon::join(
             || {
-                let out = build_adjacency(&out_order, n, &src, &dst, ty, None);
-                // In-CSR (dst, type, src): stable sorts of the (src-sorted) out order.
-                let in_order = counting_sort(out_order.clone(), type_count.max(1), |e| {
-                    ty[e as usize] as usize
-                });
-                let in_order = counting_sort(in_order, n.max(1), |e| dst[e as usize] as usize);
-                let inc = build_adjacency(&in_order, n, &dst, &src, ty, Some(&new_edge_of_old));
-                (out, inc)
+                let t = std::time::Instant::now();
+                let inc = in_adjacency(n, &src, &dst, ty, &new_edge_of_old);
+                log::debug!("freeze: in-adjacency in {:.2?}", t.elapsed());
+                inc
             },
             || {
+                let t = std::time::Instant::now();
                 let group_columns = freeze_node_properties(&node_props, &groups, &new_of_old);
+                log::debug!("freeze: node properties in {:.2?}", t.elapsed());
                 let edge_columns = freeze_edge_properties(&edge_props, m, &new_edge_of_old);
+                log::debug!("freeze: node and edge properties in {:.2?}", t.elapsed());
                 (group_columns, edge_columns)
             },
+        );
+        log::debug!(
+            "freeze: adjacency and property columns in {:.2?}",
+            started.elapsed()
         );
         for (g, cols) in groups.iter_mut().zip(group_columns) {
             g.columns = cols;
         }
 
-        Model::from_parts(super::ModelParts {
-            labels: self.labels,
-            rel_types: self.rel_types,
-            node_label_offsets: node_label_offsets.into(),
-            node_labels: node_labels.into(),
-            label_index_offsets: label_index_offsets.into(),
-            label_index: label_index.into(),
-            out,
-            inc,
-            groups,
-            edge_columns,
-            keys,
-        })
+        Model::from_parts(
+            super::ModelParts {
+                labels: self.labels,
+                rel_types: self.rel_types,
+                node_label_offsets: node_label_offsets.into(),
+                node_labels: node_labels.into(),
+                label_index_offsets: label_index_offsets.into(),
+                label_index: label_index.into(),
+                out,
+                inc,
+                groups,
+                edge_columns,
+                keys,
+            },
+            false,
+        )
     }
 }
 
@@ -497,31 +580,124 @@ fn prefix_sum(v: &mut [u32]) {
     }
 }
 
-/// Lays out one adjacency direction from edges already in list order.
-fn build_adjacency(
-    order: &[u32],
-    n: usize,
-    from: &[u32],
-    to: &[u32],
-    ty: &[u32],
-    edge_ids: Option<&[u32]>,
-) -> Adjacency {
+/// Counts per `from` node and prefix-sums them: the `n + 1` list offsets.
+fn list_offsets(n: usize, from: &[u32]) -> Vec<u32> {
     let mut offsets = vec![0u32; n + 1];
-    for &e in order {
-        offsets[from[e as usize] as usize + 1] += 1;
+    for &f in from {
+        offsets[f as usize + 1] += 1;
     }
     prefix_sum(&mut offsets);
-    let neighbors: Vec<u32> = order.iter().map(|&e| to[e as usize]).collect();
-    let types: Vec<u32> = order.iter().map(|&e| ty[e as usize]).collect();
-    let ids: Vec<u32> = match edge_ids {
-        Some(map) => order.iter().map(|&e| map[e as usize]).collect(),
-        None => Vec::new(),
+    offsets
+}
+
+/// One adjacency direction before it becomes an [`Adjacency`]: parallel arrays in list order.
+struct Lists {
+    offsets: Vec<u32>,
+    types: Vec<u32>,
+    neighbors: Vec<u32>,
+    /// The id carried by each entry (builder edge index or new edge id).
+    ids: Vec<u32>,
+}
+
+/// Groups the edges' `(type, neighbour, id)` entries into per-`from` lists with one stable
+/// counting-sort scatter straight into the final arrays, then sorts each list in place by
+/// `(type, neighbour, id)` (lists are short; in parallel over blocks of lists).
+fn grouped_lists(
+    n: usize,
+    from: &[u32],
+    types_of: &[u32],
+    neighbor_of: &[u32],
+    id_of: impl Fn(usize) -> u32,
+) -> Lists {
+    let offsets = list_offsets(n, from);
+    let m = from.len();
+    let (mut types, mut neighbors, mut ids) = (vec![0u32; m], vec![0u32; m], vec![0u32; m]);
+    {
+        let mut next: Vec<u32> = offsets[..n].to_vec();
+        for (e, &f) in from.iter().enumerate() {
+            let slot = &mut next[f as usize];
+            let at = *slot as usize;
+            types[at] = types_of[e];
+            neighbors[at] = neighbor_of[e];
+            ids[at] = id_of(e);
+            *slot += 1;
+        }
+    }
+    // Cut the arrays into blocks of whole lists so blocks can be sorted independently.
+    const BLOCK_LISTS: usize = 1 << 14;
+    let mut blocks = Vec::new();
+    let (mut t_rest, mut n_rest, mut i_rest) = (&mut types[..], &mut neighbors[..], &mut ids[..]);
+    for first in (0..n).step_by(BLOCK_LISTS) {
+        let last = (first + BLOCK_LISTS).min(n);
+        let len = (offsets[last] - offsets[first]) as usize;
+        let (t, t_tail) = std::mem::take(&mut t_rest).split_at_mut(len);
+        let (nb, n_tail) = std::mem::take(&mut n_rest).split_at_mut(len);
+        let (i, i_tail) = std::mem::take(&mut i_rest).split_at_mut(len);
+        blocks.push((&offsets[first..=last], t, nb, i));
+        (t_rest, n_rest, i_rest) = (t_tail, n_tail, i_tail);
+    }
+    blocks.into_par_iter().for_each(|(offs, t, nb, i)| {
+        let base = offs[0];
+        let mut list: Vec<(u32, u32, u32)> = Vec::new();
+        for w in offs.windows(2) {
+            let r = (w[0] - base) as usize..(w[1] - base) as usize;
+            if r.len() < 2 {
+                continue;
+            }
+            let sorted = r
+                .clone()
+                .zip(r.clone().skip(1))
+                .all(|(a, b)| (t[a], nb[a], i[a]) <= (t[b], nb[b], i[b]));
+            if sorted {
+                continue;
+            }
+            list.clear();
+            list.extend(r.clone().map(|k| (t[k], nb[k], i[k])));
+            list.sort_unstable();
+            for (k, &(ty, nbr, id)) in r.zip(&list) {
+                (t[k], nb[k], i[k]) = (ty, nbr, id);
+            }
+        }
+    });
+    Lists {
+        offsets,
+        types,
+        neighbors,
+        ids,
+    }
+}
+
+/// The out-CSR (lists sorted by type, destination, then builder edge index) and, for every builder
+/// edge index, its new edge id (its position in the out-CSR).
+fn out_adjacency(n: usize, src: &[u32], dst: &[u32], ty: &[u32]) -> (Adjacency, Vec<u32>) {
+    let lists = grouped_lists(n, src, ty, dst, |e| e as u32);
+    let mut new_edge_of_old = vec![0u32; lists.ids.len()];
+    for (pos, &e) in lists.ids.iter().enumerate() {
+        new_edge_of_old[e as usize] = pos as u32;
+    }
+    let adjacency = Adjacency {
+        offsets: lists.offsets.into(),
+        neighbors: lists.neighbors.into(),
+        types: lists.types.into(),
+        edge_ids: Vec::new().into(),
     };
+    (adjacency, new_edge_of_old)
+}
+
+/// The in-CSR: lists per destination sorted by type, source, then edge id.
+fn in_adjacency(
+    n: usize,
+    src: &[u32],
+    dst: &[u32],
+    ty: &[u32],
+    new_edge_of_old: &[u32],
+) -> Adjacency {
+    let lists = grouped_lists(n, dst, ty, src, |e| new_edge_of_old[e]);
     Adjacency {
-        offsets: offsets.into(),
-        neighbors: neighbors.into(),
-        types: types.into(),
-        edge_ids: ids.into(),
+        offsets: lists.offsets.into(),
+        neighbors: lists.neighbors.into(),
+        types: lists.types.into(),
+        edge_ids: lists.ids.into(),
     }
 }
 
@@ -532,7 +708,6 @@ fn freeze_node_properties(
     new_of_old: &[u32],
 ) -> Vec<Vec<Column>> {
     let starts: Vec<u32> = groups.iter().map(|g| g.start).collect();
-    let sizes: Vec<usize> = groups.iter().map(|g| (g.end - g.start) as usize).collect();
     // Columns freeze independently, in parallel; each yields its (group, column) pieces.
     let per_column: Vec<Vec<(usize, Column)>> = table
         .columns
@@ -540,17 +715,22 @@ fn freeze_node_properties(
         .enumerate()
         .map(|(key, col)| {
             let name = table.names.name(key as u32).unwrap_or("");
-            let mut per_group: Vec<Vec<(usize, usize)>> = vec![Vec::new(); groups.len()];
+            // One slot array per group, allocated when the group first has a value.
+            let mut slots: Vec<Vec<u32>> = vec![Vec::new(); groups.len()];
             for (i, &row) in col.rows.iter().enumerate() {
                 let new = new_of_old[row as usize];
                 let g = starts.partition_point(|&s| s <= new) - 1;
-                per_group[g].push(((new - starts[g]) as usize, i));
+                let slot = &mut slots[g];
+                if slot.is_empty() {
+                    slot.resize((groups[g].end - groups[g].start) as usize, NO_VALUE);
+                }
+                slot[(new - starts[g]) as usize] = i as u32;
             }
-            per_group
+            slots
                 .into_iter()
                 .enumerate()
-                .filter(|(_, entries)| !entries.is_empty())
-                .map(|(g, entries)| (g, freeze_column(name, col, sizes[g], &entries)))
+                .filter(|(_, slot)| !slot.is_empty())
+                .map(|(g, slot)| (g, freeze_column(name, col, &slot)))
                 .collect()
         })
         .collect();
@@ -574,46 +754,42 @@ fn freeze_edge_properties(
         .filter(|(_, col)| !col.rows.is_empty())
         .map(|(key, col)| {
             let name = table.names.name(key as u32).unwrap_or("");
-            let entries: Vec<(usize, usize)> = col
-                .rows
-                .iter()
-                .enumerate()
-                .map(|(i, &row)| (new_edge_of_old[row as usize] as usize, i))
-                .collect();
-            freeze_column(name, col, len, &entries)
+            let mut slot = vec![NO_VALUE; len];
+            for (i, &row) in col.rows.iter().enumerate() {
+                slot[new_edge_of_old[row as usize] as usize] = i as u32;
+            }
+            freeze_column(name, col, &slot)
         })
         .collect()
 }
 
-/// Builds a column of `len` rows from `(row, value index)` entries; later entries win.
-fn freeze_column(
-    name: &str,
-    col: &BuilderColumn,
-    len: usize,
-    entries: &[(usize, usize)],
-) -> Column {
-    let mut slot = vec![u32::MAX; len];
-    for &(row, i) in entries {
-        slot[row] = i as u32;
-    }
-    let all_valid = slot.iter().all(|&s| s != u32::MAX);
+/// A row without a value in a slot array.
+const NO_VALUE: u32 = u32::MAX;
+
+/// Builds a column from `slot`: `slot[row]` is the index of the row's value in `col` (the last one
+/// set wins), or [`NO_VALUE`].
+fn freeze_column(name: &str, col: &BuilderColumn, slot: &[u32]) -> Column {
+    let len = slot.len();
+    let all_valid = slot.iter().all(|&s| s != NO_VALUE);
     let validity: Vec<u64> = if all_valid {
         Vec::new()
     } else {
-        let mut bits = vec![0u64; len.div_ceil(64)];
-        for (row, &s) in slot.iter().enumerate() {
-            if s != u32::MAX {
-                bits[row / 64] |= 1 << (row % 64);
-            }
-        }
-        bits
+        slot.chunks(64)
+            .map(|chunk| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &s)| s != NO_VALUE)
+                    .fold(0u64, |bits, (i, _)| bits | 1 << i)
+            })
+            .collect()
     };
     let data = match &col.data {
         BuilderData::Empty => ColumnData::Int(Vec::new().into()),
-        BuilderData::Int(v) => ColumnData::Int(gather(&slot, v, 0).into()),
-        BuilderData::Float(v) => ColumnData::Float(gather(&slot, v, 0.0).into()),
-        BuilderData::Bool(v) => ColumnData::Bool(gather(&slot, v, 0).into()),
-        BuilderData::Str { offsets, heap } => freeze_strings(&slot, offsets, heap),
+        BuilderData::Int(v) => ColumnData::Int(gather(slot, v, 0).into()),
+        BuilderData::Float(v) => ColumnData::Float(gather(slot, v, 0.0).into()),
+        BuilderData::Bool(v) => ColumnData::Bool(gather(slot, v, 0).into()),
+        BuilderData::Str { offsets, heap } => freeze_strings(slot, offsets, heap),
     };
     Column {
         name: name.to_owned(),
@@ -695,7 +871,7 @@ fn freeze_strings(slot: &[u32], offsets: &[u64], heap: &[u8]) -> ColumnData {
     }
     let mut out_off = Vec::with_capacity(slot.len() + 1);
     out_off.push(0u64);
-    let mut out_heap = Vec::new();
+    let mut out_heap = Vec::with_capacity(heap.len());
     for &s in slot {
         out_heap.extend_from_slice(value(s));
         out_off.push(out_heap.len() as u64);

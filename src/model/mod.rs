@@ -13,6 +13,7 @@
 mod builder;
 mod column;
 mod csr;
+mod direct_file;
 mod interner;
 mod schema;
 mod slab;
@@ -90,8 +91,10 @@ pub struct Model {
 }
 
 impl Model {
-    /// Assembles a model and checks the structural invariants every reader relies on.
-    pub(crate) fn from_parts(p: ModelParts) -> Result<Model> {
+    /// Assembles a model and checks the structural invariants every reader relies on. `check_utf8`:
+    /// also check that string heaps are UTF-8 (needed for bytes from a file; strings a builder
+    /// collected from `&str` are UTF-8 by construction).
+    pub(crate) fn from_parts(p: ModelParts, check_utf8: bool) -> Result<Model> {
         let mut type_counts = vec![0u64; p.rel_types.len()];
         for &t in p.out.types.iter() {
             match type_counts.get_mut(t as usize) {
@@ -114,13 +117,13 @@ impl Model {
             type_counts,
             key_index: OnceLock::new(),
         };
-        model.validate()?;
+        model.validate(check_utf8)?;
         Ok(model)
     }
 
     /// Checks every offset and id so that no accessor can index out of bounds, whatever the input
     /// (snapshots may be corrupted).
-    fn validate(&self) -> Result<()> {
+    fn validate(&self, check_utf8: bool) -> Result<()> {
         let n = self.node_count();
         let bad = |what: &str| Err(Error::Model(format!("corrupt model: {what}")));
         check_offsets(
@@ -153,7 +156,7 @@ impl Model {
         if self.keys.len() != n {
             return bad("node key count");
         }
-        check_heap(&self.keys, "node keys")?;
+        check_heap(&self.keys, "node keys", check_utf8)?;
         let mut expected = 0u32;
         for g in &self.groups {
             if g.start != expected || g.end <= g.start {
@@ -161,14 +164,14 @@ impl Model {
             }
             expected = g.end;
             for c in &g.columns {
-                check_column(c, (g.end - g.start) as usize)?;
+                check_column(c, (g.end - g.start) as usize, check_utf8)?;
             }
         }
         if expected as usize != n {
             return bad("property groups do not cover every node");
         }
         for c in &self.edge_columns {
-            check_column(c, m)?;
+            check_column(c, m, check_utf8)?;
         }
         Ok(())
     }
@@ -359,7 +362,7 @@ fn rayon_max(ids: &[u32]) -> u32 {
         .unwrap_or(0)
 }
 
-fn check_heap(h: &StringHeap, what: &str) -> Result<()> {
+fn check_heap(h: &StringHeap, what: &str, check_utf8: bool) -> Result<()> {
     let off = &h.offsets;
     let ok = (off.is_empty() && h.bytes.is_empty())
         || (off.first() == Some(&0)
@@ -370,13 +373,13 @@ fn check_heap(h: &StringHeap, what: &str) -> Result<()> {
             "corrupt model: {what} string offsets"
         )));
     }
-    if std::str::from_utf8(&h.bytes).is_err() {
+    if check_utf8 && std::str::from_utf8(&h.bytes).is_err() {
         return Err(Error::Model(format!("corrupt model: {what} are not UTF-8")));
     }
     Ok(())
 }
 
-fn check_column(c: &Column, rows: usize) -> Result<()> {
+fn check_column(c: &Column, rows: usize, check_utf8: bool) -> Result<()> {
     let bad = || Err(Error::Model(format!("corrupt model: column `{}`", c.name)));
     if c.len != rows || (!c.validity.is_empty() && c.validity.len() != rows.div_ceil(64)) {
         return bad();
@@ -389,13 +392,13 @@ fn check_column(c: &Column, rows: usize) -> Result<()> {
             if h.len() != rows {
                 return bad();
             }
-            check_heap(h, &c.name)
+            check_heap(h, &c.name, check_utf8)
         }
         ColumnData::Dict { codes, dict } => {
             if codes.len() != rows {
                 return bad();
             }
-            check_heap(dict, &c.name)?;
+            check_heap(dict, &c.name, check_utf8)?;
             check_ids(codes, dict.len(), &c.name)
         }
         _ => Ok(()),

@@ -12,6 +12,7 @@
 //! | 24..32 | xxh3 checksum of bytes 0..24, the section table and the metadata |
 //! | 32.. | section table: `S` entries of 32 bytes (offset, length in bytes, xxh3 checksum, element size, reserved) |
 //! | then | metadata (JSON: interners, group and column descriptors naming sections by index) |
+//! | then | zero padding to a multiple of 4096 bytes (the head is rewritten in whole blocks) |
 //! | then | sections, each starting at a multiple of 64 bytes |
 //!
 //! Opening checks the magic, version, header checksum, that every section lies inside the file and is
@@ -20,7 +21,6 @@
 //! truncated, bit-flipped or hostile file is a clean [`Error::Snapshot`], never undefined behaviour.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -30,6 +30,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
+use super::direct_file::{SequentialFile, BLOCK};
 use super::{
     Adjacency, Column, ColumnData, Interner, Model, ModelParts, PropertyGroup, Slab, StringHeap,
 };
@@ -182,54 +183,65 @@ pub fn write(model: &Model, path: &Path) -> Result<()> {
     };
     let meta_json = serde_json::to_vec(&meta).map_err(|e| Error::Model(e.to_string()))?;
     let sections = list.sections;
-    let checksums: Vec<u64> = sections.par_iter().map(|(b, _)| xxh3_64(b)).collect();
 
+    // Layout: the head (header, table, metadata) padded to whole blocks, then the sections. The
+    // section checksums are computed while the sections stream out; the head is written with
+    // zero checksums first and rewritten once they are known.
     let table_len = sections.len() * ENTRY_LEN;
-    let mut offset = align_up(HEADER_LEN + table_len + meta_json.len());
-    let mut table = Vec::with_capacity(table_len);
+    let head_len = (HEADER_LEN + table_len + meta_json.len()).next_multiple_of(BLOCK);
     let mut offsets = Vec::with_capacity(sections.len());
-    for ((bytes, elem), sum) in sections.iter().zip(&checksums) {
+    let mut offset = head_len;
+    for (bytes, _) in &sections {
         offsets.push(offset);
-        table.extend_from_slice(&(offset as u64).to_le_bytes());
+        offset = align_up(offset + bytes.len());
+    }
+    let end = offset;
+
+    let tmp = path.with_extension("gemp.tmp");
+    let io = |e| Error::io(path, e);
+    let mut w = SequentialFile::create(&tmp, true).map_err(io)?;
+    w.write_zeros(head_len).map_err(io)?;
+    let mut checksums = Vec::with_capacity(sections.len());
+    for ((bytes, _), &off) in sections.iter().zip(&offsets) {
+        w.write_zeros(off - w.position() as usize).map_err(io)?;
+        // Hash and copy each piece while it is in cache.
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        for piece in bytes.chunks(1 << 16) {
+            hasher.update(piece);
+            w.write_all(piece).map_err(io)?;
+        }
+        checksums.push(hasher.digest());
+    }
+    w.write_zeros(end - w.position() as usize).map_err(io)?;
+
+    let mut table = Vec::with_capacity(table_len);
+    for (((bytes, elem), sum), &off) in sections.iter().zip(&checksums).zip(&offsets) {
+        table.extend_from_slice(&(off as u64).to_le_bytes());
         table.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
         table.extend_from_slice(&sum.to_le_bytes());
         table.extend_from_slice(&elem.to_le_bytes());
         table.extend_from_slice(&0u32.to_le_bytes());
-        offset = align_up(offset + bytes.len());
     }
-    let mut header = Vec::with_capacity(HEADER_LEN);
-    header.extend_from_slice(MAGIC);
-    header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    header.extend_from_slice(&(sections.len() as u32).to_le_bytes());
-    header.extend_from_slice(&(meta_json.len() as u64).to_le_bytes());
-    let header_sum = header_checksum(&header, &table, &meta_json);
-    header.extend_from_slice(&header_sum.to_le_bytes());
-
-    let tmp = path.with_extension("gemp.tmp");
-    let io = |e| Error::io(path, e);
-    let file = File::create(&tmp).map_err(io)?;
-    let mut w = BufWriter::with_capacity(1 << 20, file);
-    let mut pos = 0usize;
-    let mut put = |w: &mut BufWriter<File>, b: &[u8]| -> std::io::Result<()> {
-        w.write_all(b)?;
-        pos += b.len();
-        Ok(())
-    };
-    put(&mut w, &header).map_err(io)?;
-    put(&mut w, &table).map_err(io)?;
-    put(&mut w, &meta_json).map_err(io)?;
-    let zeros = [0u8; ALIGN];
-    let mut written = HEADER_LEN + table_len + meta_json.len();
-    for ((bytes, _), &off) in sections.iter().zip(&offsets) {
-        w.write_all(&zeros[..off - written]).map_err(io)?;
-        w.write_all(bytes).map_err(io)?;
-        written = off + bytes.len();
-    }
-    let end = align_up(written);
-    w.write_all(&zeros[..end - written]).map_err(io)?;
-    let file = w.into_inner().map_err(|e| io(e.into_error()))?;
-    file.sync_all().map_err(io)?;
-    drop(file);
+    let mut head = Vec::with_capacity(head_len);
+    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    head.extend_from_slice(&(sections.len() as u32).to_le_bytes());
+    head.extend_from_slice(&(meta_json.len() as u64).to_le_bytes());
+    let header_sum = header_checksum(&head, &table, &meta_json);
+    head.extend_from_slice(&header_sum.to_le_bytes());
+    head.extend_from_slice(&table);
+    head.extend_from_slice(&meta_json);
+    head.resize(head_len, 0);
+    log::debug!(
+        "{}: {end} bytes written{}",
+        tmp.display(),
+        if w.is_direct() {
+            " directly (O_DIRECT)"
+        } else {
+            " through the page cache"
+        }
+    );
+    drop(w.finish(Some(&head)).map_err(io)?);
     std::fs::rename(&tmp, path).map_err(io)?;
     Ok(())
 }
@@ -516,6 +528,6 @@ impl Reader {
                 .map(|c| self.column(c))
                 .collect::<Result<_>>()?,
         };
-        Model::from_parts(parts).map_err(|e| self.err(e.to_string()))
+        Model::from_parts(parts, true).map_err(|e| self.err(e.to_string()))
     }
 }

@@ -54,6 +54,48 @@ enum Slot<'a, const N: usize> {
     Bad(String),
 }
 
+/// A string-keyed lookup for small vocabularies (categories, title types): a linear scan over the
+/// first few entries, which beats hashing for a dozen short keys, and a hash map beyond them so a
+/// hostile file with millions of distinct values stays linear.
+struct Vocabulary<V> {
+    few: Vec<(Box<str>, V)>,
+    many: HashMap<Box<str>, V>,
+}
+
+impl<V> Default for Vocabulary<V> {
+    fn default() -> Self {
+        Vocabulary {
+            few: Vec::new(),
+            many: HashMap::new(),
+        }
+    }
+}
+
+impl<V: Copy> Vocabulary<V> {
+    /// Entries kept in the scanned list.
+    const FEW: usize = 32;
+
+    #[inline]
+    fn get(&self, key: &str) -> Option<V> {
+        if let Some((_, v)) = self.few.iter().find(|(k, _)| &**k == key) {
+            return Some(*v);
+        }
+        if self.many.is_empty() {
+            None
+        } else {
+            self.many.get(key).copied()
+        }
+    }
+
+    fn insert(&mut self, key: &str, value: V) {
+        if self.few.len() < Self::FEW {
+            self.few.push((key.into(), value));
+        } else {
+            self.many.insert(key.into(), value);
+        }
+    }
+}
+
 /// The state of one `load_into` call.
 pub(crate) struct Loader<'a> {
     b: &'a mut ModelBuilder,
@@ -64,12 +106,15 @@ pub(crate) struct Loader<'a> {
     title_label: Option<u32>,
     person_label: Option<u32>,
     /// titleType value -> label id.
-    type_labels: HashMap<Box<str>, u32>,
+    type_labels: Vocabulary<u32>,
     /// principals category (or crew role) -> (relationship type, is DIRECTOR or WRITER).
-    categories: HashMap<Box<str>, (u32, bool)>,
+    categories: Vocabulary<(u32, bool)>,
     episode_of: Option<u32>,
     /// DIRECTOR/WRITER edges `(person, title, type)` seen so far, kept only when crew files load.
     crew_edges: Option<HashSet<(u32, u32, u32)>>,
+    /// The builder started empty, so every node with a canonical id went through the numeric
+    /// maps: one missing there is new and needs no key lookup.
+    maps_complete: bool,
 }
 
 impl<'a> Loader<'a> {
@@ -79,6 +124,7 @@ impl<'a> Loader<'a> {
         report: &'a mut LoadReport,
         track_crew_edges: bool,
     ) -> Self {
+        let maps_complete = b.node_count() == 0;
         Loader {
             b,
             options,
@@ -87,10 +133,11 @@ impl<'a> Loader<'a> {
             people: IdMap::default(),
             title_label: None,
             person_label: None,
-            type_labels: HashMap::new(),
-            categories: HashMap::new(),
+            type_labels: Vocabulary::default(),
+            categories: Vocabulary::default(),
             episode_of: None,
             crew_edges: track_crew_edges.then(HashSet::new),
+            maps_complete,
         }
     }
 
@@ -122,24 +169,24 @@ impl<'a> Loader<'a> {
 
     /// The label for a titleType value: `tvSeries` -> `TvSeries` (first letter upper-cased).
     fn type_label(&mut self, title_type: &str) -> u32 {
-        if let Some(&l) = self.type_labels.get(title_type) {
+        if let Some(l) = self.type_labels.get(title_type) {
             return l;
         }
         let l = self.b.label(&camel_case(title_type));
-        self.type_labels.insert(title_type.into(), l);
+        self.type_labels.insert(title_type, l);
         l
     }
 
     /// The relationship type for a category (`archive_footage` -> `ARCHIVE_FOOTAGE`).
     #[inline]
     fn category(&mut self, category: &str) -> (u32, bool) {
-        if let Some(&t) = self.categories.get(category) {
+        if let Some(t) = self.categories.get(category) {
             return t;
         }
         let name = super::category_rel_type(category);
         let crew = name == "DIRECTOR" || name == "WRITER";
         let t = (self.b.rel_type(&name), crew);
-        self.categories.insert(category.into(), t);
+        self.categories.insert(category, t);
         t
     }
 
@@ -158,14 +205,29 @@ impl<'a> Loader<'a> {
                 return id;
             }
         }
-        let (id, created) = self.b.ensure_node(key);
-        if let Some(n) = number {
-            match kind {
-                IdKind::Title => self.titles.set(n, id),
-                IdKind::Person => self.people.set(n, id),
-                IdKind::Other => {}
+        // A canonical id missing from its numeric map is new: its string form cannot belong to any
+        // other node (non-canonical keys differ from every canonical one), so no key lookup.
+        let (id, created) = match (kind, number) {
+            (IdKind::Title, Some(n)) if self.maps_complete => {
+                let id = self.b.push_unique_node(key);
+                self.titles.set(n, id);
+                (id, true)
             }
-        }
+            (IdKind::Person, Some(n)) if self.maps_complete => {
+                let id = self.b.push_unique_node(key);
+                self.people.set(n, id);
+                (id, true)
+            }
+            _ => {
+                let (id, created) = self.b.ensure_node(key);
+                match (kind, number) {
+                    (IdKind::Title, Some(n)) => self.titles.set(n, id),
+                    (IdKind::Person, Some(n)) => self.people.set(n, id),
+                    _ => {}
+                }
+                (id, created)
+            }
+        };
         if created && referenced {
             self.report.dangling_nodes += 1;
             match kind {
