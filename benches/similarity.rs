@@ -7,14 +7,17 @@
 //! `SIM_BENCH_DEVICE_EVERY` (default 37, coprime to 40 so queries and cases vary; 0 = no device
 //! runs), `SIM_BENCH_DEVICE_LIMIT` seconds per device/host search there (default
 //! `SIM_BENCH_LIMIT`), `SIM_BENCH_INSTANCES` (AMonG n, default 16), `SIM_BENCH_SKIP_HOST=1` (only
-//! the device comparison). Prints a Markdown report. Run with `scripts/bench-similarity`.
+//! the device comparison), `SIM_BENCH_SAMPLE` (every n-th pair only, default 1),
+//! `SIM_BENCH_MAX_QUEUE` (give up a search past this many queued solutions, to bound memory on long
+//! limits; default none). Prints a Markdown report. Run with `scripts/bench-similarity`.
 
 use std::path::Path;
 use std::time::Duration;
 
 use gemp::similarity::load::load_graphs;
 use gemp::similarity::{
-    search, variant_name, Algorithm, Improvements, Outcome, Problem, SearchOptions, SimilarityModel,
+    search, variant_name, Algorithm, Improvements, Outcome, Problem, SearchOptions,
+    SimilarityModel, StopReason,
 };
 use rayon::prelude::*;
 
@@ -25,14 +28,14 @@ fn env_f64(name: &str, default: f64) -> f64 {
         .unwrap_or(default)
 }
 
-/// One search's figures: (finished, time s, expansions, max queue, similarity).
-type Run = (bool, f64, u64, usize, f64);
+/// One search's figures: (finished, time s, expansions, max queue, similarity, why it stopped).
+type Run = (bool, f64, u64, usize, f64, Option<StopReason>);
 
 fn figures(o: &Outcome) -> Run {
     let s = o.stats();
-    let sim = match o {
-        Outcome::Done(r) => r.similarity,
-        Outcome::Stopped { .. } => f64::NAN,
+    let (sim, stop) = match o {
+        Outcome::Done(r) => (r.similarity, None),
+        Outcome::Stopped { reason, .. } => (f64::NAN, Some(*reason)),
     };
     (
         matches!(o, Outcome::Done(_)),
@@ -40,6 +43,7 @@ fn figures(o: &Outcome) -> Run {
         s.expansions,
         s.max_queue,
         sim,
+        stop,
     )
 }
 
@@ -86,8 +90,11 @@ fn main() {
         Duration::from_secs_f64(env_f64("SIM_BENCH_DEVICE_LIMIT", limit.as_secs_f64()));
     let skip_host = std::env::var("SIM_BENCH_SKIP_HOST").is_ok_and(|v| v == "1");
     let every = env_f64("SIM_BENCH_DEVICE_EVERY", 37.0) as usize;
+    let sample = (env_f64("SIM_BENCH_SAMPLE", 1.0) as usize).max(1);
+    let max_queue = env_f64("SIM_BENCH_MAX_QUEUE", 0.0) as usize;
     let pairs: Vec<(usize, usize)> = (0..cases.len())
         .flat_map(|q| (0..cases.len()).map(move |c| (q, c)))
+        .step_by(sample)
         .collect();
     let problems: Vec<Problem> = pairs
         .par_iter()
@@ -105,7 +112,7 @@ fn main() {
     );
     let mut results: Vec<Vec<Run>> = Vec::new();
     if !skip_host {
-        host_variants(&problems, &variants, limit, &mut results);
+        host_variants(&problems, &variants, limit, max_queue, &mut results);
     }
     #[cfg(feature = "opencl")]
     if every > 0 {
@@ -119,6 +126,7 @@ fn host_variants(
     problems: &[Problem],
     variants: &[(Algorithm, Improvements)],
     limit: Duration,
+    max_queue: usize,
     results: &mut Vec<Vec<Run>>,
 ) {
     println!("{HEADER}");
@@ -127,6 +135,7 @@ fn host_variants(
             algorithm,
             improvements,
             time_limit: Some(limit),
+            max_queue: (max_queue > 0).then_some(max_queue),
             ..Default::default()
         };
         let runs: Vec<Run> = problems
@@ -137,6 +146,22 @@ fn host_variants(
         results.push(runs);
     }
     completion_curve(variants, results, limit);
+    println!("\nSearches that did not finish:\n");
+    println!(
+        "| variant | at the time limit | at the queue bound | median max queue when stopped |"
+    );
+    println!("|---|---|---|---|");
+    for (&(algorithm, improvements), runs) in variants.iter().zip(results.iter()) {
+        let stopped = |why: StopReason| runs.iter().filter(|r| r.5 == Some(why)).count();
+        let mut queues: Vec<f64> = runs.iter().filter(|r| !r.0).map(|r| r.3 as f64).collect();
+        println!(
+            "| {} | {} | {} | {:.0} |",
+            variant_name(algorithm, improvements),
+            stopped(StopReason::TimeLimit),
+            stopped(StopReason::QueueCapacity),
+            median(&mut queues)
+        );
+    }
     let both: Vec<usize> = (0..problems.len())
         .filter(|&i| results[0][i].0 && results[1][i].0)
         .collect();

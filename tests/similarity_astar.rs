@@ -189,6 +189,44 @@ fn stops_on_time_and_bound_and_rejects_bad_options() {
 }
 
 #[test]
+fn max_queue_gives_up_instead_of_pruning() {
+    let mut rng = Rng(9);
+    let q = random_graph(&mut rng, "q", 6, 8);
+    let c = random_graph(&mut rng, "c", 6, 8);
+    let problem = Problem::new(&q, &c, &model()).unwrap();
+    let exact = search(&problem, &SearchOptions::default()).unwrap();
+    let Outcome::Done(exact) = exact else {
+        panic!("unbounded search finished")
+    };
+    assert!(exact.stats.max_queue > 2, "the case needs a queue");
+    let tight = SearchOptions {
+        max_queue: Some(exact.stats.max_queue - 1),
+        ..Default::default()
+    };
+    match search(&problem, &tight).unwrap() {
+        Outcome::Stopped {
+            reason,
+            upper_bound,
+            stats,
+        } => {
+            assert_eq!(reason, gemp::similarity::StopReason::QueueCapacity);
+            assert!(upper_bound + 1e-12 >= exact.similarity, "an upper bound");
+            assert_eq!(stats.pruned, 0);
+        }
+        Outcome::Done(_) => panic!("the queue bound was exceeded, so the search gives up"),
+    }
+    let roomy = SearchOptions {
+        max_queue: Some(exact.stats.max_queue),
+        ..Default::default()
+    };
+    let Outcome::Done(r) = search(&problem, &roomy).unwrap() else {
+        panic!("the bound is never exceeded")
+    };
+    assert_eq!(r.similarity, exact.similarity);
+    assert!(r.exact);
+}
+
+#[test]
 fn retrieval_top_k_is_the_same_with_and_without_early_stop() {
     let mut rng = Rng(11);
     let m = model();

@@ -87,6 +87,10 @@ pub struct SimilarityArgs {
     /// AMonG: insertion strategy 1 (one random queue) or 2 (all queues).
     #[arg(long, default_value_t = 2)]
     pub insert: u8,
+    /// Host: give up on a case once its queue holds more than N solutions (bounds memory; every
+    /// finished search stays exact, unlike --queue-limit).
+    #[arg(long)]
+    pub max_queue: Option<usize>,
     /// AMonG: capacity of each priority queue (solutions).
     #[arg(long, default_value_t = 4096)]
     pub queue_capacity: usize,
@@ -161,6 +165,7 @@ pub fn run_similarity(args: SimilarityArgs) -> anyhow::Result<()> {
         algorithm,
         improvements,
         queue_limit: args.queue_limit,
+        max_queue: args.max_queue,
         time_limit,
         ..Default::default()
     };

@@ -12,6 +12,7 @@ use std::hash::BuildHasher;
 use super::column::{Column, ColumnData};
 use super::csr::Adjacency;
 use super::interner::Interner;
+use super::row_set::RowSet;
 use super::slab::StringHeap;
 use super::value::{PropType, ValueRef};
 use super::{Model, PropertyGroup, NO_LABEL};
@@ -27,10 +28,10 @@ struct PropertyTable {
     columns: Vec<BuilderColumn>,
 }
 
-/// Values of one property: `rows[i]` (a node or edge index) has value `i`.
+/// Values of one property: the `i`-th row of `rows` (a node or edge index) has value `i`.
 #[derive(Default)]
 struct BuilderColumn {
-    rows: Vec<u32>,
+    rows: RowSet,
     data: BuilderData,
 }
 
@@ -60,8 +61,14 @@ impl BuilderData {
 }
 
 impl BuilderColumn {
-    /// Appends `value` for `row`; null values are not stored. Int and float mix into float.
-    fn push(&mut self, row: u32, value: ValueRef<'_>, name: &str) -> Result<()> {
+    /// Appends `value` for `row`; null values are not stored. Int and float mix into float. `name`
+    /// (the property's, for the error message) is only asked for when the types conflict.
+    fn push<'n>(
+        &mut self,
+        row: u32,
+        value: ValueRef<'_>,
+        name: impl FnOnce() -> &'n str,
+    ) -> Result<()> {
         if matches!(value, ValueRef::Null) {
             return Ok(());
         }
@@ -98,7 +105,8 @@ impl BuilderColumn {
                     ValueRef::Null => "null",
                 };
                 return Err(Error::Model(format!(
-                    "property `{name}` has values of type {have} and of type {got}"
+                    "property `{}` has values of type {have} and of type {got}",
+                    name()
                 )));
             }
         }
@@ -117,9 +125,9 @@ impl PropertyTable {
     }
 
     fn set(&mut self, row: u32, key: u32, value: ValueRef<'_>) -> Result<()> {
-        let name = self.names.name(key).unwrap_or("?");
+        let names = &self.names;
         match self.columns.get_mut(key as usize) {
-            Some(col) => col.push(row, value, name),
+            Some(col) => col.push(row, value, || names.name(key).unwrap_or("?")),
             None => Err(Error::InvalidArgument(format!(
                 "unknown property key {key}"
             ))),
@@ -708,37 +716,12 @@ fn freeze_node_properties(
     new_of_old: &[u32],
 ) -> Vec<Vec<Column>> {
     let starts: Vec<u32> = groups.iter().map(|g| g.start).collect();
-    // Columns freeze independently, in parallel; each yields its (group, column) pieces.
-    let per_column: Vec<Vec<(usize, Column)>> = table
-        .columns
-        .par_iter()
-        .enumerate()
-        .map(|(key, col)| {
-            let name = table.names.name(key as u32).unwrap_or("");
-            // One slot array per group, allocated when the group first has a value.
-            let mut slots: Vec<Vec<u32>> = vec![Vec::new(); groups.len()];
-            for (i, &row) in col.rows.iter().enumerate() {
-                let new = new_of_old[row as usize];
-                let g = starts.partition_point(|&s| s <= new) - 1;
-                let slot = &mut slots[g];
-                if slot.is_empty() {
-                    slot.resize((groups[g].end - groups[g].start) as usize, NO_VALUE);
-                }
-                slot[(new - starts[g]) as usize] = i as u32;
-            }
-            slots
-                .into_iter()
-                .enumerate()
-                .filter(|(_, slot)| !slot.is_empty())
-                .map(|(g, slot)| (g, freeze_column(name, col, &slot)))
-                .collect()
-        })
-        .collect();
-    let mut out: Vec<Vec<Column>> = (0..groups.len()).map(|_| Vec::new()).collect();
-    for (g, column) in per_column.into_iter().flatten() {
-        out[g].push(column);
-    }
-    out
+    let sizes: Vec<usize> = groups.iter().map(|g| (g.end - g.start) as usize).collect();
+    freeze_columns(table, &sizes, &|row| {
+        let new = new_of_old[row as usize];
+        let g = starts.partition_point(|&s| s <= new) - 1;
+        (g, (new - starts[g]) as usize)
+    })
 }
 
 /// Edge property columns over all `len` edges, rows renumbered to out-CSR positions.
@@ -747,68 +730,123 @@ fn freeze_edge_properties(
     len: usize,
     new_edge_of_old: &[u32],
 ) -> Vec<Column> {
-    table
+    let mut per_group = freeze_columns(table, &[len], &|row| {
+        (0, new_edge_of_old[row as usize] as usize)
+    });
+    per_group.pop().unwrap_or_default()
+}
+
+/// Freezes every column of `table` into per-group columns (`sizes[g]` rows in group `g`; a group
+/// gets a column only where the property has a value); `place(row)` is where a builder row lands:
+/// (group, position in the group). Columns freeze in parallel.
+fn freeze_columns<P>(table: &PropertyTable, sizes: &[usize], place: &P) -> Vec<Vec<Column>>
+where
+    P: Fn(u32) -> (usize, usize) + Sync,
+{
+    let per_column: Vec<Vec<(usize, Column)>> = table
         .columns
         .par_iter()
         .enumerate()
-        .filter(|(_, col)| !col.rows.is_empty())
         .map(|(key, col)| {
             let name = table.names.name(key as u32).unwrap_or("");
-            let mut slot = vec![NO_VALUE; len];
-            for (i, &row) in col.rows.iter().enumerate() {
-                slot[new_edge_of_old[row as usize] as usize] = i as u32;
-            }
-            freeze_column(name, col, &slot)
+            let pieces: Vec<(usize, ColumnData, Vec<u64>)> = match &col.data {
+                BuilderData::Empty => Vec::new(),
+                BuilderData::Int(v) => scatter(v, col, sizes, place, ColumnData::Int),
+                BuilderData::Float(v) => scatter(v, col, sizes, place, ColumnData::Float),
+                BuilderData::Bool(v) => scatter(v, col, sizes, place, ColumnData::Bool),
+                BuilderData::Str { offsets, heap } => {
+                    let slots = value_slots(col, sizes, place);
+                    slots
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(_, slot)| !slot.is_empty())
+                        .map(|(g, slot)| {
+                            let validity = slot
+                                .chunks(64)
+                                .map(|chunk| {
+                                    chunk
+                                        .iter()
+                                        .enumerate()
+                                        .filter(|(_, &s)| s != NO_VALUE)
+                                        .fold(0u64, |bits, (i, _)| bits | 1 << i)
+                                })
+                                .collect();
+                            (g, freeze_strings(&slot, offsets, heap), validity)
+                        })
+                        .collect()
+                }
+            };
+            pieces
+                .into_iter()
+                .map(|(g, data, validity)| {
+                    let len = sizes[g];
+                    let set: usize = validity.iter().map(|w| w.count_ones() as usize).sum();
+                    let validity = if set == len { Vec::new() } else { validity };
+                    let column = Column {
+                        name: name.to_owned(),
+                        len,
+                        data,
+                        validity: validity.into(),
+                    };
+                    (g, column)
+                })
+                .collect()
         })
+        .collect();
+    let mut out: Vec<Vec<Column>> = (0..sizes.len()).map(|_| Vec::new()).collect();
+    for (g, column) in per_column.into_iter().flatten() {
+        out[g].push(column);
+    }
+    out
+}
+
+/// Fixed-width values written straight to their frozen positions (later values win), with the
+/// validity bits of the positions written: one `(group, data, validity)` per group with a value.
+fn scatter<T: bytemuck::Pod + Default>(
+    values: &[T],
+    col: &BuilderColumn,
+    sizes: &[usize],
+    place: &impl Fn(u32) -> (usize, usize),
+    wrap: impl Fn(super::slab::Slab<T>) -> ColumnData,
+) -> Vec<(usize, ColumnData, Vec<u64>)> {
+    let mut out: Vec<Option<(Vec<T>, Vec<u64>)>> = (0..sizes.len()).map(|_| None).collect();
+    for (&value, row) in values.iter().zip(col.rows.iter()) {
+        let (g, i) = place(row);
+        let (data, bits) = out[g].get_or_insert_with(|| {
+            (
+                vec![T::default(); sizes[g]],
+                vec![0u64; sizes[g].div_ceil(64)],
+            )
+        });
+        data[i] = value;
+        bits[i / 64] |= 1 << (i % 64);
+    }
+    out.into_iter()
+        .enumerate()
+        .filter_map(|(g, piece)| piece.map(|(data, bits)| (g, wrap(data.into()), bits)))
         .collect()
 }
 
 /// A row without a value in a slot array.
 const NO_VALUE: u32 = u32::MAX;
 
-/// Builds a column from `slot`: `slot[row]` is the index of the row's value in `col` (the last one
-/// set wins), or [`NO_VALUE`].
-fn freeze_column(name: &str, col: &BuilderColumn, slot: &[u32]) -> Column {
-    let len = slot.len();
-    let all_valid = slot.iter().all(|&s| s != NO_VALUE);
-    let validity: Vec<u64> = if all_valid {
-        Vec::new()
-    } else {
-        slot.chunks(64)
-            .map(|chunk| {
-                chunk
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &s)| s != NO_VALUE)
-                    .fold(0u64, |bits, (i, _)| bits | 1 << i)
-            })
-            .collect()
-    };
-    let data = match &col.data {
-        BuilderData::Empty => ColumnData::Int(Vec::new().into()),
-        BuilderData::Int(v) => ColumnData::Int(gather(slot, v, 0).into()),
-        BuilderData::Float(v) => ColumnData::Float(gather(slot, v, 0.0).into()),
-        BuilderData::Bool(v) => ColumnData::Bool(gather(slot, v, 0).into()),
-        BuilderData::Str { offsets, heap } => freeze_strings(slot, offsets, heap),
-    };
-    Column {
-        name: name.to_owned(),
-        len,
-        data,
-        validity: validity.into(),
+/// Per group, `slot[position]` = the index of that position's value in `col` (the last one set
+/// wins) or [`NO_VALUE`]; empty for groups without a value.
+fn value_slots(
+    col: &BuilderColumn,
+    sizes: &[usize],
+    place: &impl Fn(u32) -> (usize, usize),
+) -> Vec<Vec<u32>> {
+    let mut slots: Vec<Vec<u32>> = vec![Vec::new(); sizes.len()];
+    for (i, row) in col.rows.iter().enumerate() {
+        let (g, position) = place(row);
+        let slot = &mut slots[g];
+        if slot.is_empty() {
+            slot.resize(sizes[g], NO_VALUE);
+        }
+        slot[position] = i as u32;
     }
-}
-
-fn gather<T: Copy>(slot: &[u32], values: &[T], default: T) -> Vec<T> {
-    slot.iter()
-        .map(|&s| {
-            if s == u32::MAX {
-                default
-            } else {
-                values[s as usize]
-            }
-        })
-        .collect()
+    slots
 }
 
 /// Plain or dictionary-encoded strings, whichever is smaller for this column.

@@ -15,6 +15,7 @@ mod column;
 mod csr;
 mod direct_file;
 mod interner;
+mod row_set;
 mod schema;
 mod slab;
 pub mod snapshot;

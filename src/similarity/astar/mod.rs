@@ -136,6 +136,9 @@ pub struct SearchOptions {
     /// Keep at most this many solutions in the queue (dropping the worst): faster, maybe not
     /// optimal. `None`: exact.
     pub queue_limit: Option<usize>,
+    /// Give up (rather than prune, so every finished search stays exact) once the queue holds more
+    /// than this many solutions: bounds the memory of a search. `None`: no bound.
+    pub max_queue: Option<usize>,
     /// Give up after this long.
     pub time_limit: Option<Duration>,
     /// Give up when this flag is set (checked every few expansions).
@@ -195,7 +198,8 @@ pub enum StopReason {
     Cancelled,
     /// The best f-value fell below `prune_below`.
     BelowBound,
-    /// AMonG: a priority queue was full (solutions would have been lost); raise the capacity.
+    /// A priority queue was full: one of AMonG's device queues (solutions would have been lost;
+    /// raise the capacity) or the host queue past [`SearchOptions::max_queue`].
     QueueCapacity,
 }
 

@@ -233,6 +233,14 @@ pub fn search(problem: &Problem, options: &SearchOptions) -> Result<Outcome> {
             }
         }
         stats.max_queue = stats.max_queue.max(queue.len());
+        if options.max_queue.is_some_and(|cap| queue.len() > cap) {
+            stats.time = start.elapsed();
+            return Ok(Outcome::Stopped {
+                reason: StopReason::QueueCapacity,
+                upper_bound: queue.last_key_value().map_or(0.0, |(k, _)| k.f),
+                stats,
+            });
+        }
     }
 }
 
