@@ -179,7 +179,7 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
     }
     if let Some(out) = &args.output {
         let t = Instant::now();
-        snapshot::write(&model, out).with_context(|| format!("writing {}", out.display()))?;
+        snapshot::write(&model, out).context("writing the snapshot")?;
         if !quiet() {
             eprintln!(
                 "wrote {} in {:.2}s",
