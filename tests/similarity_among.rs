@@ -5,41 +5,12 @@
 
 mod common;
 
-use std::path::Path;
-
+use common::semantic_graphs::{model, random_graph};
 use common::Rng;
 use gemp::similarity::among::{among_search, race, AmongOptions, EvalStrategy, InsertStrategy};
 use gemp::similarity::astar::mapping_similarity;
-use gemp::similarity::{
-    search, Algorithm, Improvements, Problem, SearchOptions, SemanticGraph, SimilarityModel,
-};
+use gemp::similarity::{search, Algorithm, Improvements, Problem, SearchOptions, SemanticGraph};
 use serde_json::json;
-
-fn model() -> SimilarityModel {
-    SimilarityModel::from_json(
-        &json!({"types": {
-            "A": {"measure": "object", "attributes": {"v": {"measure": "linear", "max_distance": 3}}},
-            "B": {"measure": "object", "attributes": {"v": {"measure": "equality"}}},
-            "X": {"measure": "object", "attributes": {"w": {"measure": "equality"}}}}}),
-        Path::new("."),
-    )
-    .unwrap()
-}
-
-fn random_graph(rng: &mut Rng, name: &str, max_nodes: usize, max_edges: usize) -> SemanticGraph {
-    let mut g = SemanticGraph::new(name);
-    let nodes = 1 + rng.below(max_nodes);
-    for i in 0..nodes {
-        let kind = ["A", "B", "W"][rng.below(if i == 0 { 3 } else { 2 })];
-        g.add_node(format!("n{i}"), kind, json!({"v": rng.below(4)}));
-    }
-    for _ in 0..rng.below(max_edges + 1) {
-        let (s, t) = (rng.below(nodes), rng.below(nodes));
-        let kind = if rng.chance(60) { "X" } else { "Y" };
-        g.add_edge(s, t, kind, json!({"w": rng.below(2)})).unwrap();
-    }
-    g
-}
 
 #[test]
 fn among_equals_host_astar_on_random_pairs() {
@@ -55,8 +26,8 @@ fn among_equals_host_astar_on_random_pairs() {
         (EvalStrategy::Three, InsertStrategy::One),
     ];
     for pair in 0..24 {
-        let q = random_graph(&mut rng, "q", 5, 7);
-        let c = random_graph(&mut rng, "c", 6, 8);
+        let q = random_graph(&mut rng, "q", 5, 7, false);
+        let c = random_graph(&mut rng, "c", 6, 8, false);
         let problem = Problem::new(&q, &c, &m).unwrap();
         let host = search(&problem, &SearchOptions::default())
             .unwrap()
@@ -102,8 +73,8 @@ fn race_returns_the_optimum_and_a_full_queue_stops() {
     };
     let m = model();
     let mut rng = Rng(9);
-    let q = random_graph(&mut rng, "q", 5, 7);
-    let c = random_graph(&mut rng, "c", 5, 7);
+    let q = random_graph(&mut rng, "q", 5, 7, false);
+    let c = random_graph(&mut rng, "c", 5, 7, false);
     let problem = Problem::new(&q, &c, &m).unwrap();
     let host_options = SearchOptions {
         algorithm: Algorithm::AStarII,

@@ -4,8 +4,7 @@
 
 mod common;
 
-use std::path::Path;
-
+use common::semantic_graphs::{model, random_graph};
 use common::Rng;
 use gemp::similarity::astar::mapping_similarity;
 use gemp::similarity::exhaustive::best_mapping;
@@ -34,47 +33,14 @@ fn all_variants() -> Vec<(Algorithm, Improvements)> {
     v
 }
 
-fn model() -> SimilarityModel {
-    SimilarityModel::from_json(
-        &json!({"types": {
-            "A": {"measure": "object", "attributes": {"v": {"measure": "linear", "max_distance": 3}}},
-            "B": {"measure": "object", "attributes": {"v": {"measure": "equality"}}},
-            "X": {"measure": "object", "attributes": {"w": {"measure": "equality"}}}}}),
-        Path::new("."),
-    )
-    .unwrap()
-}
-
-/// A random graph: up to `max_nodes` nodes of types A, B (and sometimes one W), edges X / Y with
-/// random ends (parallel edges and loops included).
-fn random_graph(rng: &mut Rng, name: &str, max_nodes: usize, max_edges: usize) -> SemanticGraph {
-    let mut g = SemanticGraph::new(name);
-    let nodes = 1 + rng.below(max_nodes);
-    for i in 0..nodes {
-        let kind = ["A", "B", "W"][rng.below(if i == 0 { 3 } else { 2 })];
-        let desc = if rng.chance(80) {
-            json!({"v": rng.below(4)})
-        } else {
-            json!({})
-        };
-        g.add_node(format!("n{i}"), kind, desc);
-    }
-    for _ in 0..rng.below(max_edges + 1) {
-        let (s, t) = (rng.below(nodes), rng.below(nodes));
-        let kind = if rng.chance(60) { "X" } else { "Y" };
-        g.add_edge(s, t, kind, json!({"w": rng.below(2)})).unwrap();
-    }
-    g
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
     fn every_variant_finds_the_exhaustive_optimum(seed in any::<u64>()) {
         let mut rng = Rng(seed);
-        let q = random_graph(&mut rng, "q", 5, 6);
-        let c = random_graph(&mut rng, "c", 5, 6);
+        let q = random_graph(&mut rng, "q", 5, 6, true);
+        let c = random_graph(&mut rng, "c", 5, 6, true);
         let m = model();
         let problem = Problem::new(&q, &c, &m).unwrap();
         let (best, best_map) = best_mapping(&problem);
@@ -166,8 +132,8 @@ fn fig2_example_is_six_ninths_and_one_the_other_way() {
 #[test]
 fn stops_on_time_and_bound_and_rejects_bad_options() {
     let mut rng = Rng(7);
-    let q = random_graph(&mut rng, "q", 4, 5);
-    let c = random_graph(&mut rng, "c", 4, 5);
+    let q = random_graph(&mut rng, "q", 4, 5, true);
+    let c = random_graph(&mut rng, "c", 4, 5, true);
     let problem = Problem::new(&q, &c, &model()).unwrap();
     let bound = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(2.0f64.to_bits()));
     let options = SearchOptions {
@@ -191,8 +157,8 @@ fn stops_on_time_and_bound_and_rejects_bad_options() {
 #[test]
 fn max_queue_gives_up_instead_of_pruning() {
     let mut rng = Rng(9);
-    let q = random_graph(&mut rng, "q", 6, 8);
-    let c = random_graph(&mut rng, "c", 6, 8);
+    let q = random_graph(&mut rng, "q", 6, 8, true);
+    let c = random_graph(&mut rng, "c", 6, 8, true);
     let problem = Problem::new(&q, &c, &model()).unwrap();
     let exact = search(&problem, &SearchOptions::default()).unwrap();
     let Outcome::Done(exact) = exact else {
@@ -230,9 +196,9 @@ fn max_queue_gives_up_instead_of_pruning() {
 fn retrieval_top_k_is_the_same_with_and_without_early_stop() {
     let mut rng = Rng(11);
     let m = model();
-    let query = random_graph(&mut rng, "q", 5, 6);
+    let query = random_graph(&mut rng, "q", 5, 6, true);
     let mut cases: Vec<SemanticGraph> = (0..12)
-        .map(|i| random_graph(&mut rng, &format!("c{i}"), 5, 6))
+        .map(|i| random_graph(&mut rng, &format!("c{i}"), 5, 6, true))
         .collect();
     cases.push(query.clone());
     let options = SearchOptions::default();

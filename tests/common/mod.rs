@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod random_graphs;
+pub mod semantic_graphs;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
