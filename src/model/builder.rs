@@ -418,7 +418,6 @@ impl ModelBuilder {
             }
         }
 
-        log::debug!("freeze: renumbered in {:.2?}", started.elapsed());
         // 2. Node labels (sorted, deduplicated per node) and the label -> nodes index. Each node's
         // list (its primary label, then its extra labels) is gathered by a counting-sort scatter,
         // then sorted and deduplicated in place.
@@ -482,7 +481,6 @@ impl ModelBuilder {
             }
         }
 
-        log::debug!("freeze: labels in {:.2?}", started.elapsed());
         // 3. Keys in the new order.
         let keys = {
             let mut offsets = Vec::with_capacity(n + 1);
@@ -498,7 +496,6 @@ impl ModelBuilder {
             }
         };
 
-        log::debug!("freeze: keys in {:.2?}", started.elapsed());
         // 4. Edges: endpoints renumbered in place, then the out-CSR (lists sorted by type, then
         // destination).
         let m = self.edge_src.len();
@@ -518,18 +515,10 @@ impl ModelBuilder {
         let node_props = self.node_props;
         let edge_props = self.edge_props;
         let (inc, (group_columns, edge_columns)) = rayon::join(
+            || in_adjacency(n, &src, &dst, ty, &new_edge_of_old),
             || {
-                let t = std::time::Instant::now();
-                let inc = in_adjacency(n, &src, &dst, ty, &new_edge_of_old);
-                log::debug!("freeze: in-adjacency in {:.2?}", t.elapsed());
-                inc
-            },
-            || {
-                let t = std::time::Instant::now();
                 let group_columns = freeze_node_properties(&node_props, &groups, &new_of_old);
-                log::debug!("freeze: node properties in {:.2?}", t.elapsed());
                 let edge_columns = freeze_edge_properties(&edge_props, m, &new_edge_of_old);
-                log::debug!("freeze: node and edge properties in {:.2?}", t.elapsed());
                 (group_columns, edge_columns)
             },
         );

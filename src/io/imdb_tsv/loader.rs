@@ -207,27 +207,18 @@ impl<'a> Loader<'a> {
         }
         // A canonical id missing from its numeric map is new: its string form cannot belong to any
         // other node (non-canonical keys differ from every canonical one), so no key lookup.
-        let (id, created) = match (kind, number) {
-            (IdKind::Title, Some(n)) if self.maps_complete => {
-                let id = self.b.push_unique_node(key);
-                self.titles.set(n, id);
-                (id, true)
-            }
-            (IdKind::Person, Some(n)) if self.maps_complete => {
-                let id = self.b.push_unique_node(key);
-                self.people.set(n, id);
-                (id, true)
-            }
-            _ => {
-                let (id, created) = self.b.ensure_node(key);
-                match (kind, number) {
-                    (IdKind::Title, Some(n)) => self.titles.set(n, id),
-                    (IdKind::Person, Some(n)) => self.people.set(n, id),
-                    _ => {}
-                }
-                (id, created)
-            }
+        let (id, created) = if number.is_some() && self.maps_complete {
+            (self.b.push_unique_node(key), true)
+        } else {
+            self.b.ensure_node(key)
         };
+        if let Some(n) = number {
+            match kind {
+                IdKind::Title => self.titles.set(n, id),
+                IdKind::Person => self.people.set(n, id),
+                IdKind::Other => {}
+            }
+        }
         if created && referenced {
             self.report.dangling_nodes += 1;
             match kind {
