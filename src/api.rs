@@ -8,7 +8,7 @@
 //!   "nodes": [ {"id": "a", "labels": ["Task"], "properties": {"name": "cut"}},
 //!              {"id": "b", "labels": ["Task"], "properties": {"name": "fry"}} ],
 //!   "edges": [ {"source": "a", "target": "b", "type": "NEXT"} ] }"#)?;
-//! // `graph.run(source)` runs with the defaults (OpenCL when a platform exists); here: the host.
+//! // `graph.run(source)` runs with the defaults (OpenCL on a GPU or accelerator when one exists); here: the host.
 //! let host = RunOptions::host();
 //! let query = graph.query("MATCH (x:Task)-[:NEXT]->(y:Task) RETURN x, y.name AS next")?;
 //! let matches = graph.execute(&query, &host)?;
@@ -245,7 +245,7 @@ impl Query {
 /// How to run a query.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
-    /// Where it runs ([`Backend::Auto`]: OpenCL when a platform exists, else the host).
+    /// Where it runs ([`Backend::Auto`]: OpenCL on a GPU or accelerator, else the host).
     pub backend: Backend,
     /// Injective (default) or homomorphic matching.
     pub semantics: Semantics,

@@ -439,9 +439,14 @@ fn all_hprd_queries_give_the_published_counts_on_the_device() {
 #[test]
 fn oversized_patterns_fall_back_or_fail() {
     use gemp::task::{Backend, TaskOptions, TaskRunner};
-    if gpu("oversized_patterns_fall_back_or_fail").is_none() {
+    let Some(dev) = gpu("oversized_patterns_fall_back_or_fail") else {
         return;
-    }
+    };
+    // `auto` uses a CPU device (PoCL) only when it is named.
+    let named = TaskOptions {
+        device: gemp::gpu::DeviceSelector::Index(dev.info().index),
+        ..Default::default()
+    };
     let g = G {
         labels: vec![0; 20],
         edges: (0..19).map(|i| (i, i + 1, 0)).collect(),
@@ -456,7 +461,7 @@ fn oversized_patterns_fall_back_or_fail() {
     q.stages = vec![count_star()];
     let host = execute(&m, &q, &MatchOptions::default()).unwrap();
     assert_eq!(host.rows, vec![vec![Val::Int(4)]]);
-    let auto = TaskRunner::new(&m, &TaskOptions::default()).unwrap();
+    let auto = TaskRunner::new(&m, &named).unwrap();
     assert!(auto.uses_device());
     let (out, report) = auto.run(&q, &MatchOptions::default()).unwrap();
     assert_eq!(out.rows, host.rows);

@@ -50,8 +50,9 @@ pub struct QueryArgs {
     /// Skip verifying a snapshot's section checksums (structure is still validated).
     #[arg(long)]
     pub no_verify: bool,
-    /// Where queries run: OpenCL when a platform exists (auto), the OpenCL pipeline (an error
-    /// without a device), or the host.
+    /// Where queries run: auto = OpenCL on a GPU or accelerator (or the device named by --device /
+    /// $GEMP_DEVICE), else the host; opencl = the OpenCL pipeline on any device, a CPU one (PoCL)
+    /// included (an error without a device); host = the host matcher.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: Backend,
     /// The OpenCL device (an index from `gemp devices`; default: $GEMP_DEVICE, else the first

@@ -33,17 +33,26 @@ impl<'m> Runner<'m> {
         device: DeviceSelector,
     ) -> Result<Self> {
         let start = Instant::now();
-        let use_device = match backend {
-            Backend::Host => false,
-            Backend::Opencl => true,
-            Backend::Auto => platform_exists(),
+        let (use_device, device) = match backend {
+            Backend::Host => (false, device),
+            Backend::Opencl => (true, device),
+            Backend::Auto => {
+                let choice = crate::gpu::auto_backend_here(device)?;
+                let on = if choice.device.is_some() {
+                    "OpenCL"
+                } else {
+                    "the host"
+                };
+                log::info!("backend auto: GpSense on {on} ({})", choice.reason);
+                match choice.device {
+                    Some(i) => (true, DeviceSelector::Index(i)),
+                    None => (false, device),
+                }
+            }
         };
         let (engine, backend_name) = if use_device {
             open(model, config, device)?
         } else {
-            if backend == Backend::Auto {
-                log::info!("no OpenCL platform found: GpSense runs on the host");
-            }
             (Engine::new(model, config)?, "host".to_string())
         };
         Ok(Runner {
@@ -86,16 +95,6 @@ impl<'m> Runner<'m> {
             },
         ))
     }
-}
-
-#[cfg(feature = "opencl")]
-fn platform_exists() -> bool {
-    crate::gpu::platform_count().is_ok_and(|n| n > 0)
-}
-
-#[cfg(not(feature = "opencl"))]
-fn platform_exists() -> bool {
-    false
 }
 
 #[cfg(feature = "opencl")]

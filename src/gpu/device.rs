@@ -160,6 +160,56 @@ pub fn select_device(
     Ok(index)
 }
 
+/// What `--backend auto` does with the devices found: run on `device` (an index into the list),
+/// or on the host; `reason` says why, for the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoBackend {
+    /// The device to open, or `None` for the host.
+    pub device: Option<usize>,
+    /// Why, in words (logged at info level).
+    pub reason: String,
+}
+
+/// Decides `--backend auto`: a device is used when it is a GPU or an accelerator, or when the
+/// user named one (`--device N`, `GEMP_DEVICE`). A CPU OpenCL device (PoCL) alone is not used: on
+/// a CPU the host matcher is faster and needs no device set-up; `--backend opencl` still runs on
+/// it. An empty list means the host.
+pub fn auto_backend(
+    devices: &[DeviceInfo],
+    selector: DeviceSelector,
+    env: Option<&str>,
+) -> Result<AutoBackend> {
+    if devices.is_empty() {
+        return Ok(AutoBackend {
+            device: None,
+            reason: "no OpenCL device found".into(),
+        });
+    }
+    let named =
+        matches!(selector, DeviceSelector::Index(_)) || env.is_some_and(|v| !v.trim().is_empty());
+    let index = select_device(devices, selector, env)?;
+    let d = &devices[index];
+    if named {
+        return Ok(AutoBackend {
+            device: Some(index),
+            reason: format!("device {} was asked for", d.summary()),
+        });
+    }
+    match d.device_type {
+        DeviceType::Gpu | DeviceType::Accelerator if d.available => Ok(AutoBackend {
+            device: Some(index),
+            reason: format!("{} is a {}", d.summary(), d.device_type),
+        }),
+        _ => Ok(AutoBackend {
+            device: None,
+            reason: format!(
+                "no GPU or accelerator among the OpenCL devices (best: {}); the host matcher is                  faster on a CPU (use --backend opencl to run on it anyway)",
+                d.summary()
+            ),
+        }),
+    }
+}
+
 /// The `Auto` choice without `GEMP_DEVICE`: best-ranked available device, first in list order on
 /// ties; when none is available, the best-ranked one regardless. `devices` must not be empty.
 fn auto_choice(devices: &[DeviceInfo]) -> usize {
@@ -321,5 +371,45 @@ mod tests {
         let j = serde_json::to_value(dev(3, DeviceType::Accelerator, true)).unwrap();
         assert_eq!(j["device_type"], "accelerator");
         assert_eq!(j["index"], 3);
+    }
+
+    #[test]
+    fn auto_backend_uses_gpus_and_named_devices_only() {
+        let cpu = vec![dev(0, DeviceType::Cpu, true)];
+        let a = auto_backend(&cpu, DeviceSelector::Auto, None).unwrap();
+        assert_eq!(a.device, None);
+        assert!(a.reason.contains("--backend opencl"), "{}", a.reason);
+        let a = auto_backend(&cpu, DeviceSelector::Index(0), None).unwrap();
+        assert_eq!(a.device, Some(0));
+        let a = auto_backend(&cpu, DeviceSelector::Auto, Some("0")).unwrap();
+        assert_eq!(a.device, Some(0));
+        let mixed = vec![dev(0, DeviceType::Cpu, true), dev(1, DeviceType::Gpu, true)];
+        assert_eq!(
+            auto_backend(&mixed, DeviceSelector::Auto, None)
+                .unwrap()
+                .device,
+            Some(1)
+        );
+        let acc = vec![dev(0, DeviceType::Accelerator, true)];
+        assert_eq!(
+            auto_backend(&acc, DeviceSelector::Auto, None)
+                .unwrap()
+                .device,
+            Some(0)
+        );
+        let down = vec![dev(0, DeviceType::Gpu, false)];
+        assert_eq!(
+            auto_backend(&down, DeviceSelector::Auto, None)
+                .unwrap()
+                .device,
+            None
+        );
+        assert_eq!(
+            auto_backend(&[], DeviceSelector::Auto, None)
+                .unwrap()
+                .device,
+            None
+        );
+        assert!(auto_backend(&cpu, DeviceSelector::Index(3), None).is_err());
     }
 }

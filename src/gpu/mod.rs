@@ -35,7 +35,8 @@ mod discovery;
 pub mod scan;
 
 pub use device::{
-    human_bytes, select_device, DeviceInfo, DeviceSelector, DeviceType, GEMP_DEVICE_ENV,
+    auto_backend, human_bytes, select_device, AutoBackend, DeviceInfo, DeviceSelector, DeviceType,
+    GEMP_DEVICE_ENV,
 };
 
 #[cfg(feature = "opencl")]
@@ -64,4 +65,29 @@ pub fn devices() -> crate::Result<Vec<DeviceInfo>> {
         "gemp was built without OpenCL support (rebuild with the default cargo feature `opencl`)"
             .into(),
     ))
+}
+
+/// `--backend auto`'s decision on this machine (see [`auto_backend`]): which device to open, if
+/// any. Without OpenCL support or without any platform: the host.
+pub fn auto_backend_here(selector: DeviceSelector) -> crate::Result<AutoBackend> {
+    #[cfg(feature = "opencl")]
+    {
+        if !platform_count().is_ok_and(|n| n > 0) {
+            return Ok(AutoBackend {
+                device: None,
+                reason: "no OpenCL platform found".into(),
+            });
+        }
+        let list = devices()?;
+        let env = std::env::var(GEMP_DEVICE_ENV).ok();
+        auto_backend(&list, selector, env.as_deref())
+    }
+    #[cfg(not(feature = "opencl"))]
+    {
+        let _ = selector;
+        Ok(AutoBackend {
+            device: None,
+            reason: "gemp was built without OpenCL support".into(),
+        })
+    }
 }

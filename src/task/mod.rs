@@ -3,8 +3,8 @@
 //!
 //! - **backend choice** ([`Backend`]): `host` runs [`crate::matcher::execute`]; `opencl` runs the
 //!   device pipeline ([`crate::matcher::device`]) and fails when no device can be opened or a
-//!   query exceeds the kernel's limits; `auto` uses OpenCL when a platform exists and otherwise
-//!   the host, with a log line (a platform whose selected device cannot be opened, e.g. a bad
+//!   query exceeds the kernel's limits; `auto` uses OpenCL when a GPU or accelerator exists (or a device is named) and
+//!   otherwise the host, with a log line saying why (a platform whose selected device cannot be opened, e.g. a bad
 //!   `--device` or `GEMP_DEVICE`, is an error); it also runs on the host, with a log line, a query
 //!   the device cannot take (pattern size limits) or one whose device run fails;
 //! - **one upload per batch**: the model's topology goes to the device once, when the runner is
@@ -33,7 +33,9 @@ use crate::pattern::ir::BoundQuery;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
-    /// OpenCL when a platform exists, else the host (with a log line).
+    /// OpenCL when a GPU or accelerator is found (or a device is named with `--device` /
+    /// `GEMP_DEVICE`), else the host, with a log line saying why. A CPU OpenCL device (PoCL) is
+    /// used only when asked for: there the host matcher is faster.
     #[default]
     Auto,
     /// The OpenCL pipeline; an error when no device can be opened.
@@ -95,11 +97,21 @@ impl<'m> TaskRunner<'m> {
         if options.backend == Backend::Host {
             return Ok(runner);
         }
-        if options.backend == Backend::Auto && !platform_exists() {
-            log::info!("no OpenCL platform found: queries run on the host");
-            return Ok(runner);
+        let mut selector = options.device;
+        if options.backend == Backend::Auto {
+            let choice = crate::gpu::auto_backend_here(options.device)?;
+            match choice.device {
+                None => {
+                    log::info!("backend auto: the host ({})", choice.reason);
+                    return Ok(runner);
+                }
+                Some(index) => {
+                    log::info!("backend auto: OpenCL ({})", choice.reason);
+                    selector = DeviceSelector::Index(index);
+                }
+            }
         }
-        match open_device(model, options) {
+        match open_device(model, options, selector) {
             Ok(device) => {
                 #[cfg(feature = "opencl")]
                 {
@@ -202,27 +214,17 @@ impl<'m> TaskRunner<'m> {
     }
 }
 
-/// Whether an OpenCL platform exists (always false without OpenCL support).
-fn platform_exists() -> bool {
-    #[cfg(feature = "opencl")]
-    {
-        crate::gpu::platform_count().is_ok_and(|n| n > 0)
-    }
-    #[cfg(not(feature = "opencl"))]
-    {
-        false
-    }
-}
-
+/// Opens the device `selector` names and uploads the model.
 #[cfg(feature = "opencl")]
 fn open_device<'m>(
     model: &'m Model,
     options: &TaskOptions,
+    selector: DeviceSelector,
 ) -> Result<crate::matcher::device::DeviceMatcher<'m>> {
     if crate::gpu::platform_count()? == 0 {
         return Err(Error::OpenCl("no OpenCL platform found".into()));
     }
-    let gpu = crate::gpu::Gpu::new(options.device)?;
+    let gpu = crate::gpu::Gpu::new(selector)?;
     crate::matcher::device::DeviceMatcher::new(
         std::sync::Arc::new(gpu),
         model,
@@ -231,7 +233,7 @@ fn open_device<'m>(
 }
 
 #[cfg(not(feature = "opencl"))]
-fn open_device(_model: &Model, _options: &TaskOptions) -> Result<()> {
+fn open_device(_model: &Model, _options: &TaskOptions, _selector: DeviceSelector) -> Result<()> {
     Err(Error::OpenCl(
         "gemp was built without OpenCL support (rebuild with the default cargo feature `opencl`)"
             .into(),
