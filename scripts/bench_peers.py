@@ -16,6 +16,10 @@ Semantics, per engine:
            both count non-induced subgraph monomorphisms with automorphic images counted separately,
            which is what HPRD's published counts are; labels are LAD domains / VF2 colours.
 
+Workloads: 1 and 2 the IMDb-like graphs of `gemp generate imdb` (mid-size and >= 1M persons), 3 HPRD,
+4 loading the TSV files, 5 the TTC 2014 Movie Database Case's synthetic models (`gemp generate ttc14`,
+whose couples and 3-cliques are also checked against the case's closed form).
+
 Usage: scripts/bench-peers [--quick] [--out DIR] [--reps N] [--cap S] ... (see --help).
 The worker sub-command (`bench_peers.py worker ...`) is what the driver runs in child processes.
 """
@@ -33,11 +37,15 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUERIES = os.path.join(ROOT, "benches", "peers")
-GEMP = os.path.join(ROOT, "target", "release", "gemp")
+# The binary `cargo build --release` wrote (scripts/bench-peers builds it): under $CARGO_TARGET_DIR
+# when that is set, as cargo does.
+GEMP = os.path.join(os.path.abspath(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")),
+                    "release", "gemp")
 BEGIN = "<!-- bench-peers:begin -->"
 END = "<!-- bench-peers:end -->"
 
@@ -45,8 +53,22 @@ END = "<!-- bench-peers:end -->"
 TSV_FILES = ["title.basics", "name.basics", "title.principals", "title.ratings"]
 
 # Workload 1 (the mid-size graph) and workload 2 (the >= 1M-person graph).
-W1 = ["four-actors-jack", "actor-director-pairs", "costar-triangle"]
+W1 = ["four-actors-jack", "actor-director-pairs", "costar-triangle", "costar-cycle"]
 W2 = ["couples", "three-cliques"]
+# Workload 5: the TTC 2014 Movie Database Case's queries on its synthetic models.
+W5 = ["couples", "three-cliques"]
+# FunnyQT's published times (8 cores) on the case's IMDb models of the same element counts.
+FUNNYQT = {"couples": ("35.4 s", "117.8 s"), "three-cliques": ("619 s", "4295 s")}
+
+
+def ttc14_expected(query, blocks):
+    """The case's closed form for N blocks (src/io/generate/ttc14.rs): 3N couples sharing 15N movies
+    in all, N 3-cliques sharing 5N."""
+    if query == "couples":
+        return {"pairs": 3 * blocks, "embeddings": 15 * blocks}
+    if query == "three-cliques":
+        return {"triples": blocks, "embeddings": 5 * blocks}
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -130,11 +152,14 @@ def worker_kuzu_load(data, db):
         "CAST(deathYear AS INT64) AS deathYear, "
         "primaryProfession, knownForTitles)"
     )
-    # Ratings are properties of titles, as in gemp.
+    # Ratings are properties of titles, as in gemp. The column types are declared: sniffed from
+    # the first rows, a rating like 7.3 becomes DECIMAL(2, 1), which the TTC 2014 models' ratings
+    # (movie j is rated j) overflow.
     con.execute(
-        f"LOAD FROM '{path['title.ratings']}' {opts} "
+        "LOAD WITH HEADERS (tconst STRING, averageRating DOUBLE, numVotes INT64) "
+        f"FROM '{path['title.ratings']}' {opts} "
         "MATCH (t:Title {tconst: tconst}) "
-        "SET t.averageRating = CAST(averageRating AS DOUBLE), t.numVotes = CAST(numVotes AS INT64)"
+        "SET t.averageRating = averageRating, t.numVotes = numVotes"
     )
     # One relationship table per credit category (gemp's relationship types): Kùzu copies one
     # table per statement, each from the principals file filtered to its category.
@@ -273,20 +298,49 @@ class RunFailed(Exception):
     """Engines disagree on a count, or gemp itself failed: the run stops loudly."""
 
 
-def run_capped(cmd, cap, env=None):
+def run_capped(cmd, cap, env=None, stats=None):
     """Runs cmd in its own process group; kills the whole group after `cap` seconds.
-    Returns (status, wall seconds, stdout, stderr) with status ok | timeout | error."""
+    Returns (status, wall seconds, stdout, stderr) with status ok | timeout | error. The process is
+    reaped with wait4, so `stats` (a dict), when given, receives its peak resident set size
+    (`peak_rss_kib`, the kernel's ru_maxrss of that process)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env=env)
-    try:
-        out, err = proc.communicate(timeout=cap)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        return "timeout", time.perf_counter() - t0, out, err
-    wall = time.perf_counter() - t0
-    return ("ok" if proc.returncode == 0 else "error"), wall, out, err
+    outs = {}
+
+    def drain(name, pipe):
+        outs[name] = pipe.read()
+        pipe.close()
+
+    readers = [threading.Thread(target=drain, args=(n, p), daemon=True)
+               for n, p in (("out", proc.stdout), ("err", proc.stderr))]
+    for r in readers:
+        r.start()
+    reaped = []
+
+    def reap():
+        _, wstatus, usage = os.wait4(proc.pid, 0)
+        reaped.append((time.perf_counter(), wstatus, usage))
+
+    waiter = threading.Thread(target=reap, daemon=True)
+    waiter.start()
+    waiter.join(cap)
+    timed_out = waiter.is_alive()
+    if timed_out:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        waiter.join()
+    end, wstatus, usage = reaped[0]
+    # Reaped here, so Popen must not wait for it again.
+    proc.returncode = os.waitstatus_to_exitcode(wstatus)
+    for r in readers:
+        r.join()
+    if stats is not None:
+        stats["peak_rss_kib"] = usage.ru_maxrss
+    status = "timeout" if timed_out else ("ok" if proc.returncode == 0 else "error")
+    return status, end - t0, outs.get("out", ""), outs.get("err", "")
 
 
 UNITS = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -334,7 +388,8 @@ class Bench:
 
     def record(self, **row):
         base = {"workload": "", "dataset": "", "query": "", "engine": "", "rep": 0,
-                "status": "", "seconds": "", "wall_s": "", "result": "", "note": ""}
+                "status": "", "seconds": "", "wall_s": "", "peak_rss_mib": "", "result": "",
+                "note": ""}
         base.update(row)
         if isinstance(base["result"], dict):
             base["result"] = json.dumps(base["result"], sort_keys=True)
@@ -343,18 +398,17 @@ class Bench:
 
     # ---- data -------------------------------------------------------------------------------
 
-    def dataset(self, name, titles, persons, credits):
+    def dataset(self, name, generate):
+        """Generates `name` with `gemp generate <generate…>` unless the same data is already there."""
         d = os.path.join(self.out, name)
         data = os.path.join(d, "data")
         stamp = os.path.join(data, "PARAMS")
-        params = f"titles={titles} persons={persons} principals={credits} seed=11"
+        params = " ".join(generate)
         if not (os.path.exists(stamp) and open(stamp).read() == params):
             shutil.rmtree(d, ignore_errors=True)
             os.makedirs(data)
-            self.log(f"generating {name}: {params}")
-            subprocess.run([GEMP, "-q", "generate", "imdb", "--titles", str(titles), "--persons",
-                            str(persons), "--principals", str(credits), "--seed", "11", "-o", data],
-                           check=True)
+            self.log(f"generating {name}: gemp generate {params}")
+            subprocess.run([GEMP, "-q", "generate", *generate, "-o", data], check=True)
             open(stamp, "w").write(params)
         size = sum(os.path.getsize(os.path.join(data, f + ".tsv")) for f in TSV_FILES)
         return d, data, size
@@ -378,7 +432,8 @@ class Bench:
                 ("kuzu", worker_cmd("kuzu", "load", data, kz), kz),
             ]
             for engine, cmd, store in runs:
-                status, wall, out, err = run_capped(cmd, cap)
+                stats = {}
+                status, wall, out, err = run_capped(cmd, cap, stats=stats)
                 seconds = wall
                 note = ""
                 if status == "ok" and engine != "gemp":
@@ -388,7 +443,8 @@ class Bench:
                     self.log(f"  {engine} load FAILED: {note}")
                 self.record(workload="load", dataset=name, query=f"load {size / 1e6:.0f} MB TSV",
                             engine=engine, rep=rep, status=status,
-                            seconds=f"{seconds:.4f}", wall_s=f"{wall:.4f}", note=note)
+                            seconds=f"{seconds:.4f}", wall_s=f"{wall:.4f}",
+                            peak_rss_mib=f"{stats['peak_rss_kib'] / 1024:.1f}", note=note)
                 self.log(f"  load {name} {engine}: {status} {seconds:.2f} s")
                 if status == "ok":
                     stores[engine] = store
@@ -432,7 +488,7 @@ class Bench:
                                             os.path.join(QUERIES, query + ".kuzu.cypher"))))
         return runs
 
-    def run_query(self, workload, dataset, query, stores):
+    def run_query(self, workload, dataset, query, stores, expected=None):
         results = {}
         for engine in ("duckdb", "kuzu"):
             if engine not in stores:
@@ -440,7 +496,8 @@ class Bench:
                             status="skipped", note="not loaded (its load failed or hit the cap)")
         for engine, cmd in self.engines_for(query, stores):
             for rep in range(1, self.o.reps + 1):
-                status, wall, out, err = run_capped(cmd, self.o.cap)
+                stats = {}
+                status, wall, out, err = run_capped(cmd, self.o.cap, stats=stats)
                 seconds, result, note = "", "", ""
                 if status == "ok":
                     if engine.startswith("gemp"):
@@ -461,7 +518,8 @@ class Bench:
                 self.record(workload=workload, dataset=dataset, query=query, engine=engine,
                             rep=rep, status=status,
                             seconds=f"{seconds:.4f}" if seconds != "" else "",
-                            wall_s=f"{wall:.4f}", result=result, note=note)
+                            wall_s=f"{wall:.4f}", peak_rss_mib=f"{stats['peak_rss_kib'] / 1024:.1f}",
+                            result=result, note=note)
                 shown = f"{seconds:.3f} s" if seconds != "" else f"{status} after {wall:.1f} s"
                 self.log(f"  {query} {engine} #{rep}: {shown} {result if result else note}")
                 if status == "error":
@@ -471,7 +529,7 @@ class Bench:
                 # Slow or capped runs are not repeated (one sample says enough at this size).
                 if status != "ok" or wall > self.o.repeat_below:
                     break
-        self.check(query, results)
+        self.check(query, results, expected)
 
     def check(self, query, results, expected=None):
         """Every result of every engine must be identical (and equal `expected` when given)."""
@@ -621,12 +679,21 @@ def fmt_ratio(r):
     return f"{r:.2f}×" if r < 10 else f"{r:.0f}×"
 
 
-def summarize(rows, cap):
-    """(median seconds or None, cell text) per engine from the raw rows of one query."""
+def fmt_mem(mib):
+    return f"{mib:.0f} MiB" if mib < 1024 else f"{mib / 1024:.1f} GiB"
+
+
+def summarize(rows, cap, rss=False):
+    """(median seconds or None, cell text) per engine from the raw rows of one query; with `rss`,
+    the text adds the largest peak resident set size of its successful runs."""
     ok = [float(r["seconds"]) for r in rows if r["status"] == "ok"]
     if ok:
         med = statistics.median(ok)
         n = f" (n={len(ok)})" if len(ok) != 1 else " (n=1)"
+        peaks = [float(r["peak_rss_mib"]) for r in rows
+                 if r["status"] == "ok" and r.get("peak_rss_mib")]
+        if rss and peaks:
+            n = n[:-1] + f"; {fmt_mem(max(peaks))})"
         return med, fmt_time(med) + n
     if any(r["status"] == "timeout" for r in rows):
         return None, f"> {cap:g} s (cap)"
@@ -644,7 +711,7 @@ def engine_title(e):
             "igraph-vf2": "igraph VF2"}.get(e, e.replace("gemp-opencl-", "gemp OpenCL "))
 
 
-def query_table(rows, workload, gemp_engines, peers, cap):
+def query_table(rows, workload, gemp_engines, peers, cap, rss=False):
     lines = []
     head = ["query", "counts (equal on every engine)"] + [engine_title(e) for e in gemp_engines] \
         + [engine_title(e) for e in peers] + [f"{engine_title(e)} ÷ best peer" for e in gemp_engines]
@@ -660,7 +727,7 @@ def query_table(rows, workload, gemp_engines, peers, cap):
         counts = ", ".join(f"{k} {v:,}" for k, v in json.loads(result).items()) if result else "—"
         cells, meds = [], {}
         for e in gemp_engines + peers:
-            med, text = summarize([r for r in qrows if r["engine"] == e], cap)
+            med, text = summarize([r for r in qrows if r["engine"] == e], cap, rss)
             meds[e] = med
             cells.append(text)
         ratios = []
@@ -760,6 +827,35 @@ def load_section(rows, cap):
     return out
 
 
+def ttc14_section(rows, datasets, gemp_engines, cap):
+    """Workload 5: one table per synthetic model of the TTC 2014 Movie Database Case."""
+    names = [n for n in datasets if n.startswith("ttc14-") and any(r["workload"] == n for r in rows)]
+    if not names:
+        return []
+    out = ["**TTC 2014 Movie Database Case**, workload 5 — the case's synthetic models (`gemp "
+           "generate ttc14 --blocks N`: N copies of its positive and negative test blocks, 10 "
+           "movies, 10 persons and 32 acting credits each) with its couples (two persons in at "
+           "least three common movies) and 3-cliques (three persons in at least three common "
+           "movies); the counts must also equal the case's closed form (3N couples sharing 15N "
+           "movies in all, N 3-cliques sharing 5N). Each cell adds the process's peak resident "
+           "memory (RSS). For scale, FunnyQT's published times on the case's IMDb models of "
+           f"1.0 M and 3.26 M elements (8 cores): couples {FUNNYQT['couples'][0]} (imdb-200000) "
+           f"and {FUNNYQT['couples'][1]} (imdb-all), 3-cliques {FUNNYQT['three-cliques'][0]} and "
+           f"{FUNNYQT['three-cliques'][1]}; those are real IMDb data on another machine, where "
+           "these synthetic blocks match only the element count, not the work.", ""]
+    for name in names:
+        n = datasets[name]["blocks"]
+        elements = 20 * n
+        size = {1_000_000: " (imdb-200000's element count)",
+                3_260_000: " (imdb-all's element count)"}.get(elements, "")
+        out.append(f"*N = {n:,}*: {10 * n:,} movies and {10 * n:,} persons = {elements:,} "
+                   f"elements{size}, {32 * n:,} acting credits:")
+        out.append("")
+        out += query_table(rows, name, gemp_engines, ["duckdb", "kuzu"], cap, rss=True)
+        out.append("")
+    return out
+
+
 def machine(load_start):
     cpu = "unknown CPU"
     try:
@@ -830,6 +926,7 @@ def report(bench, m, versions, datasets, started, finished):
         out.append("")
     if any(r["workload"] == "load" for r in rows):
         out += load_section(rows, o.load_cap)
+    out += ttc14_section(rows, datasets, gemp_engines, o.cap)
     out.append("Semantics: gemp matches node-injectively (`--semantics isomorphism`, the default) "
                "and treats a relationship without a variable as an existence check. DuckDB (SQL "
                "joins) and Kùzu (Cypher) match homomorphically, so their queries add injectivity "
@@ -916,8 +1013,13 @@ def parse_args(argv):
                    help="workload 1 graph: persons,titles,credits (default 100000,70000,420000)")
     p.add_argument("--big", default="1000000,700000,4200000",
                    help="workload 2 graph: persons,titles,credits (default 1000000,700000,4200000)")
-    p.add_argument("--only", default="1,2,3,4",
-                   help="workloads to run, e.g. 1,3 (a graph is always loaded, workload 4, "
+    p.add_argument("--ttc14", default="50000,163000",
+                   help="workload 5: the TTC 2014 case's N (blocks) per synthetic model (default "
+                        "50000,163000: 1.0 M and 3.26 M movies and persons, the element counts of "
+                        "the case's imdb-200000 and imdb-all models; quick 20,200)")
+    p.add_argument("--only", default="1,2,3,4,5",
+                   help="workloads to run, e.g. 1,3: 1 and 2 the IMDb-like graphs, 3 HPRD, 4 "
+                        "loading, 5 the TTC 2014 models (a graph is always loaded, workload 4, "
                         "before its queries run)")
     p.add_argument("--mem-gb", type=int, default=6,
                    help="memory limit of DuckDB and Kùzu's buffer pool in GiB (default 6; the "
@@ -937,6 +1039,8 @@ def parse_args(argv):
             o.mid = "10000,7000,42000"
         if "--big" not in argv:
             o.big = "30000,21000,126000"
+        if "--ttc14" not in argv:
+            o.ttc14 = "20,200"
         if "--docs" not in argv:
             o.no_docs = True
     o.out = o.out or os.path.join(ROOT, "bench-data", "peers-quick" if o.quick else "peers")
@@ -944,6 +1048,9 @@ def parse_args(argv):
     o.cap = o.cap or 120.0
     o.load_cap = o.load_cap or 300.0
     o.only = {int(x) for x in o.only.split(",") if x}
+    o.ttc14_blocks = [int(x) for x in o.ttc14.split(",") if x]
+    if any(b < 1 for b in o.ttc14_blocks):
+        p.error("--ttc14: every N must be at least 1")
     return o
 
 
@@ -967,12 +1074,24 @@ def main(argv):
         for name, sizes, queries in plan:
             persons, titles, credits = (int(x) for x in sizes.split(","))
             datasets[name] = {"persons": persons, "titles": titles, "credits": credits}
-            d, data, size = bench.dataset(name, titles, persons, credits)
+            d, data, size = bench.dataset(name, ["imdb", "--titles", str(titles), "--persons",
+                                                 str(persons), "--principals", str(credits),
+                                                 "--seed", "11"])
             bench.log(f"{name}: loading ({size / 1e6:.0f} MB of TSV)")
             stores = bench.load(name, d, data, size)
             for q in queries:
                 bench.log(f"{name}: {q}")
                 bench.run_query(name, name, q, stores)
+        if 5 in o.only:
+            for blocks in o.ttc14_blocks:
+                name = f"ttc14-{blocks}"
+                datasets[name] = {"blocks": blocks}
+                d, data, size = bench.dataset(name, ["ttc14", "--blocks", str(blocks)])
+                bench.log(f"{name}: loading ({size / 1e6:.0f} MB of TSV)")
+                stores = bench.load(name, d, data, size)
+                for q in W5:
+                    bench.log(f"{name}: {q}")
+                    bench.run_query(name, name, q, stores, ttc14_expected(q, blocks))
         if 3 in o.only:
             bench.log("hprd")
             bench.hprd()

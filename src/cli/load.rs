@@ -99,6 +99,20 @@ enum GenerateKind {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// The synthetic models of the TTC 2014 Movie Database Case (N blocks of 10 movies, 10 persons
+    /// and 32 acting credits: 3N couples, N 3-cliques), written in the IMDb TSV format.
+    #[command(after_help = "Examples:
+  gemp generate ttc14 --blocks 1000 -o data/ttc14-1000
+  gemp generate ttc14 --blocks 50000 -o data/ttc14-1m     # 1,000,000 movies and persons
+  gemp load data/ttc14-1000 -o ttc14.gemp")]
+    Ttc14 {
+        /// The case's N: number of (positive, negative) test blocks, 1 to 100,000,000.
+        #[arg(long)]
+        blocks: u64,
+        /// Output directory.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Random TruST data and template graphs with string values (optionally a planted noisy copy).
     Trust(super::trust::GenerateTrustArgs),
 }
@@ -226,6 +240,27 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
             Ok(())
         }
         GenerateKind::Trust(a) => super::trust::generate(a),
+        GenerateKind::Ttc14 { blocks, output } => {
+            let start = Instant::now();
+            let config = crate::io::generate::Ttc14GenConfig { blocks };
+            let s = crate::io::generate::generate_ttc14(&config, &output)?;
+            let counts = crate::io::generate::Ttc14Counts::of(blocks);
+            if !quiet() {
+                eprintln!(
+                    "wrote {} movies, {} persons, {} acting credits ({} bytes) to {} in {:.2}s; \
+                     the model holds {} couples and {} 3-cliques",
+                    s.titles,
+                    s.persons,
+                    s.principals,
+                    s.bytes,
+                    output.display(),
+                    start.elapsed().as_secs_f64(),
+                    counts.couples,
+                    counts.three_cliques
+                );
+            }
+            Ok(())
+        }
         GenerateKind::Imdb {
             titles,
             persons,

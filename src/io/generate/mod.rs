@@ -1,4 +1,5 @@
-//! Synthetic data generators: a realistic, deterministic IMDb dump of any size ([`imdb`]), random
+//! Synthetic data generators: a realistic, deterministic IMDb dump of any size ([`imdb`]), the
+//! TTC 2014 Movie Database Case's synthetic models in the same format ([`ttc14`]), random
 //! labelled multigraphs ([`graph`]), built
 //! on a small self-contained PRNG toolkit ([`rng`]).
 
@@ -6,6 +7,8 @@ pub mod graph;
 pub mod imdb;
 mod names;
 pub mod rng;
+pub mod ttc14;
 
 pub use graph::{generate_graph, GraphGenConfig};
 pub use imdb::{generate_imdb, GenSummary, ImdbGenConfig};
+pub use ttc14::{generate_ttc14, Ttc14Counts, Ttc14GenConfig};
