@@ -400,8 +400,19 @@ pub fn run_explain(args: ExplainArgs) -> anyhow::Result<()> {
     let model = open_model(&args.common)?;
     let params = params(&args.common)?;
     let query = load_query(&args.query, &model, &args.common, &params)?;
-    let (plan, _, _) = matcher::prepare(&model, &query, args.common.semantics);
+    let (plan, cands, _) = matcher::prepare_host(&model, &query, args.common.semantics);
     print!("{}", crate::pattern::explain::render(&query, &plan, &model));
+    let options = MatchOptions {
+        semantics: args.common.semantics,
+        ..Default::default()
+    };
+    match matcher::choose_factorised(&model, &query, &plan, &cands, &options) {
+        Some(fp) => print!(
+            "\nhost execution (the matching order above is replaced):\n{}",
+            fp.describe(&query)
+        ),
+        None => println!("\nhost execution: enumeration in the matching order above"),
+    }
     Ok(())
 }
 

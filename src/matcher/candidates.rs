@@ -3,6 +3,8 @@
 //! Kept as a sorted list (what the pivot scan and the device upload use) plus a bitset (what the
 //! enumerator probes).
 
+use rayon::prelude::*;
+
 use crate::model::Model;
 use crate::pattern::eval::Env;
 use crate::pattern::ir::{BoundQuery, Expr, NodeSlot, Pattern};
@@ -82,19 +84,27 @@ pub fn filter_candidates(
     unary: &[Vec<usize>],
     semantics: Semantics,
 ) -> Vec<CandidateSet> {
-    (0..pattern.nodes.len())
-        .map(|slot| {
-            let nodes = candidates_of(
-                model,
-                pattern,
-                filter,
-                unary.get(slot).map_or(&[], |v| v),
-                slot,
-                semantics,
-            );
-            CandidateSet::from_sorted(nodes, model.node_count())
-        })
-        .collect()
+    let mut sets: Vec<CandidateSet> = Vec::with_capacity(pattern.nodes.len());
+    for slot in 0..pattern.nodes.len() {
+        let conjuncts = unary.get(slot).map_or(&[][..], |v| &v[..]);
+        // Two nodes with the same labels and degree needs and no unary conjuncts (p1 and p2 of a
+        // co-star pair) have the same candidates: filter once.
+        let twin = conjuncts.is_empty().then(|| {
+            (0..slot).find(|&o| {
+                unary.get(o).is_none_or(|u| u.is_empty())
+                    && pattern.nodes[o].labels == pattern.nodes[slot].labels
+                    && degree_needs(pattern, o) == degree_needs(pattern, slot)
+            })
+        });
+        if let Some(Some(o)) = twin {
+            let copy = sets[o].clone();
+            sets.push(copy);
+            continue;
+        }
+        let nodes = candidates_of(model, pattern, filter, conjuncts, slot, semantics);
+        sets.push(CandidateSet::from_sorted(nodes, model.node_count()));
+    }
+    sets
 }
 
 /// The degree requirements of one pattern node: (types, out?, how many distinct neighbouring
@@ -165,40 +175,47 @@ fn candidates_of(
         None => (0..model.node_count() as u32).collect(),
     };
     let needs = degree_needs(pattern, slot);
-    let mut nodes_buf = vec![0u32; pattern.nodes.len()];
-    base.into_iter()
-        .filter(|&v| labels_match(model, v, &var.labels))
-        .filter(|&v| {
-            needs.iter().all(|(types, dir, count)| {
-                let need = if semantics == Semantics::Isomorphism {
-                    *count
-                } else {
-                    1
-                };
-                let have = match dir {
-                    Some(out) => typed_degree(model, v, types, *out),
-                    None => {
-                        typed_degree(model, v, types, true) + typed_degree(model, v, types, false)
-                    }
-                };
-                have >= need
-            })
-        })
-        .filter(|&v| {
-            if unary.is_empty() {
-                return true;
-            }
-            nodes_buf[slot] = v;
-            let env = Env {
-                model,
-                nodes: &nodes_buf,
-                rels: &[],
-                row: &[],
-                exists: None,
+    let keep = |v: u32, nodes_buf: &mut Vec<u32>| {
+        if !labels_match(model, v, &var.labels) {
+            return false;
+        }
+        let degrees_ok = needs.iter().all(|(types, dir, count)| {
+            let need = if semantics == Semantics::Isomorphism {
+                *count
+            } else {
+                1
             };
-            unary.iter().all(|&i| env.holds(&filter[i]))
+            let have = match dir {
+                Some(out) => typed_degree(model, v, types, *out),
+                None => typed_degree(model, v, types, true) + typed_degree(model, v, types, false),
+            };
+            have >= need
+        });
+        if !degrees_ok || unary.is_empty() {
+            return degrees_ok;
+        }
+        nodes_buf[slot] = v;
+        let env = Env {
+            model,
+            nodes: nodes_buf,
+            rels: &[],
+            row: &[],
+            exists: None,
+        };
+        unary.iter().all(|&i| env.holds(&filter[i]))
+    };
+    // Large bases are filtered on all cores, in chunks that keep the order.
+    base.par_chunks(1 << 14)
+        .map(|chunk| {
+            let mut nodes_buf = vec![0u32; pattern.nodes.len()];
+            chunk
+                .iter()
+                .copied()
+                .filter(|&v| keep(v, &mut nodes_buf))
+                .collect::<Vec<u32>>()
         })
-        .collect()
+        .collect::<Vec<Vec<u32>>>()
+        .concat()
 }
 
 /// Candidate filtering for a whole query using the planner's classification of conjuncts.

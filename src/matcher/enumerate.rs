@@ -201,6 +201,11 @@ impl<'a> Enumerator<'a> {
         e
     }
 
+    /// True when the count-only shortcut for a trailing group of steps applies.
+    pub fn has_tail_group(&self) -> bool {
+        self.tail.is_some()
+    }
+
     /// Splits step `i`'s checks into screens and per-candidate checks, and its filters into
     /// id-order comparisons and general conjuncts.
     fn step_work(&self, i: usize) -> StepWork {

@@ -6,6 +6,7 @@
 pub mod candidates;
 pub mod device;
 pub mod enumerate;
+pub mod factorised;
 pub mod host;
 pub mod results;
 
@@ -64,23 +65,42 @@ pub struct QueryOutput<'m> {
     pub timings: Timings,
 }
 
-/// Plans a bound query: candidate filtering then ordering. Returns the plan and candidate sets.
+/// Plans a bound query as the device pipeline runs it: candidate filtering then ordering, with
+/// string conjuncts in the attribute phase. Returns the plan and candidate sets.
 pub fn prepare(
     model: &Model,
     query: &BoundQuery,
     semantics: Semantics,
 ) -> (Plan, Vec<candidates::CandidateSet>, Timings) {
+    prepare_with(model, query, semantics, false)
+}
+
+/// Plans a bound query as the host runs it: unary string conjuncts filter candidates too.
+pub fn prepare_host(
+    model: &Model,
+    query: &BoundQuery,
+    semantics: Semantics,
+) -> (Plan, Vec<candidates::CandidateSet>, Timings) {
+    prepare_with(model, query, semantics, true)
+}
+
+fn prepare_with(
+    model: &Model,
+    query: &BoundQuery,
+    semantics: Semantics,
+    strings_unary: bool,
+) -> (Plan, Vec<candidates::CandidateSet>, Timings) {
     let mut t = Timings::default();
     let start = Instant::now();
-    let unary = planner::unary_conjuncts(query);
+    let unary = planner::unary_conjuncts_with(query, strings_unary);
     let cands = candidates::for_query(model, query, &unary, semantics);
     t.filter = start.elapsed();
     let start = Instant::now();
     let counts: Vec<usize> = cands.iter().map(|c| c.len()).collect();
     let fanout = |rel: usize, from: usize, dir: planner::Dir| {
-        sampled_fanout(model, query, &cands, rel, from, dir)
+        sampled_fanout(model, query, &cands, &unary, rel, from, dir)
     };
-    let plan = planner::plan(query, &counts, &fanout);
+    let plan = planner::plan_with(query, &counts, &fanout, strings_unary);
     t.plan = start.elapsed();
     (plan, cands, t)
 }
@@ -92,6 +112,7 @@ fn sampled_fanout(
     model: &Model,
     query: &BoundQuery,
     cands: &[candidates::CandidateSet],
+    unary: &[Vec<usize>],
     rel: usize,
     from: usize,
     dir: planner::Dir,
@@ -117,7 +138,7 @@ fn sampled_fanout(
     }
     let to = if r.src == from { r.dst } else { r.src };
     // The degree filter only removes nodes no edge reaches; unary predicates remove reachable ones.
-    let filtered = !planner::unary_conjuncts(query)[to].is_empty();
+    let filtered = !unary[to].is_empty();
     let selectivity = if !filtered || query.pattern.nodes[to].labels.is_empty() {
         1.0
     } else {
@@ -138,7 +159,7 @@ pub fn execute<'m>(
     query: &BoundQuery,
     options: &MatchOptions,
 ) -> Result<QueryOutput<'m>> {
-    let (plan, cands, mut timings) = prepare(model, query, options.semantics);
+    let (plan, cands, mut timings) = prepare_host(model, query, options.semantics);
     let control = Control::new(options.timeout.map(|d| Instant::now() + d));
     let first = query.stages.first().map(Projector::new);
     let count_matches_only = first.as_ref().is_some_and(|p| {
@@ -153,6 +174,13 @@ pub fn execute<'m>(
         &control,
         count_matches_only,
     );
+    if !e.has_tail_group() {
+        if let Some(fp) = factorised::plan(query, &plan, &cands, options.semantics) {
+            return Ok(execute_factorised(
+                model, query, &fp, &cands, &control, plan, timings, options,
+            ));
+        }
+    }
     let pivots = e.pivot_candidates();
     let (k, r) = (query.pattern.nodes.len(), query.pattern.rels.len());
     let start = Instant::now();
@@ -229,6 +257,71 @@ pub fn execute<'m>(
     })
 }
 
+/// The factorised plan `execute` runs for `query` (see [`factorised`]), or `None` when it
+/// enumerates: no node can be eliminated, or a count-only query ends in a group of steps the
+/// enumerator counts combinatorially already.
+pub fn choose_factorised(
+    model: &Model,
+    query: &BoundQuery,
+    plan: &Plan,
+    cands: &[candidates::CandidateSet],
+    options: &MatchOptions,
+) -> Option<factorised::FactorPlan> {
+    let first = query.stages.first().map(Projector::new);
+    let count_matches_only = first.as_ref().is_some_and(|p| {
+        p.is_count_star() || (options.count_only && p.is_streaming() && query.stages.len() == 1)
+    });
+    let control = Control::new(None);
+    let e = Enumerator::new(
+        model,
+        query,
+        plan,
+        cands,
+        options.semantics,
+        &control,
+        count_matches_only,
+    );
+    if e.has_tail_group() {
+        return None;
+    }
+    factorised::plan(query, plan, cands, options.semantics)
+}
+
+/// Runs a factorised plan (see [`factorised`]) and the result stages after it.
+#[allow(clippy::too_many_arguments)]
+fn execute_factorised<'m>(
+    model: &'m Model,
+    query: &BoundQuery,
+    fp: &factorised::FactorPlan,
+    cands: &[candidates::CandidateSet],
+    control: &Control,
+    plan: Plan,
+    mut timings: Timings,
+    options: &MatchOptions,
+) -> QueryOutput<'m> {
+    let projector = Projector::new(&fp.first);
+    let fx = factorised::FactorExec::new(model, query, fp, cands, control);
+    let start = Instant::now();
+    let sinks = fx.run_parallel(&projector, &fx);
+    timings.enumerate = start.elapsed();
+    let start = Instant::now();
+    let (mut rows, columns) =
+        results::finish_stages(model, &query.stages, &projector, sinks, Some(&fx));
+    timings.results = start.elapsed();
+    let count = rows.len() as u64;
+    if options.count_only {
+        rows.clear();
+    }
+    QueryOutput {
+        columns,
+        rows,
+        count,
+        partial: control.timed_out(),
+        plan,
+        timings,
+    }
+}
+
 /// Receives the column names and a batch of rows; an error stops the search.
 pub type RowConsumer<'c, 'm> = &'c mut dyn FnMut(&[String], &[Vec<Val<'m>>]) -> std::io::Result<()>;
 
@@ -271,7 +364,7 @@ pub fn execute_streaming<'m>(
             timings: out.timings,
         });
     }
-    let (plan, cands, mut timings) = prepare(model, query, options.semantics);
+    let (plan, cands, mut timings) = prepare_host(model, query, options.semantics);
     let control = Control::new(options.timeout.map(|d| Instant::now() + d));
     let stage = &query.stages[0];
     let projector = Projector::new(stage);
@@ -359,7 +452,7 @@ fn count_matches(e: &Enumerator<'_>, pivots: &[u32], k: usize, r: usize, plan: &
 
 /// Counts the matches of the pattern and `WHERE` of `query`, ignoring its projections.
 pub fn count(model: &Model, query: &BoundQuery, semantics: Semantics) -> u64 {
-    let (plan, cands, _) = prepare(model, query, semantics);
+    let (plan, cands, _) = prepare_host(model, query, semantics);
     let control = Control::new(None);
     let e = Enumerator::new(model, query, &plan, &cands, semantics, &control, true);
     count_matches(

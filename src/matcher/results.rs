@@ -109,6 +109,43 @@ impl<'m> Acc<'m> {
         }
     }
 
+    /// Adds `v` as if it came from `weight` identical inputs (a factorised binding).
+    fn add_weighted(&mut self, v: Val<'m>, weight: u64) {
+        if v.is_null() || weight == 0 {
+            return;
+        }
+        match self {
+            Acc::Count(c) => *c = c.saturating_add(weight),
+            Acc::Sum(s) => {
+                let scaled = match &v {
+                    Val::Int(x) => i64::try_from(weight)
+                        .ok()
+                        .and_then(|w| x.checked_mul(w))
+                        .map_or(Val::Float(*x as f64 * weight as f64), Val::Int),
+                    _ => match as_f64(&v) {
+                        Some(x) => Val::Float(x * weight as f64),
+                        None => v.clone(),
+                    },
+                };
+                *s = add_num(s, &scaled);
+            }
+            Acc::Avg(s, n) => {
+                if let Some(x) = as_f64(&v) {
+                    *s += x * weight as f64;
+                    *n += weight;
+                }
+            }
+            Acc::Collect(l) => {
+                for _ in 1..weight {
+                    l.push(v.clone());
+                }
+                l.push(v);
+            }
+            // Distinct values, minimum and maximum do not depend on multiplicity.
+            Acc::Distinct(_) | Acc::Min(_) | Acc::Max(_) => self.add(v),
+        }
+    }
+
     fn merge(&mut self, other: Acc<'m>) {
         match (self, other) {
             (Acc::Count(a), Acc::Count(b)) => *a += b,
@@ -252,6 +289,13 @@ pub struct RowSink<'q, 'm> {
     count_only: bool,
     control: Option<&'q Control>,
     stream: Option<std::sync::mpsc::SyncSender<Vec<Vec<Val<'m>>>>>,
+    /// Every weighted input is its own group: its row is finished (and `WITH … WHERE` applied)
+    /// when it arrives; `rows` then holds finished rows.
+    per_binding: bool,
+    /// The `WITH … WHERE` filter reads grouping keys (else it is tested before they are built).
+    filter_reads_keys: bool,
+    /// A row being built (per-binding groups).
+    scratch: Vec<Val<'m>>,
 }
 
 /// Rows handed to a streaming consumer at a time.
@@ -275,7 +319,95 @@ impl<'q, 'm> RowSink<'q, 'm> {
             count_only: projector.is_count_star(),
             control: None,
             stream: None,
+            per_binding: false,
+            filter_reads_keys: true,
+            scratch: Vec::new(),
         }
+    }
+
+    /// Declares that the grouping keys of every [`push_weighted`](Self::push_weighted) input are
+    /// distinct from all others' (they determine the binding), so each input is its own group.
+    pub fn per_binding(mut self) -> Self {
+        self.per_binding = true;
+        let keys = &self.projector.keys;
+        self.filter_reads_keys = self.projector.proj.filter.as_ref().is_some_and(|f| {
+            let mut reads = false;
+            f.walk(&mut |e| reads |= matches!(e, Expr::Column(c) if keys.contains(c)));
+            reads
+        });
+        self
+    }
+
+    /// Adds one binding that stands for `weight` identical matches (factorised execution): counts
+    /// and sums are scaled by `weight`; `DISTINCT`, `min` and `max` see it once. The projection
+    /// must group (have aggregates).
+    pub fn push_weighted(&mut self, nodes: &[u32], weight: u64) -> bool {
+        if self.count_only {
+            self.count = self.count.saturating_add(weight);
+            return true;
+        }
+        let env = Env {
+            model: self.model,
+            nodes,
+            rels: &[],
+            row: &[],
+            exists: self.oracle.map(|o| o as &dyn ExistsOracle),
+        };
+        let p = self.projector;
+        let arg = |a: &AggSpec<'_>| match a.arg {
+            None => Val::Bool(true),
+            Some(e) => env.eval(e),
+        };
+        if self.per_binding {
+            let mut row = std::mem::take(&mut self.scratch);
+            row.clear();
+            row.resize(p.proj.items.len(), Val::Null);
+            for a in &p.aggs {
+                let mut acc = Acc::new(a.func, a.distinct);
+                acc.add_weighted(arg(a), weight);
+                row[a.item] = acc.finish(a.func);
+            }
+            let passes = |row: &[Val<'m>]| {
+                p.proj.filter.as_ref().is_none_or(|f| {
+                    Env {
+                        model: self.model,
+                        nodes: &[],
+                        rels: &[],
+                        row,
+                        exists: None,
+                    }
+                    .holds(f)
+                })
+            };
+            if !self.filter_reads_keys && !passes(&row) {
+                self.scratch = row;
+                return true;
+            }
+            for &k in &p.keys {
+                row[k] = env.eval(&p.proj.items[k].expr);
+            }
+            if self.filter_reads_keys && !passes(&row) {
+                self.scratch = row;
+                return true;
+            }
+            self.rows.push(row);
+            return true;
+        }
+        let key = Key(p
+            .keys
+            .iter()
+            .map(|&k| env.eval(&p.proj.items[k].expr))
+            .collect());
+        let accs = self.groups.entry(key).or_insert_with(|| {
+            p.aggs
+                .iter()
+                .map(|a| Acc::new(a.func, a.distinct))
+                .collect()
+        });
+        for (acc, a) in accs.iter_mut().zip(&p.aggs) {
+            acc.add_weighted(arg(a), weight);
+        }
+        true
     }
 
     /// Hands rows to `sender` in batches as they are produced (streaming projections only).
@@ -364,12 +496,28 @@ impl<'q, 'm> RowSink<'q, 'm> {
         }
     }
 
+    /// The row of a grouped projection without keys over no input (count 0, others null).
+    fn empty_group_row(&self) -> Vec<Val<'m>> {
+        let p = self.projector;
+        let mut row = vec![Val::Null; p.proj.items.len()];
+        for a in &p.aggs {
+            row[a.item] = Acc::new(a.func, a.distinct).finish(a.func);
+        }
+        row
+    }
+
     /// Finishes: grouping, `WITH … WHERE`, `DISTINCT`, `ORDER BY`, `SKIP`, `LIMIT`.
     pub fn finish(mut self) -> Vec<Vec<Val<'m>>> {
         let p = self.projector;
         let proj = p.proj;
         let mut rows = if self.count_only {
             vec![vec![Val::Int(self.count as i64)]]
+        } else if self.per_binding {
+            let mut rows = std::mem::take(&mut self.rows);
+            if rows.is_empty() && p.keys.is_empty() {
+                rows.push(self.empty_group_row());
+            }
+            rows
         } else if p.is_grouped() {
             let mut groups: Vec<(Key<'m>, Vec<Acc<'m>>)> = self.groups.drain().collect();
             if groups.is_empty() && p.keys.is_empty() {
@@ -398,7 +546,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
         } else {
             std::mem::take(&mut self.rows)
         };
-        if let Some(f) = &proj.filter {
+        if let Some(f) = proj.filter.as_ref().filter(|_| !self.per_binding) {
             rows.retain(|r| {
                 Env {
                     model: self.model,
@@ -463,6 +611,7 @@ pub fn finish_stages<'q, 'm>(
     oracle: Option<&'q (dyn ExistsOracle + Sync)>,
 ) -> (Vec<Vec<Val<'m>>>, Vec<String>) {
     let mut merged = RowSink::new(model, first, oracle);
+    merged.per_binding = sinks.first().is_some_and(|s| s.per_binding);
     for s in sinks {
         merged.merge(s);
     }

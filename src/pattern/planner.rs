@@ -72,10 +72,18 @@ pub enum Placement {
 }
 
 /// Classifies conjuncts before candidate filtering: returns the unary conjuncts per node slot.
+/// String conjuncts stay out (GEMP's attribute phase runs them; see [`unary_conjuncts_with`]).
 pub fn unary_conjuncts(query: &BoundQuery) -> Vec<Vec<usize>> {
+    unary_conjuncts_with(query, false)
+}
+
+/// Like [`unary_conjuncts`]; with `strings`, unary string conjuncts (`a.name CONTAINS 'Jack'`)
+/// are candidate filters too: one pass over the column prunes the node before the search, instead
+/// of checking every topological match in the attribute phase (the host backend's choice).
+pub fn unary_conjuncts_with(query: &BoundQuery, strings: bool) -> Vec<Vec<usize>> {
     let mut unary = vec![Vec::new(); query.pattern.nodes.len()];
     for (i, c) in query.filter.iter().enumerate() {
-        if let Some(slot) = unary_slot(c) {
+        if let Some(slot) = unary_slot(c, strings) {
             unary[slot].push(i);
         }
     }
@@ -100,9 +108,10 @@ fn has_exists(e: &Expr) -> bool {
     found
 }
 
-/// The slot of a conjunct that can run during candidate filtering.
-fn unary_slot(e: &Expr) -> Option<NodeSlot> {
-    if e.is_string_predicate() || has_exists(e) {
+/// The slot of a conjunct that can run during candidate filtering (string conjuncts only with
+/// `strings`).
+fn unary_slot(e: &Expr, strings: bool) -> Option<NodeSlot> {
+    if (!strings && e.is_string_predicate()) || has_exists(e) {
         return None;
     }
     let (n, r) = slots_of(e);
@@ -113,11 +122,23 @@ fn unary_slot(e: &Expr) -> Option<NodeSlot> {
 /// average number of candidate edges (the matcher samples the data graph for it).
 pub type Fanout<'a> = &'a dyn Fn(RelSlot, NodeSlot, Dir) -> f64;
 
-/// Builds the plan from the candidate counts of each node slot and a fan-out estimator.
+/// Builds the plan from the candidate counts of each node slot and a fan-out estimator; unary
+/// string conjuncts go to the attribute phase.
 pub fn plan(query: &BoundQuery, candidate_counts: &[usize], fanout: Fanout<'_>) -> Plan {
+    plan_with(query, candidate_counts, fanout, false)
+}
+
+/// [`plan`], with unary string conjuncts in candidate filtering when `strings_unary` (they must
+/// then have been applied to the candidates the counts come from).
+pub fn plan_with(
+    query: &BoundQuery,
+    candidate_counts: &[usize],
+    fanout: Fanout<'_>,
+    strings_unary: bool,
+) -> Plan {
     let pattern = &query.pattern;
     let k = pattern.nodes.len();
-    let unary = unary_conjuncts(query);
+    let unary = unary_conjuncts_with(query, strings_unary);
     let pdeg: Vec<usize> = (0..k)
         .map(|s| {
             pattern
@@ -260,7 +281,7 @@ pub fn plan(query: &BoundQuery, candidate_counts: &[usize], fanout: Fanout<'_>) 
         v
     };
     for (i, c) in query.filter.iter().enumerate() {
-        if unary_slot(c).is_some() {
+        if unary_slot(c, strings_unary).is_some() {
             continue;
         }
         if c.is_string_predicate() {
