@@ -64,6 +64,10 @@ pub struct Eliminated {
     pub slot: NodeSlot,
     /// Its relationships, each to a kept node.
     pub links: Vec<Link>,
+    /// `0..links.len()`.
+    all_links: Vec<usize>,
+    /// Per link: which shared neighbour list (see [`FactorPlan::lists`]) it reads.
+    list_ids: Vec<usize>,
 }
 
 /// How a kept step generates its candidates.
@@ -118,8 +122,13 @@ pub struct KeptStep {
     pub checks: Vec<RelSlot>,
     /// For [`Source::TwoHop`]: the eliminated node's links to kept nodes bound before this step.
     via: Vec<Link>,
+    /// The same links as indices into the eliminated node's links.
+    via_links: Vec<usize>,
     /// For [`Source::TwoHop`]: reachability through the other eliminated nodes at this node.
     marks: Vec<Mark>,
+    /// For [`Source::TwoHop`] from one kept node that is not the pivot: candidates come from a
+    /// [`TwoHopIndex`] built once.
+    indexed: bool,
     /// `id(x) < id(node)` for these earlier nodes `x`.
     id_after: Vec<NodeSlot>,
     /// `id(node) < id(x)` for these earlier nodes `x`.
@@ -141,6 +150,11 @@ pub struct FactorPlan {
     pub steps: Vec<KeptStep>,
     /// Eliminated nodes.
     pub eliminated: Vec<Eliminated>,
+    /// Neighbour lists the eliminated nodes' sets are intersected from, one per distinct (kept
+    /// node, types, direction, eliminated candidates): a kept node's list is built once per value
+    /// and shared by every eliminated node that reads it (the three titles of a co-star cycle read
+    /// three lists, not six). Each entry: (kept node, link, eliminated slot).
+    lists: Vec<(NodeSlot, Link, NodeSlot)>,
     /// Inclusion–exclusion terms: coefficient and blocks of eliminated indices (isomorphism only).
     partitions: Vec<(i64, Vec<Vec<usize>>)>,
     /// The first projection, with `count(e)` of eliminated nodes as `count(*)`.
@@ -253,8 +267,34 @@ pub fn plan(
                     }
                 })
                 .collect(),
+            all_links: Vec::new(),
+            list_ids: Vec::new(),
         })
         .collect();
+    let mut eliminated = eliminated;
+    let mut lists: Vec<(NodeSlot, Link, NodeSlot)> = Vec::new();
+    for e in &mut eliminated {
+        e.all_links = (0..e.links.len()).collect();
+        e.list_ids = e
+            .links
+            .iter()
+            .map(|l| {
+                let same = |(k, o, slot): &(NodeSlot, Link, NodeSlot)| {
+                    *k == l.kept
+                        && o.types == l.types
+                        && o.dir == l.dir
+                        && cands[*slot].nodes == cands[e.slot].nodes
+                };
+                match lists.iter().position(same) {
+                    Some(i) => i,
+                    None => {
+                        lists.push((l.kept, l.clone(), e.slot));
+                        lists.len() - 1
+                    }
+                }
+            })
+            .collect();
+    }
     let partitions = if semantics == Semantics::Isomorphism {
         let overlap = |a: usize, b: usize| sets_overlap(&cands[a], &cands[b]);
         let m = eliminated.len();
@@ -309,6 +349,7 @@ pub fn plan(
     Some(FactorPlan {
         steps,
         eliminated,
+        lists,
         partitions,
         first,
         per_binding,
@@ -567,6 +608,13 @@ fn kept_steps(
         steps.push(KeptStep {
             node,
             source,
+            indexed: via.len() == 1 && !steps.is_empty() && steps[0].node != via[0].kept,
+            via_links: match source {
+                Source::TwoHop { elim, .. } => (0..eliminated[elim].links.len())
+                    .filter(|&li| via.iter().any(|l| l.rel == eliminated[elim].links[li].rel))
+                    .collect(),
+                _ => Vec::new(),
+            },
             via,
             marks,
             checks,
@@ -679,15 +727,15 @@ struct Worker {
     /// The middle nodes of a two-hop expansion.
     mids: Vec<u32>,
     sets: Vec<Vec<u32>>,
-    /// Neighbour runs of a kept node, for membership probes.
-    runs: Vec<std::ops::Range<usize>>,
-    /// Two-hop dedup and counts, one word per node: the high half is the expansion's generation
-    /// (the node is a candidate of the current expansion when it matches), the low half how many
-    /// middle nodes reached it.
-    reach: Vec<u64>,
-    generation: u32,
+    /// Per shared list (see [`FactorPlan::lists`]): the eliminated node's candidates adjacent along
+    /// the link to the kept node (sorted, distinct), and the kept node value they are for.
+    lists: Vec<Vec<u32>>,
+    list_for: Vec<u32>,
     /// One middle node's distinct neighbours.
     hop: Vec<u32>,
+    /// Every middle node's distinct neighbours, sorted and counted into a two-hop step's
+    /// candidates.
+    acc: Vec<u32>,
     /// Per mark: the array (`marks[m][y] == mark_tags[m]` when `y` is reachable), and the bound
     /// node value it was computed for.
     marks: Vec<Vec<u32>>,
@@ -705,6 +753,8 @@ pub struct FactorExec<'a, 'm> {
     fp: &'a FactorPlan,
     cands: &'a [CandidateSet],
     control: &'a Control,
+    /// Per step: the two-hop index its candidates come from (see [`TwoHopIndex`]).
+    indexes: Vec<Option<TwoHopIndex>>,
 }
 
 impl<'a, 'm> FactorExec<'a, 'm> {
@@ -716,12 +766,80 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         cands: &'a [CandidateSet],
         control: &'a Control,
     ) -> Self {
-        FactorExec {
+        let mut x = FactorExec {
             model,
             query,
             fp,
             cands,
             control,
+            indexes: Vec::new(),
+        };
+        x.indexes = fp
+            .steps
+            .iter()
+            .map(|st| match st.source {
+                Source::TwoHop { elim, link } if st.via.len() == 1 && st.indexed => {
+                    Some(x.build_index(st, elim, link))
+                }
+                _ => None,
+            })
+            .collect();
+        x
+    }
+
+    /// The two-hop candidates of `step` for every candidate of the kept node it comes from.
+    fn build_index(&self, step: &KeptStep, elim: usize, link: usize) -> TwoHopIndex {
+        let from = &step.via[0];
+        let keys = &self.cands[from.kept].nodes;
+        let e = &self.fp.eliminated[elim];
+        let mid_cand = &self.cands[e.slot];
+        let cand = &self.cands[step.node];
+        let lists: Vec<(Vec<u32>, Vec<(u32, u32)>)> = keys
+            .par_chunks(1024)
+            .map(|chunk| {
+                let (mut mids, mut hop, mut acc, mut one) =
+                    (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                let mut lens = Vec::with_capacity(chunk.len());
+                let mut entries = Vec::new();
+                for &b in chunk {
+                    mids.clear();
+                    walk(self.model, b, &from.types, from.dir, |t| {
+                        if mid_cand.contains(t) {
+                            mids.push(t);
+                        }
+                    });
+                    mids.sort_unstable();
+                    mids.dedup();
+                    two_hop(
+                        self.model,
+                        &mids,
+                        &e.links[link],
+                        cand,
+                        |_| true,
+                        &mut hop,
+                        &mut acc,
+                        &mut one,
+                    );
+                    lens.push(one.len() as u32);
+                    entries.extend_from_slice(&one);
+                }
+                (lens, entries)
+            })
+            .collect();
+        let mut offsets = Vec::with_capacity(keys.len() + 1);
+        offsets.push(0u64);
+        let mut entries = Vec::new();
+        for (lens, part) in lists {
+            for l in lens {
+                let last = *offsets.last().unwrap_or(&0);
+                offsets.push(last + l as u64);
+            }
+            entries.extend(part);
+        }
+        TwoHopIndex {
+            keys: keys.clone(),
+            offsets,
+            entries,
         }
     }
 
@@ -780,10 +898,10 @@ impl<'a, 'm> FactorExec<'a, 'm> {
             bufs: (0..self.fp.steps.len()).map(|_| Vec::new()).collect(),
             mids: Vec::new(),
             sets: (0..self.fp.eliminated.len()).map(|_| Vec::new()).collect(),
-            runs: Vec::new(),
-            reach: vec![0; n],
-            generation: 0,
+            lists: vec![Vec::new(); self.fp.lists.len()],
+            list_for: vec![u32::MAX; self.fp.lists.len()],
             hop: Vec::new(),
+            acc: Vec::new(),
             marks: (0..mark_count).map(|_| vec![0; n]).collect(),
             mark_tags: vec![0; mark_count],
             mark_for: vec![u32::MAX; mark_count],
@@ -843,8 +961,7 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                 continue;
             }
             let mut set = std::mem::take(&mut w.sets[ei]);
-            let e = &self.fp.eliminated[ei];
-            self.elim_set(e, &e.links, &w.nodes, &mut w.runs, &mut set);
+            self.elim_set(w, ei, &self.fp.eliminated[ei].all_links, &mut set);
             let empty = set.is_empty();
             w.sets[ei] = set;
             if empty {
@@ -903,57 +1020,46 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                 out.dedup();
             }
             Source::TwoHop { elim, link } => {
-                let e = &self.fp.eliminated[elim];
-                let mut mids = std::mem::take(&mut w.mids);
-                self.elim_set(e, &step.via, &w.nodes, &mut w.runs, &mut mids);
-                let back = &e.links[link];
-                let dir = reverse(back.dir);
-                w.generation = w.generation.wrapping_add(1);
-                if w.generation == 0 {
-                    w.reach.iter_mut().for_each(|s| *s = 0);
-                    w.generation = 1;
-                }
-                let tag = (w.generation as u64) << 32;
                 let (lo, hi) = self.id_bounds(step, &w.nodes);
                 for mark in &step.marks {
                     self.refresh_mark(mark, w);
                 }
-                let (reach, hop) = (&mut w.reach, &mut w.hop);
+                let indexed = self.indexes[i].is_some();
+                let mut mids = std::mem::take(&mut w.mids);
+                if !indexed {
+                    self.elim_set(w, elim, &step.via_links, &mut mids);
+                }
                 let (marks, mark_tags) = (&w.marks, &w.mark_tags);
-                let reachable = |y: u32| {
-                    step.marks
-                        .iter()
-                        .all(|mk| marks[mk.slot][y as usize] == mark_tags[mk.slot])
+                let keep = |y: u32| {
+                    y >= lo
+                        && y < hi
+                        && step
+                            .marks
+                            .iter()
+                            .all(|mk| marks[mk.slot][y as usize] == mark_tags[mk.slot])
                 };
-                for &t in &mids {
-                    hop.clear();
-                    walk(self.model, t, &back.types, dir, |y| {
-                        if y >= lo && y < hi && cand.contains(y) && reachable(y) {
-                            hop.push(y);
-                        }
-                    });
-                    if hop.len() > 1 {
-                        hop.sort_unstable();
-                        hop.dedup();
-                    }
-                    for &y in hop.iter() {
-                        let r = &mut reach[y as usize];
-                        if *r >> 32 != tag >> 32 {
-                            *r = tag;
-                            out.push((y, 0));
-                        }
-                        *r += 1;
-                    }
+                if let Some(index) = &self.indexes[i] {
+                    let from = w.nodes[step.via[0].kept];
+                    out.extend(index.get(from).iter().copied().filter(|c| keep(c.0)));
+                } else {
+                    let e = &self.fp.eliminated[elim];
+                    two_hop(
+                        self.model,
+                        &mids,
+                        &e.links[link],
+                        cand,
+                        keep,
+                        &mut w.hop,
+                        &mut w.acc,
+                        out,
+                    );
                 }
-                for c in out.iter_mut() {
-                    c.1 = reach[c.0 as usize] as u32;
-                }
+                w.mids = mids;
                 if self.fp.min_weight > 1 {
                     // The two-hop count bounds the weight from above (the set only shrinks as
                     // more kept nodes are bound).
                     out.retain(|c| c.1 as u64 >= self.fp.min_weight);
                 }
-                w.mids = mids;
             }
         }
     }
@@ -995,63 +1101,52 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         (lo.unwrap_or(0), hi.unwrap_or(u32::MAX))
     }
 
-    /// The candidates of `e` adjacent to the kept node of every link in `links` (sorted, distinct):
-    /// the smallest list is walked, the others probed by binary search in their sorted runs.
-    fn elim_set(
-        &self,
-        e: &Eliminated,
-        links: &[Link],
-        nodes: &[u32],
-        runs: &mut Vec<std::ops::Range<usize>>,
-        out: &mut Vec<u32>,
-    ) {
-        out.clear();
-        let m = self.model;
-        let cand = &self.cands[e.slot];
-        let Some(base) = links
-            .iter()
-            .min_by_key(|l| link_degree(m, nodes[l.kept], l))
-        else {
-            out.extend_from_slice(&cand.nodes);
+    /// Makes shared list `id` current for the bound value of its kept node.
+    fn ensure_list(&self, w: &mut Worker, id: usize) {
+        let (kept, l, slot) = &self.fp.lists[id];
+        let v = w.nodes[*kept];
+        if w.list_for[id] == v {
             return;
-        };
-        walk(m, nodes[base.kept], &base.types, base.dir, |y| {
+        }
+        w.list_for[id] = v;
+        let cand = &self.cands[*slot];
+        let list = &mut w.lists[id];
+        list.clear();
+        walk(self.model, v, &l.types, l.dir, |y| {
             if cand.contains(y) {
-                out.push(y);
+                list.push(y);
             }
         });
-        if base.types.len() > 1 || base.dir == Dir::Both || base.types[0] == ANY_TYPE {
-            out.sort_unstable();
+        if l.types.len() > 1 || l.dir == Dir::Both || l.types[0] == ANY_TYPE {
+            list.sort_unstable();
         }
-        out.dedup();
-        for l in links {
-            if std::ptr::eq(l, base) || out.is_empty() {
+        list.dedup();
+    }
+
+    /// The candidates of eliminated node `ei` adjacent to the kept node of every link in `links`
+    /// (indices into its links; sorted, distinct): each list is built once per kept value and
+    /// the lists are intersected, smallest first.
+    fn elim_set(&self, w: &mut Worker, ei: usize, links: &[usize], out: &mut Vec<u32>) {
+        out.clear();
+        let e = &self.fp.eliminated[ei];
+        if links.is_empty() {
+            out.extend_from_slice(&self.cands[e.slot].nodes);
+            return;
+        }
+        for &li in links {
+            self.ensure_list(w, e.list_ids[li]);
+        }
+        let lists = &w.lists;
+        let Some(&base) = links.iter().min_by_key(|&&li| lists[e.list_ids[li]].len()) else {
+            return;
+        };
+        out.extend_from_slice(&lists[e.list_ids[base]]);
+        for &li in links {
+            if e.list_ids[li] == e.list_ids[base] || out.is_empty() {
                 continue;
             }
-            let v = nodes[l.kept];
-            let (out_runs, in_runs) = match l.dir {
-                Dir::Out => (true, false),
-                Dir::In => (false, true),
-                Dir::Both => (true, true),
-            };
-            runs.clear();
-            for &t in &l.types {
-                if out_runs {
-                    m.out().type_runs(v, t, runs);
-                }
-            }
-            let split = runs.len();
-            for &t in &l.types {
-                if in_runs {
-                    m.inc().type_runs(v, t, runs);
-                }
-            }
-            let (o, i) = runs.split_at(split);
-            let (on, inn) = (&m.out().neighbors, &m.inc().neighbors);
-            out.retain(|y| {
-                o.iter().any(|r| on[r.clone()].binary_search(y).is_ok())
-                    || i.iter().any(|r| inn[r.clone()].binary_search(y).is_ok())
-            });
+            let other = &lists[e.list_ids[li]];
+            out.retain(|y| other.binary_search(y).is_ok());
         }
     }
 
@@ -1106,7 +1201,7 @@ fn inclusion_exclusion<'s>(
             let size = if b.len() == 1 {
                 set(b[0]).len()
             } else {
-                intersection_size(b.iter().map(|&x| set(x)))
+                block_intersection(b, &set)
             };
             term *= size as i128;
             if term == 0 {
@@ -1121,6 +1216,66 @@ fn inclusion_exclusion<'s>(
 impl ExistsOracle for FactorExec<'_, '_> {
     fn exists(&self, sub: &SubPattern, nodes: &[u32], _rels: &[u32]) -> bool {
         sub_pattern_exists(self.model, sub, nodes, self.fp.semantics, self)
+    }
+}
+
+/// Two-hop candidates precomputed for every value of the kept node a step comes from (a CSR of
+/// `(node, middle nodes reaching it)` lists): built once per query when that node is not the
+/// pivot, so its two-hop neighbourhood would otherwise be expanded again for every binding that
+/// reaches it.
+struct TwoHopIndex {
+    keys: Vec<u32>,
+    offsets: Vec<u64>,
+    entries: Vec<(u32, u32)>,
+}
+
+impl TwoHopIndex {
+    /// The list of `from` (empty when `from` is not a key).
+    fn get(&self, from: u32) -> &[(u32, u32)] {
+        match self.keys.binary_search(&from) {
+            Ok(i) => &self.entries[self.offsets[i] as usize..self.offsets[i + 1] as usize],
+            Err(_) => &[],
+        }
+    }
+}
+
+/// The distinct candidates `y` (in `cand`, passing `keep`) adjacent along `back` (walked from the
+/// middle side) to some node of `mids`, each with the number of middle nodes reaching it, sorted,
+/// into `out`. Counting sorts the concatenated neighbour lists: no per-node state.
+#[allow(clippy::too_many_arguments)]
+fn two_hop(
+    m: &Model,
+    mids: &[u32],
+    back: &Link,
+    cand: &CandidateSet,
+    keep: impl Fn(u32) -> bool,
+    hop: &mut Vec<u32>,
+    acc: &mut Vec<u32>,
+    out: &mut Vec<(u32, u32)>,
+) {
+    out.clear();
+    acc.clear();
+    let dir = reverse(back.dir);
+    for &t in mids {
+        hop.clear();
+        walk(m, t, &back.types, dir, |y| {
+            if cand.contains(y) && keep(y) {
+                hop.push(y);
+            }
+        });
+        if hop.len() > 1 {
+            hop.sort_unstable();
+            hop.dedup();
+        }
+        acc.extend_from_slice(hop);
+    }
+    acc.sort_unstable();
+    let mut i = 0;
+    while i < acc.len() {
+        let y = acc[i];
+        let run = acc[i..].partition_point(|&x| x == y);
+        out.push((y, run as u32));
+        i += run;
     }
 }
 
@@ -1167,27 +1322,19 @@ fn walk(m: &Model, v: u32, types: &[u32], dir: Dir, mut f: impl FnMut(u32)) {
     }
 }
 
-/// Number of list entries a walk from `v` along `l` visits.
-fn link_degree(m: &Model, v: u32, l: &Link) -> usize {
-    let deg =
-        |adj: &Adjacency| -> usize { l.types.iter().map(|&t| adj.range_of_type(v, t).len()).sum() };
-    match l.dir {
-        Dir::Out => deg(m.out()),
-        Dir::In => deg(m.inc()),
-        Dir::Both => deg(m.out()) + deg(m.inc()),
-    }
-}
-
-/// Size of the intersection of sorted, distinct lists.
-fn intersection_size<'s>(lists: impl Iterator<Item = &'s [u32]>) -> usize {
-    let mut lists: Vec<&[u32]> = lists.collect();
-    lists.sort_by_key(|l| l.len());
-    let Some((first, rest)) = lists.split_first() else {
+/// Size of the intersection of the sorted, distinct lists `set(i)` for `i` in `block`: the
+/// smallest is scanned, the others probed.
+fn block_intersection<'s>(block: &[usize], set: &impl Fn(usize) -> &'s [u32]) -> usize {
+    let Some(&small) = block.iter().min_by_key(|&&i| set(i).len()) else {
         return 0;
     };
-    first
+    set(small)
         .iter()
-        .filter(|v| rest.iter().all(|l| l.binary_search(v).is_ok()))
+        .filter(|v| {
+            block
+                .iter()
+                .all(|&i| i == small || set(i).binary_search(v).is_ok())
+        })
         .count()
 }
 
@@ -1222,7 +1369,10 @@ mod tests {
         let a = [1u32, 3, 5, 7];
         let b = [3u32, 4, 5];
         let c = [5u32, 9];
-        assert_eq!(intersection_size([&a[..], &b[..]].into_iter()), 2);
-        assert_eq!(intersection_size([&a[..], &b[..], &c[..]].into_iter()), 1);
+        let lists: [&[u32]; 3] = [&a, &b, &c];
+        let set = |i: usize| lists[i];
+        assert_eq!(block_intersection(&[0, 1], &set), 2);
+        assert_eq!(block_intersection(&[0, 1, 2], &set), 1);
+        assert_eq!(block_intersection(&[2], &set), 2);
     }
 }

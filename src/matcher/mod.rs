@@ -9,6 +9,7 @@ pub mod enumerate;
 pub mod factorised;
 pub mod host;
 pub mod results;
+pub mod symmetry;
 
 use std::time::{Duration, Instant};
 
@@ -96,13 +97,24 @@ fn prepare_with(
     let cands = candidates::for_query(model, query, &unary, semantics);
     t.filter = start.elapsed();
     let start = Instant::now();
-    let counts: Vec<usize> = cands.iter().map(|c| c.len()).collect();
-    let fanout = |rel: usize, from: usize, dir: planner::Dir| {
-        sampled_fanout(model, query, &cands, &unary, rel, from, dir)
-    };
-    let plan = planner::plan_with(query, &counts, &fanout, strings_unary);
+    let plan = plan_for(model, query, &cands, strings_unary);
     t.plan = start.elapsed();
     (plan, cands, t)
+}
+
+/// The matching order for `query` over candidate sets computed already.
+fn plan_for(
+    model: &Model,
+    query: &BoundQuery,
+    cands: &[candidates::CandidateSet],
+    strings_unary: bool,
+) -> Plan {
+    let unary = planner::unary_conjuncts_with(query, strings_unary);
+    let counts: Vec<usize> = cands.iter().map(|c| c.len()).collect();
+    let fanout = |rel: usize, from: usize, dir: planner::Dir| {
+        sampled_fanout(model, query, cands, &unary, rel, from, dir)
+    };
+    planner::plan_with(query, &counts, &fanout, strings_unary)
 }
 
 /// Average number of edges of `rel`'s types that a candidate of `from` has in direction `dir`,
@@ -159,7 +171,54 @@ pub fn execute<'m>(
     query: &BoundQuery,
     options: &MatchOptions,
 ) -> Result<QueryOutput<'m>> {
-    let (plan, cands, mut timings) = prepare_host(model, query, options.semantics);
+    let (plan, cands, timings) = prepare_host(model, query, options.semantics);
+    if let Some((conds, factor)) = count_symmetry(model, query, &plan, &cands, options) {
+        let reduced = symmetry::with_conditions(query, &conds);
+        let plan = plan_for(model, &reduced, &cands, true);
+        let mut out = execute_planned(model, &reduced, plan, cands, timings, options)?;
+        for row in &mut out.rows {
+            if let Some(Val::Int(n)) = row.first_mut() {
+                *n = n.saturating_mul(factor as i64);
+            }
+        }
+        return Ok(out);
+    }
+    execute_planned(model, query, plan, cands, timings, options)
+}
+
+/// Symmetry-breaking conditions and the count factor for a pure `RETURN count(*)` query under
+/// node-injective semantics whose `WHERE` has only unary conjuncts (see [`symmetry`]).
+fn count_symmetry(
+    model: &Model,
+    query: &BoundQuery,
+    plan: &Plan,
+    cands: &[candidates::CandidateSet],
+    options: &MatchOptions,
+) -> Option<(Vec<(usize, usize)>, u64)> {
+    if options.semantics != Semantics::Isomorphism || query.stages.len() != 1 {
+        return None;
+    }
+    if !Projector::new(&query.stages[0]).is_count_star() {
+        return None;
+    }
+    let unary: Vec<usize> = plan.unary.iter().flatten().copied().collect();
+    if (0..query.filter.len()).any(|i| !unary.contains(&i)) {
+        return None;
+    }
+    let fixed: Vec<bool> = plan.unary.iter().map(|u| !u.is_empty()).collect();
+    let fp = choose_factorised(model, query, plan, cands, options)?;
+    symmetry::conditions(query, &fixed, &fp)
+}
+
+/// [`execute`] once the query is planned.
+fn execute_planned<'m>(
+    model: &'m Model,
+    query: &BoundQuery,
+    plan: Plan,
+    cands: Vec<candidates::CandidateSet>,
+    mut timings: Timings,
+    options: &MatchOptions,
+) -> Result<QueryOutput<'m>> {
     let control = Control::new(options.timeout.map(|d| Instant::now() + d));
     let first = query.stages.first().map(Projector::new);
     let count_matches_only = first.as_ref().is_some_and(|p| {
