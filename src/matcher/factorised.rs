@@ -794,7 +794,9 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         let e = &self.fp.eliminated[elim];
         let mid_cand = &self.cands[e.slot];
         let cand = &self.cands[step.node];
-        let lists: Vec<(Vec<u32>, Vec<(u32, u32)>)> = keys
+        // Per chunk of keys: each key's list length, and the lists one after another.
+        type Part = (Vec<u32>, Vec<(u32, u32)>);
+        let lists: Vec<Part> = keys
             .par_chunks(1024)
             .map(|chunk| {
                 let (mut mids, mut hop, mut acc, mut one) =
