@@ -731,8 +731,6 @@ struct Worker {
     /// the link to the kept node (sorted, distinct), and the kept node value they are for.
     lists: Vec<Vec<u32>>,
     list_for: Vec<u32>,
-    /// One middle node's distinct neighbours.
-    hop: Vec<u32>,
     /// Every middle node's distinct neighbours, sorted and counted into a two-hop step's
     /// candidates.
     acc: Vec<u32>,
@@ -755,6 +753,8 @@ pub struct FactorExec<'a, 'm> {
     control: &'a Control,
     /// Per step: the two-hop index its candidates come from (see [`TwoHopIndex`]).
     indexes: Vec<Option<TwoHopIndex>>,
+    /// Per two-hop step: the middle nodes' projected lists (see [`Projected`]).
+    projected: Vec<Option<Projected>>,
 }
 
 impl<'a, 'm> FactorExec<'a, 'm> {
@@ -773,14 +773,32 @@ impl<'a, 'm> FactorExec<'a, 'm> {
             cands,
             control,
             indexes: Vec::new(),
+            projected: Vec::new(),
         };
-        x.indexes = fp
+        x.projected = fp
             .steps
             .iter()
             .map(|st| match st.source {
-                Source::TwoHop { elim, link } if st.via.len() == 1 && st.indexed => {
-                    Some(x.build_index(st, elim, link))
+                Source::TwoHop { elim, link } => {
+                    let e = &fp.eliminated[elim];
+                    Some(Projected::build(
+                        model,
+                        &cands[e.slot],
+                        &e.links[link],
+                        &cands[st.node],
+                    ))
                 }
+                _ => None,
+            })
+            .collect();
+        x.indexes = fp
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, st)| match st.source {
+                Source::TwoHop { elim, .. } if st.via.len() == 1 && st.indexed => x.projected[i]
+                    .as_ref()
+                    .map(|proj| x.build_index(st, elim, proj)),
                 _ => None,
             })
             .collect();
@@ -788,19 +806,17 @@ impl<'a, 'm> FactorExec<'a, 'm> {
     }
 
     /// The two-hop candidates of `step` for every candidate of the kept node it comes from.
-    fn build_index(&self, step: &KeptStep, elim: usize, link: usize) -> TwoHopIndex {
+    fn build_index(&self, step: &KeptStep, elim: usize, proj: &Projected) -> TwoHopIndex {
         let from = &step.via[0];
         let keys = &self.cands[from.kept].nodes;
         let e = &self.fp.eliminated[elim];
         let mid_cand = &self.cands[e.slot];
-        let cand = &self.cands[step.node];
         // Per chunk of keys: each key's list length, and the lists one after another.
         type Part = (Vec<u32>, Vec<(u32, u32)>);
         let lists: Vec<Part> = keys
             .par_chunks(1024)
             .map(|chunk| {
-                let (mut mids, mut hop, mut acc, mut one) =
-                    (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                let (mut mids, mut acc, mut one) = (Vec::new(), Vec::new(), Vec::new());
                 let mut lens = Vec::with_capacity(chunk.len());
                 let mut entries = Vec::new();
                 for &b in chunk {
@@ -812,16 +828,7 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                     });
                     mids.sort_unstable();
                     mids.dedup();
-                    two_hop(
-                        self.model,
-                        &mids,
-                        &e.links[link],
-                        cand,
-                        |_| true,
-                        &mut hop,
-                        &mut acc,
-                        &mut one,
-                    );
+                    two_hop(proj, &mids, 0, |_| true, &mut acc, &mut one);
                     lens.push(one.len() as u32);
                     entries.extend_from_slice(&one);
                 }
@@ -902,7 +909,6 @@ impl<'a, 'm> FactorExec<'a, 'm> {
             sets: (0..self.fp.eliminated.len()).map(|_| Vec::new()).collect(),
             lists: vec![Vec::new(); self.fp.lists.len()],
             list_for: vec![u32::MAX; self.fp.lists.len()],
-            hop: Vec::new(),
             acc: Vec::new(),
             marks: (0..mark_count).map(|_| vec![0; n]).collect(),
             mark_tags: vec![0; mark_count],
@@ -1021,7 +1027,7 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                 out.sort_unstable();
                 out.dedup();
             }
-            Source::TwoHop { elim, link } => {
+            Source::TwoHop { elim, .. } => {
                 let (lo, hi) = self.id_bounds(step, &w.nodes);
                 for mark in &step.marks {
                     self.refresh_mark(mark, w);
@@ -1044,17 +1050,9 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                     let from = w.nodes[step.via[0].kept];
                     out.extend(index.get(from).iter().copied().filter(|c| keep(c.0)));
                 } else {
-                    let e = &self.fp.eliminated[elim];
-                    two_hop(
-                        self.model,
-                        &mids,
-                        &e.links[link],
-                        cand,
-                        keep,
-                        &mut w.hop,
-                        &mut w.acc,
-                        out,
-                    );
+                    if let Some(proj) = &self.projected[i] {
+                        two_hop(proj, &mids, lo, keep, &mut w.acc, out);
+                    }
                 }
                 w.mids = mids;
                 if self.fp.min_weight > 1 {
@@ -1241,35 +1239,113 @@ impl TwoHopIndex {
     }
 }
 
-/// The distinct candidates `y` (in `cand`, passing `keep`) adjacent along `back` (walked from the
-/// middle side) to some node of `mids`, each with the number of middle nodes reaching it, sorted,
-/// into `out`. Counting sorts the concatenated neighbour lists: no per-node state.
-#[allow(clippy::too_many_arguments)]
+/// The neighbours of every middle node along a two-hop step's second link, filtered to the target
+/// node's candidates, deduplicated and sorted, in one array: a two-hop expansion then reads one
+/// short contiguous list per middle node instead of the adjacency's offsets, types and
+/// neighbours (the random accesses that dominate it).
+struct Projected {
+    /// The smallest middle node id; lists are indexed from it.
+    base: u32,
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+}
+
+impl Projected {
+    /// Builds the lists for the candidates `mids` of the middle node, along `back` (a link walked
+    /// from its kept node to the middle node, here walked backwards), keeping `target` nodes.
+    fn build(m: &Model, mids: &CandidateSet, back: &Link, target: &CandidateSet) -> Self {
+        let nodes = &mids.nodes;
+        let (Some(&base), Some(&last)) = (nodes.first(), nodes.last()) else {
+            return Projected {
+                base: 0,
+                offsets: vec![0],
+                targets: Vec::new(),
+            };
+        };
+        let dir = reverse(back.dir);
+        let parts: Vec<(Vec<u32>, Vec<u32>)> = nodes
+            .par_chunks(4096)
+            .map(|chunk| {
+                let mut lens = Vec::with_capacity(chunk.len());
+                let mut all = Vec::new();
+                for &t in chunk {
+                    let start = all.len();
+                    walk(m, t, &back.types, dir, |y| {
+                        if target.contains(y) {
+                            all.push(y);
+                        }
+                    });
+                    let list = &mut all[start..];
+                    list.sort_unstable();
+                    let mut n = 0;
+                    for i in 0..list.len() {
+                        if i == 0 || list[i] != list[n - 1] {
+                            list[n] = list[i];
+                            n += 1;
+                        }
+                    }
+                    all.truncate(start + n);
+                    lens.push(n as u32);
+                }
+                (lens, all)
+            })
+            .collect();
+        let span = (last - base) as usize + 1;
+        // offsets[i + 1] first holds the length of node base + i's list, then the prefix sums.
+        let mut offsets = vec![0u32; span + 1];
+        let mut targets = Vec::new();
+        let mut ids = nodes.iter();
+        for (lens, part) in parts {
+            for len in lens {
+                if let Some(&t) = ids.next() {
+                    offsets[(t - base) as usize + 1] = len;
+                }
+            }
+            targets.extend(part);
+        }
+        for i in 0..span {
+            offsets[i + 1] += offsets[i];
+        }
+        Projected {
+            base,
+            offsets,
+            targets,
+        }
+    }
+
+    /// The list of middle node `t` (empty when `t` is not a candidate).
+    #[inline]
+    fn get(&self, t: u32) -> &[u32] {
+        let Some(i) = t.checked_sub(self.base).map(|i| i as usize) else {
+            return &[];
+        };
+        match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.targets[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// The distinct nodes (passing `keep`, at least `lo`) in the lists of `mids`, each with the number
+/// of middle nodes whose list holds it, sorted, into `out`.
 fn two_hop(
-    m: &Model,
+    proj: &Projected,
     mids: &[u32],
-    back: &Link,
-    cand: &CandidateSet,
+    lo: u32,
     keep: impl Fn(u32) -> bool,
-    hop: &mut Vec<u32>,
     acc: &mut Vec<u32>,
     out: &mut Vec<(u32, u32)>,
 ) {
     out.clear();
     acc.clear();
-    let dir = reverse(back.dir);
     for &t in mids {
-        hop.clear();
-        walk(m, t, &back.types, dir, |y| {
-            if cand.contains(y) && keep(y) {
-                hop.push(y);
-            }
-        });
-        if hop.len() > 1 {
-            hop.sort_unstable();
-            hop.dedup();
-        }
-        acc.extend_from_slice(hop);
+        let list = proj.get(t);
+        let from = if lo == 0 {
+            0
+        } else {
+            list.partition_point(|&y| y < lo)
+        };
+        acc.extend(list[from..].iter().copied().filter(|&y| keep(y)));
     }
     acc.sort_unstable();
     let mut i = 0;
