@@ -339,6 +339,7 @@ def run_capped(cmd, cap, env=None, stats=None):
         r.join()
     if stats is not None:
         stats["peak_rss_kib"] = usage.ru_maxrss
+        stats["cpu_s"] = usage.ru_utime + usage.ru_stime
     status = "timeout" if timed_out else ("ok" if proc.returncode == 0 else "error")
     return status, end - t0, outs.get("out", ""), outs.get("err", "")
 
@@ -388,7 +389,8 @@ class Bench:
 
     def record(self, **row):
         base = {"workload": "", "dataset": "", "query": "", "engine": "", "rep": 0,
-                "status": "", "seconds": "", "wall_s": "", "peak_rss_mib": "", "result": "",
+                "status": "", "seconds": "", "wall_s": "", "peak_rss_mib": "", "cpu_cores": "",
+                "result": "",
                 "note": ""}
         base.update(row)
         if isinstance(base["result"], dict):
@@ -519,6 +521,7 @@ class Bench:
                             rep=rep, status=status,
                             seconds=f"{seconds:.4f}" if seconds != "" else "",
                             wall_s=f"{wall:.4f}", peak_rss_mib=f"{stats['peak_rss_kib'] / 1024:.1f}",
+                            cpu_cores=f"{stats['cpu_s'] / wall:.2f}" if wall > 0 else "",
                             result=result, note=note)
                 shown = f"{seconds:.3f} s" if seconds != "" else f"{status} after {wall:.1f} s"
                 self.log(f"  {query} {engine} #{rep}: {shown} {result if result else note}")
@@ -694,6 +697,11 @@ def summarize(rows, cap, rss=False):
                  if r["status"] == "ok" and r.get("peak_rss_mib")]
         if rss and peaks:
             n = n[:-1] + f"; {fmt_mem(max(peaks))})"
+        # CPU utilisation of gemp's own processes (cores busy over the process's wall time).
+        cores = [float(r["cpu_cores"]) for r in rows
+                 if r["status"] == "ok" and r.get("cpu_cores") and r["engine"].startswith("gemp")]
+        if cores:
+            n = n[:-1] + f"; {statistics.median(cores):.1f} cores)"
         return med, fmt_time(med) + n
     if any(r["status"] == "timeout" for r in rows):
         return None, f"> {cap:g} s (cap)"
@@ -894,7 +902,8 @@ def report(bench, m, versions, datasets, started, finished):
               "and noisy. " if float(m["load_start"].split()[0]) >= 1 else "")
            + "Compare the ratios, measured in the same run.",
            "",
-           f"Each cell is the median query time over separate processes (n = runs; a run slower "
+           f"Each cell is the median query time over separate processes (n = runs; for gemp also the "
+           f"CPU cores its process kept busy, user + system time over wall time; a run slower "
            f"than {o.repeat_below:.0f} s is not repeated), capped at {o.cap:.0f} s per run "
            f"({o.hprd_cap:.0f} s per HPRD query). Query time: for DuckDB and Kùzu the "
            "`execute` + fetch call after the database is open; for gemp the `gemp match` process "
