@@ -62,6 +62,11 @@ pub fn typed_degree(model: &Model, node: u32, types: &[u32], out: bool) -> usize
     if types.is_empty() {
         return adj.degree(node);
     }
+    let r = adj.range(node);
+    if r.len() <= 16 {
+        // Short lists: one scan beats a binary search per type.
+        return adj.types[r].iter().filter(|t| types.contains(t)).count();
+    }
     types
         .iter()
         .map(|&t| adj.range_of_type(node, t).len())
@@ -84,27 +89,40 @@ pub fn filter_candidates(
     unary: &[Vec<usize>],
     semantics: Semantics,
 ) -> Vec<CandidateSet> {
-    let mut sets: Vec<CandidateSet> = Vec::with_capacity(pattern.nodes.len());
-    for slot in 0..pattern.nodes.len() {
-        let conjuncts = unary.get(slot).map_or(&[][..], |v| &v[..]);
-        // Two nodes with the same labels and degree needs and no unary conjuncts (p1 and p2 of a
-        // co-star pair) have the same candidates: filter once.
-        let twin = conjuncts.is_empty().then(|| {
-            (0..slot).find(|&o| {
-                unary.get(o).is_none_or(|u| u.is_empty())
-                    && pattern.nodes[o].labels == pattern.nodes[slot].labels
-                    && degree_needs(pattern, o) == degree_needs(pattern, slot)
-            })
+    let k = pattern.nodes.len();
+    let conjuncts = |slot: NodeSlot| unary.get(slot).map_or(&[][..], |v| &v[..]);
+    // Nodes without unary conjuncts first: a node with the same labels and degree needs reuses
+    // their candidates — as they are (p1 and p2 of a co-star pair), or as the base its own unary
+    // conjuncts filter (a1 of four actors, with its `CONTAINS 'Jack'`).
+    let mut order: Vec<NodeSlot> = (0..k).collect();
+    order.sort_by_key(|&s| !conjuncts(s).is_empty());
+    let needs: Vec<_> = (0..k).map(|s| degree_needs(pattern, s)).collect();
+    let mut sets: Vec<Option<CandidateSet>> = vec![None; k];
+    for slot in order {
+        let twin = (0..k).find(|&o| {
+            sets[o].is_some()
+                && conjuncts(o).is_empty()
+                && pattern.nodes[o].labels == pattern.nodes[slot].labels
+                && needs[o] == needs[slot]
         });
-        if let Some(Some(o)) = twin {
-            let copy = sets[o].clone();
-            sets.push(copy);
+        let known = twin.and_then(|o| sets[o].as_ref());
+        if let (Some(set), true) = (known, conjuncts(slot).is_empty()) {
+            sets[slot] = Some(set.clone());
             continue;
         }
-        let nodes = candidates_of(model, pattern, filter, conjuncts, slot, semantics);
-        sets.push(CandidateSet::from_sorted(nodes, model.node_count()));
+        let known = known.map(|set| &set.nodes[..]);
+        let nodes = candidates_of(
+            model,
+            pattern,
+            filter,
+            conjuncts(slot),
+            slot,
+            semantics,
+            known,
+        );
+        sets[slot] = Some(CandidateSet::from_sorted(nodes, model.node_count()));
     }
-    sets
+    sets.into_iter().map(Option::unwrap_or_default).collect()
 }
 
 /// The degree requirements of one pattern node: (types, out?, how many distinct neighbouring
@@ -155,28 +173,49 @@ fn candidates_of(
     unary: &[usize],
     slot: NodeSlot,
     semantics: Semantics,
+    known: Option<&[u32]>,
 ) -> Vec<u32> {
     let var = &pattern.nodes[slot];
     // Base: the rarest label group's nodes, or every node.
-    let base: Vec<u32> = match var
+    // Base: the rarest label group's nodes (borrowed when the group is one label), or every node.
+    let group = var
         .labels
         .iter()
-        .min_by_key(|g| g.iter().map(|&l| model.label_count(l)).sum::<usize>())
-    {
-        Some(group) => {
-            let mut v: Vec<u32> = group
+        .min_by_key(|g| g.iter().map(|&l| model.label_count(l)).sum::<usize>());
+    let owned: Vec<u32>;
+    let base: &[u32] = match (known, group) {
+        // Candidates of a node with the same labels and degree needs: only `unary` is left.
+        (Some(nodes), _) => nodes,
+        (None, Some(g)) if g.len() == 1 => model.nodes_with_label(g[0]),
+        (None, Some(g)) => {
+            let mut v: Vec<u32> = g
                 .iter()
                 .flat_map(|&l| model.nodes_with_label(l).iter().copied())
                 .collect();
             v.sort_unstable();
             v.dedup();
-            v
+            owned = v;
+            &owned
         }
-        None => (0..model.node_count() as u32).collect(),
+        (None, None) => {
+            owned = (0..model.node_count() as u32).collect();
+            &owned
+        }
     };
-    let needs = degree_needs(pattern, slot);
+    // The base group needs no label test; other groups do.
+    let other_labels: Vec<Vec<u32>> = var
+        .labels
+        .iter()
+        .filter(|g| known.is_none() && !group.is_some_and(|b| std::ptr::eq(*g, b)))
+        .cloned()
+        .collect();
+    let needs = if known.is_some() {
+        Vec::new()
+    } else {
+        degree_needs(pattern, slot)
+    };
     let keep = |v: u32, nodes_buf: &mut Vec<u32>| {
-        if !labels_match(model, v, &var.labels) {
+        if !other_labels.is_empty() && !labels_match(model, v, &other_labels) {
             return false;
         }
         let degrees_ok = needs.iter().all(|(types, dir, count)| {
