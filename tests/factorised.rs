@@ -209,6 +209,17 @@ proptest! {
             prop_assert_eq!(int(&out.rows[0][4]), *firsts.last().unwrap() as i64);
         }
 
+        // RETURN count(DISTINCT [id(n0), id(n_last)]), count(*): when n0 and n_last are the
+        // kept nodes, the distinct count is the number of kept bindings (no hash set).
+        q.stages = vec![projection(vec![
+            agg(AggFn::Count, true, Some(Expr::List(vec![id(0), id(last)])), "d"),
+            agg(AggFn::Count, false, None, "c"),
+        ])];
+        let out = execute(&m, &q, &opts).unwrap();
+        let pairs: BTreeSet<(u32, u32)> = matches.iter().map(|a| (a[0], a[last])).collect();
+        prop_assert_eq!(int(&out.rows[0][0]), pairs.len() as i64);
+        prop_assert_eq!(int(&out.rows[0][1]), matches.len() as i64);
+
         // Grouped by n0 (ordered), count(*): a hash grouping of weighted rows.
         q.stages = vec![Projection {
             order_by: vec![(Expr::Column(0), false)],

@@ -161,6 +161,10 @@ pub struct FactorPlan {
     pub first: Projection,
     /// True when the grouping keys determine the kept binding: one group (row) per binding.
     pub per_binding: bool,
+    /// Items of [`first`](Self::first) that were `count(DISTINCT x)` with `x` determined by the
+    /// kept binding and determining it (`[id(p1), id(p2), id(p3)]` over kept p1, p2, p3): each
+    /// binding is one distinct value, so they count bindings (weight 1) with no hash set.
+    pub binding_counts: Vec<usize>,
     /// True when the weight is the two-hop count of the step that completes the only eliminated
     /// node (no set is built).
     weight_counted: bool,
@@ -331,6 +335,41 @@ pub fn plan(
             }
         }
     }
+    let kept_slot = |e: &Expr| match e {
+        Expr::Node(x) => Some(*x),
+        Expr::Id(inner) => match **inner {
+            Expr::Node(x) => Some(x),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mut binding_counts = Vec::new();
+    for (i, it) in first.items.iter_mut().enumerate() {
+        let Expr::Aggregate {
+            func: AggFn::Count,
+            distinct,
+            arg: Some(a),
+        } = &mut it.expr
+        else {
+            continue;
+        };
+        if !*distinct {
+            continue;
+        }
+        let slots: Option<Vec<NodeSlot>> = match &**a {
+            Expr::List(v) => v.iter().map(kept_slot).collect(),
+            e => kept_slot(e).map(|s| vec![s]),
+        };
+        let covers = slots.is_some_and(|mut v| {
+            v.sort_unstable();
+            v.dedup();
+            v == (0..k).filter(|&s| !elim[s]).collect::<Vec<_>>()
+        });
+        if covers {
+            *distinct = false;
+            binding_counts.push(i);
+        }
+    }
     let per_binding = (0..k).filter(|&s| !elim[s]).all(|s| {
         first.items.iter().any(|it| {
             !is_agg(&it.expr)
@@ -353,6 +392,7 @@ pub fn plan(
         partitions,
         first,
         per_binding,
+        binding_counts,
         weight_counted,
         min_weight,
         collisions,
@@ -876,7 +916,8 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 let w = guard.get_or_insert_with(|| self.worker());
-                let mut sink = RowSink::new(model, projector, Some(oracle));
+                let mut sink = RowSink::new(model, projector, Some(oracle))
+                    .unit_weight_items(&self.fp.binding_counts);
                 if self.fp.per_binding {
                     sink = sink.per_binding();
                 }
@@ -1048,7 +1089,10 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                 };
                 if let Some(index) = &self.indexes[i] {
                     let from = w.nodes[step.via[0].kept];
-                    out.extend(index.get(from).iter().copied().filter(|c| keep(c.0)));
+                    let list = index.get(from);
+                    // Lists are sorted by node: start at the lower id bound.
+                    let start = list.partition_point(|c| c.0 < lo);
+                    out.extend(list[start..].iter().copied().filter(|c| keep(c.0)));
                 } else {
                     if let Some(proj) = &self.projected[i] {
                         two_hop(proj, &mids, lo, keep, &mut w.acc, out);

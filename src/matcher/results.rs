@@ -296,6 +296,9 @@ pub struct RowSink<'q, 'm> {
     filter_reads_keys: bool,
     /// A row being built (per-binding groups).
     scratch: Vec<Val<'m>>,
+    /// Items whose aggregate counts weighted inputs once each (see
+    /// [`unit_weight_items`](Self::unit_weight_items)).
+    unit_weight: Vec<usize>,
 }
 
 /// Rows handed to a streaming consumer at a time.
@@ -322,7 +325,15 @@ impl<'q, 'm> RowSink<'q, 'm> {
             per_binding: false,
             filter_reads_keys: true,
             scratch: Vec::new(),
+            unit_weight: Vec::new(),
         }
+    }
+
+    /// Makes the aggregates of these items see each [`push_weighted`](Self::push_weighted) input
+    /// once, whatever its weight (a `count(DISTINCT …)` whose value is different for every input).
+    pub fn unit_weight_items(mut self, items: &[usize]) -> Self {
+        self.unit_weight = items.to_vec();
+        self
     }
 
     /// Declares that the grouping keys of every [`push_weighted`](Self::push_weighted) input are
@@ -354,7 +365,10 @@ impl<'q, 'm> RowSink<'q, 'm> {
             exists: self.oracle.map(|o| o as &dyn ExistsOracle),
         };
         let p = self.projector;
+        let unit = &self.unit_weight;
         let arg = |a: &AggSpec<'_>| match a.arg {
+            // A unit-weight item's argument is a bound node's value: never null.
+            _ if unit.contains(&a.item) => Val::Bool(true),
             None => Val::Bool(true),
             Some(e) => env.eval(e),
         };
@@ -364,7 +378,12 @@ impl<'q, 'm> RowSink<'q, 'm> {
             row.resize(p.proj.items.len(), Val::Null);
             for a in &p.aggs {
                 let mut acc = Acc::new(a.func, a.distinct);
-                acc.add_weighted(arg(a), weight);
+                let w = if self.unit_weight.contains(&a.item) {
+                    1
+                } else {
+                    weight
+                };
+                acc.add_weighted(arg(a), w);
                 row[a.item] = acc.finish(a.func);
             }
             let passes = |row: &[Val<'m>]| {
@@ -405,7 +424,12 @@ impl<'q, 'm> RowSink<'q, 'm> {
                 .collect()
         });
         for (acc, a) in accs.iter_mut().zip(&p.aggs) {
-            acc.add_weighted(arg(a), weight);
+            let w = if self.unit_weight.contains(&a.item) {
+                1
+            } else {
+                weight
+            };
+            acc.add_weighted(arg(a), w);
         }
         true
     }
