@@ -220,6 +220,11 @@ proptest! {
         prop_assert_eq!(int(&out.rows[0][0]), pairs.len() as i64);
         prop_assert_eq!(int(&out.rows[0][1]), matches.len() as i64);
 
+        // RETURN count(DISTINCT n0) alone (a lone count item counts without rows).
+        q.stages = vec![projection(vec![agg(AggFn::Count, true, Some(Expr::Node(0)), "d")])];
+        let out = execute(&m, &q, &opts).unwrap();
+        prop_assert_eq!(int(&out.rows[0][0]), firsts.len() as i64);
+
         // Grouped by n0 (ordered), count(*): a hash grouping of weighted rows.
         q.stages = vec![Projection {
             order_by: vec![(Expr::Column(0), false)],

@@ -354,7 +354,13 @@ impl<'q, 'm> RowSink<'q, 'm> {
     /// must group (have aggregates).
     pub fn push_weighted(&mut self, nodes: &[u32], weight: u64) -> bool {
         if self.count_only {
-            self.count = self.count.saturating_add(weight);
+            // The lone count item counts bindings when it is a unit-weight item.
+            let w = if self.unit_weight.is_empty() {
+                weight
+            } else {
+                1
+            };
+            self.count = self.count.saturating_add(w);
             return true;
         }
         let env = Env {
