@@ -563,7 +563,7 @@ impl<'a> Enumerator<'a> {
 }
 
 /// `id(a) < id(b)` (or `>`, normalised to `<`) as `(a, b)`.
-fn id_order(e: &Expr) -> Option<(NodeSlot, NodeSlot)> {
+pub fn id_order(e: &Expr) -> Option<(NodeSlot, NodeSlot)> {
     let Expr::Compare(op, l, r) = e else {
         return None;
     };

@@ -30,7 +30,7 @@
 use rayon::prelude::*;
 
 use super::candidates::{CandidateSet, Semantics};
-use super::enumerate::{edge_exists, sub_pattern_exists, Control};
+use super::enumerate::{edge_exists, id_order, sub_pattern_exists, Control};
 use super::results::{Projector, RowSink};
 use crate::model::{Adjacency, Model, ANY_TYPE};
 use crate::pattern::eval::{Env, ExistsOracle};
@@ -492,26 +492,6 @@ fn set_partitions(m: usize, compat: &[Vec<bool>]) -> Option<Vec<(i64, Vec<Vec<us
     }
     let mut out = Vec::new();
     go(0, m, compat, &mut Vec::new(), &mut out).then_some(out)
-}
-
-/// `id(a) < id(b)` (or `>`, normalised) as `(a, b)`.
-fn id_order(e: &Expr) -> Option<(NodeSlot, NodeSlot)> {
-    let Expr::Compare(op, l, r) = e else {
-        return None;
-    };
-    let slot = |x: &Expr| match x {
-        Expr::Id(inner) => match **inner {
-            Expr::Node(s) => Some(s),
-            _ => None,
-        },
-        _ => None,
-    };
-    let (a, b) = (slot(l)?, slot(r)?);
-    match op {
-        CmpOp::Lt => Some((a, b)),
-        CmpOp::Gt => Some((b, a)),
-        _ => None,
-    }
 }
 
 /// Orders the kept nodes: the one with the fewest candidates first, then always the node with the
