@@ -6,7 +6,8 @@
 //! Filtering only ever removes data nodes that cannot take part in any match, so the join that
 //! follows is exact whatever the number of rounds.
 
-use crate::matcher::candidates::{degree_needs, labels_match, typed_degree, Semantics};
+pub use crate::matcher::candidates::degree_ok;
+use crate::matcher::candidates::{degree_needs, labels_match, Semantics};
 use crate::model::{Adjacency, Model, ANY_TYPE};
 use crate::pattern::eval::Env;
 use crate::pattern::ir::{BoundQuery, NodeSlot, Pattern, RelVar};
@@ -104,27 +105,6 @@ pub fn init_flags(
             && unary_ok(model, query, unary, slot, v, &mut nodes_buf);
     }
     flags
-}
-
-/// The degree test of Definition 3 for data node `v` against `needs` ([`degree_needs`]).
-pub fn degree_ok(
-    model: &Model,
-    v: u32,
-    needs: &[(Vec<u32>, Option<bool>, usize)],
-    semantics: Semantics,
-) -> bool {
-    needs.iter().all(|(types, dir, count)| {
-        let need = if semantics == Semantics::Isomorphism {
-            *count
-        } else {
-            1
-        };
-        let have = match dir {
-            Some(out) => typed_degree(model, v, types, *out),
-            None => typed_degree(model, v, types, true) + typed_degree(model, v, types, false),
-        };
-        have >= need
-    })
 }
 
 /// True when data node `v` satisfies the unary conjuncts `unary` of `slot`.

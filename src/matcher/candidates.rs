@@ -125,6 +125,27 @@ pub fn filter_candidates(
     sets.into_iter().map(Option::unwrap_or_default).collect()
 }
 
+/// The degree test of Definition 3 for data node `v` against `needs` ([`degree_needs`]).
+pub fn degree_ok(
+    model: &Model,
+    v: u32,
+    needs: &[(Vec<u32>, Option<bool>, usize)],
+    semantics: Semantics,
+) -> bool {
+    needs.iter().all(|(types, dir, count)| {
+        let need = if semantics == Semantics::Isomorphism {
+            *count
+        } else {
+            1
+        };
+        let have = match dir {
+            Some(out) => typed_degree(model, v, types, *out),
+            None => typed_degree(model, v, types, true) + typed_degree(model, v, types, false),
+        };
+        have >= need
+    })
+}
+
 /// The degree requirements of one pattern node: (types, out?, how many distinct neighbouring
 /// pattern nodes need such an edge). Counting neighbours, not pattern edges, keeps this a necessary
 /// condition: two anonymous pattern edges to the same node can both be satisfied by one data edge.
@@ -218,18 +239,7 @@ fn candidates_of(
         if !other_labels.is_empty() && !labels_match(model, v, &other_labels) {
             return false;
         }
-        let degrees_ok = needs.iter().all(|(types, dir, count)| {
-            let need = if semantics == Semantics::Isomorphism {
-                *count
-            } else {
-                1
-            };
-            let have = match dir {
-                Some(out) => typed_degree(model, v, types, *out),
-                None => typed_degree(model, v, types, true) + typed_degree(model, v, types, false),
-            };
-            have >= need
-        });
+        let degrees_ok = degree_ok(model, v, &needs, semantics);
         if !degrees_ok || unary.is_empty() {
             return degrees_ok;
         }

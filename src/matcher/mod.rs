@@ -221,9 +221,7 @@ fn execute_planned<'m>(
 ) -> Result<QueryOutput<'m>> {
     let control = Control::new(options.timeout.map(|d| Instant::now() + d));
     let first = query.stages.first().map(Projector::new);
-    let count_matches_only = first.as_ref().is_some_and(|p| {
-        p.is_count_star() || (options.count_only && p.is_streaming() && query.stages.len() == 1)
-    });
+    let count_matches_only = counts_matches_only(query, options);
     let e = Enumerator::new(
         model,
         query,
@@ -233,6 +231,7 @@ fn execute_planned<'m>(
         &control,
         count_matches_only,
     );
+    // The same decision as [`choose_factorised`], on the enumerator built here.
     if !e.has_tail_group() {
         if let Some(fp) = factorised::plan(query, &plan, &cands, options.semantics) {
             return Ok(execute_factorised(
@@ -316,6 +315,14 @@ fn execute_planned<'m>(
     })
 }
 
+/// True when only the number of matches is wanted: a lone `count(*)`, or `--count` of a plain
+/// one-stage projection (the enumerator may then count trailing groups combinatorially).
+fn counts_matches_only(query: &BoundQuery, options: &MatchOptions) -> bool {
+    query.stages.first().map(Projector::new).is_some_and(|p| {
+        p.is_count_star() || (options.count_only && p.is_streaming() && query.stages.len() == 1)
+    })
+}
+
 /// The factorised plan `execute` runs for `query` (see [`factorised`]), or `None` when it
 /// enumerates: no node can be eliminated, or a count-only query ends in a group of steps the
 /// enumerator counts combinatorially already.
@@ -326,10 +333,6 @@ pub fn choose_factorised(
     cands: &[candidates::CandidateSet],
     options: &MatchOptions,
 ) -> Option<factorised::FactorPlan> {
-    let first = query.stages.first().map(Projector::new);
-    let count_matches_only = first.as_ref().is_some_and(|p| {
-        p.is_count_star() || (options.count_only && p.is_streaming() && query.stages.len() == 1)
-    });
     let control = Control::new(None);
     let e = Enumerator::new(
         model,
@@ -338,7 +341,7 @@ pub fn choose_factorised(
         cands,
         options.semantics,
         &control,
-        count_matches_only,
+        counts_matches_only(query, options),
     );
     if e.has_tail_group() {
         return None;

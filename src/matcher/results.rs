@@ -418,17 +418,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             self.rows.push(row);
             return true;
         }
-        let key = Key(p
-            .keys
-            .iter()
-            .map(|&k| env.eval(&p.proj.items[k].expr))
-            .collect());
-        let accs = self.groups.entry(key).or_insert_with(|| {
-            p.aggs
-                .iter()
-                .map(|a| Acc::new(a.func, a.distinct))
-                .collect()
-        });
+        let accs = Self::group_of(&mut self.groups, p, &env);
         for (acc, a) in accs.iter_mut().zip(&p.aggs) {
             let w = if self.unit_weight.contains(&a.item) {
                 1
@@ -492,17 +482,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             }
             return true;
         }
-        let key = Key(p
-            .keys
-            .iter()
-            .map(|&k| env.eval(&p.proj.items[k].expr))
-            .collect());
-        let accs = self.groups.entry(key).or_insert_with(|| {
-            p.aggs
-                .iter()
-                .map(|a| Acc::new(a.func, a.distinct))
-                .collect()
-        });
+        let accs = Self::group_of(&mut self.groups, p, &env);
         for (acc, a) in accs.iter_mut().zip(&p.aggs) {
             match a.arg {
                 None => acc.add(Val::Bool(true)),
@@ -524,6 +504,25 @@ impl<'q, 'm> RowSink<'q, 'm> {
                 }
             }
         }
+    }
+
+    /// The accumulators of the group whose keys `env` evaluates to (created empty when new).
+    fn group_of<'g>(
+        groups: &'g mut HashMap<Key<'m>, Vec<Acc<'m>>>,
+        p: &Projector<'_>,
+        env: &Env<'_, 'm>,
+    ) -> &'g mut Vec<Acc<'m>> {
+        let key = Key(p
+            .keys
+            .iter()
+            .map(|&k| env.eval(&p.proj.items[k].expr))
+            .collect());
+        groups.entry(key).or_insert_with(|| {
+            p.aggs
+                .iter()
+                .map(|a| Acc::new(a.func, a.distinct))
+                .collect()
+        })
     }
 
     /// The row of a grouped projection without keys over no input (count 0, others null).
