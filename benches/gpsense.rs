@@ -98,9 +98,9 @@ fn bench_set(title: &str, m: &Model, queries: &[(String, BoundQuery)]) {
     let device = gemp::gpu::platform_count().is_ok_and(|n| n > 0).then(|| {
         let gpu =
             std::sync::Arc::new(gemp::gpu::Gpu::new(gemp::gpu::DeviceSelector::Auto).unwrap());
-        let runner = gemp::task::TaskRunner::new(
+        let runner = gemp::session::Session::new(
             m,
-            &gemp::task::TaskOptions {
+            &gemp::session::SessionOptions {
                 backend: gemp::task::Backend::Opencl,
                 ..Default::default()
             },

@@ -17,7 +17,8 @@ use gemp::io::{Format, LoadOptions};
 use gemp::matcher::{execute, MatchOptions};
 use gemp::model::{Model, Value};
 use gemp::pattern::{compile, Params};
-use gemp::task::{Backend, TaskOptions, TaskRunner};
+use gemp::session::{Session, SessionOptions};
+use gemp::task::Backend;
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -51,15 +52,15 @@ fn bench(c: &mut Criterion) {
         .expect("pool");
     // The OpenCL backend, when a platform exists (the model is uploaded once, here).
     let device = if gemp::gpu::platform_count().is_ok_and(|n| n > 0) {
-        let options = TaskOptions {
+        let options = SessionOptions {
             backend: Backend::Opencl,
             ..Default::default()
         };
-        let runner = TaskRunner::new(&m, &options).expect("opening the OpenCL device");
+        let runner = Session::new(&m, &options).expect("opening the OpenCL device");
         eprintln!(
             "device: {} (model upload {:.3?})",
-            runner.backend_name(),
-            runner.model_upload
+            runner.engine_name(),
+            runner.setup_time()
         );
         Some(runner)
     } else {

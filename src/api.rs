@@ -28,19 +28,21 @@
 //! ```
 //!
 //! The pieces it wraps stay available for finer control: [`crate::io`] (loaders),
-//! [`crate::pattern::compile`], [`crate::matcher::execute`] and [`crate::task::TaskRunner`].
+//! [`crate::pattern::compile`], [`crate::matcher::execute`] and [`crate::session::Session`] (the
+//! spine every run goes through, the CLI's included).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::io::{Format, LoadOptions, LoadReport};
+use crate::matcher::eval::Val;
 use crate::matcher::{MatchOptions, QueryOutput, Semantics};
 use crate::model::{Model, Value, ValueRef};
 use crate::pattern::binder::Params;
-use crate::pattern::eval::Val;
 use crate::pattern::ir::BoundQuery;
-use crate::task::{Backend, TaskOptions, TaskReport, TaskRunner};
+use crate::session::{EngineKind, Session, SessionOptions};
+use crate::task::{Backend, TaskReport};
 
 /// A loaded model, ready for queries.
 #[derive(Debug)]
@@ -207,18 +209,20 @@ impl Graph {
         runner.execute(query, options)
     }
 
-    /// A runner for `options.backend` that keeps the model on the device between queries.
+    /// A runner for `options.backend` and `options.engine` that keeps the model on the device
+    /// between queries.
     pub fn runner(&self, options: &RunOptions) -> Result<Runner<'_>> {
-        let task = TaskRunner::new(
+        let session = Session::new(
             &self.model,
-            &TaskOptions {
+            &SessionOptions {
                 backend: options.backend,
+                engine: options.engine,
                 ..Default::default()
             },
         )?;
         Ok(Runner {
             model: &self.model,
-            task,
+            session,
         })
     }
 }
@@ -247,6 +251,8 @@ impl Query {
 pub struct RunOptions {
     /// Where it runs ([`Backend::Auto`]: OpenCL on a GPU or accelerator, else the host).
     pub backend: Backend,
+    /// Which engine runs it: GEMP's pipeline (default) or GpSense's filter-and-join.
+    pub engine: EngineKind,
     /// Injective (default) or homomorphic matching.
     pub semantics: Semantics,
     /// Stop after this long; the result is then partial.
@@ -272,6 +278,12 @@ impl RunOptions {
             backend: Backend::Opencl,
             ..Default::default()
         }
+    }
+
+    /// Runs on GpSense's filter-and-join engine instead of GEMP's pipeline.
+    pub fn gpsense(mut self) -> Self {
+        self.engine = EngineKind::Gpsense;
+        self
     }
 
     /// Only count results.
@@ -318,13 +330,13 @@ impl RunOptions {
 #[derive(Debug)]
 pub struct Runner<'g> {
     model: &'g Model,
-    task: TaskRunner<'g>,
+    session: Session<'g>,
 }
 
 impl<'g> Runner<'g> {
     /// Runs a compiled query.
     pub fn execute(&self, query: &Query, options: &RunOptions) -> Result<Matches<'g>> {
-        let (output, report) = self.task.run(&query.bound, &options.match_options())?;
+        let (output, report) = self.session.run(&query.bound, &options.match_options())?;
         Ok(Matches {
             model: self.model,
             output,
@@ -332,9 +344,14 @@ impl<'g> Runner<'g> {
         })
     }
 
-    /// Where queries run: `host` or `opencl (<device>)`.
+    /// Where queries run: `host`, `opencl (<device>)`, `gpsense host`, …
     pub fn backend_name(&self) -> String {
-        self.task.backend_name()
+        self.session.engine_name()
+    }
+
+    /// The session underneath (streaming runs, setup time).
+    pub fn session(&self) -> &Session<'g> {
+        &self.session
     }
 }
 
@@ -604,6 +621,12 @@ mod tests {
         assert!(rows[0].get("nope").is_none());
         let homo = RunOptions::host().homomorphic().count_only();
         assert_eq!(g.execute(&q, &homo).unwrap().count(), 3);
+        let gps = RunOptions::host().gpsense();
+        let m = g.execute(&q, &gps).unwrap();
+        assert_eq!(
+            (m.count(), m.timings().backend.as_str()),
+            (2, "gpsense host")
+        );
         let err = g.query("MATCH (x:Nope) RETURN x").unwrap_err();
         assert!(matches!(err, Error::Query(_)), "{err}");
         let err = g.query("MATCH (x:A RETURN x").unwrap_err();

@@ -15,6 +15,7 @@ pub mod io;
 pub mod matcher;
 pub mod model;
 pub mod pattern;
+pub mod session;
 pub mod similarity;
 pub mod task;
 pub mod trust;

@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use gemp::gpu::Gpu;
 use gemp::matcher::device::{attributes, DeviceConfig, DeviceMatcher};
+use gemp::matcher::eval::Val;
 use gemp::matcher::{execute, prepare, MatchOptions, Semantics};
 use gemp::model::{Model, ModelBuilder, Value, ValueRef};
-use gemp::pattern::eval::Val;
 use gemp::pattern::ir::*;
 use proptest::prelude::*;
 

@@ -15,9 +15,9 @@ use std::sync::Arc;
 
 use gemp::gpu::Gpu;
 use gemp::matcher::device::{bytecode, DeviceConfig, DeviceMatcher};
+use gemp::matcher::eval::Val;
 use gemp::matcher::{execute, prepare, MatchOptions, Semantics};
 use gemp::model::{Model, ModelBuilder, Value, ValueRef};
-use gemp::pattern::eval::Val;
 use gemp::pattern::ir::*;
 use gemp::pattern::{compile, Params};
 use proptest::prelude::*;

@@ -15,10 +15,10 @@ use std::time::Instant;
 
 use gemp::io::{subgraph_bench, LoadOptions, LoadReport};
 use gemp::matcher::device::{DeviceConfig, DeviceMatcher};
+use gemp::matcher::eval::Val;
 use gemp::matcher::{execute, prepare, MatchOptions, Semantics};
 use gemp::model::Model;
 use gemp::pattern::bench_query;
-use gemp::pattern::eval::Val;
 use gemp::pattern::ir::*;
 use proptest::prelude::*;
 
@@ -438,12 +438,13 @@ fn all_hprd_queries_give_the_published_counts_on_the_device() {
 /// refuses it with a clear error.
 #[test]
 fn oversized_patterns_fall_back_or_fail() {
-    use gemp::task::{Backend, TaskOptions, TaskRunner};
+    use gemp::session::{Session, SessionOptions};
+    use gemp::task::Backend;
     let Some(dev) = gpu("oversized_patterns_fall_back_or_fail") else {
         return;
     };
     // `auto` uses a CPU device (PoCL) only when it is named.
-    let named = TaskOptions {
+    let named = SessionOptions {
         device: gemp::gpu::DeviceSelector::Index(dev.info().index),
         ..Default::default()
     };
@@ -461,15 +462,15 @@ fn oversized_patterns_fall_back_or_fail() {
     q.stages = vec![count_star()];
     let host = execute(&m, &q, &MatchOptions::default()).unwrap();
     assert_eq!(host.rows, vec![vec![Val::Int(4)]]);
-    let auto = TaskRunner::new(&m, &named).unwrap();
+    let auto = Session::new(&m, &named).unwrap();
     assert!(auto.uses_device());
     let (out, report) = auto.run(&q, &MatchOptions::default()).unwrap();
     assert_eq!(out.rows, host.rows);
     assert_eq!(report.backend, "host");
     assert!(report.fallback.unwrap().contains("at most 16"));
-    let opencl = TaskRunner::new(
+    let opencl = Session::new(
         &m,
-        &TaskOptions {
+        &SessionOptions {
             backend: Backend::Opencl,
             ..Default::default()
         },

@@ -7,9 +7,9 @@ use common::sample_model;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use gemp::matcher::eval::Val;
 use gemp::matcher::{execute, MatchOptions};
 use gemp::model::{Model, ValueRef};
-use gemp::pattern::eval::Val;
 use gemp::pattern::{compile, Params};
 
 fn query_rows(file: &str, params: &Params) -> Vec<Vec<String>> {

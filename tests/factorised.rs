@@ -9,9 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::projection;
 use common::random_graphs::{build, graph, pattern_vars, RelSpec};
+use gemp::matcher::eval::Val;
 use gemp::matcher::{execute, factorised, prepare, MatchOptions, Semantics};
 use gemp::model::{Model, Value};
-use gemp::pattern::eval::Val;
 use gemp::pattern::ir::*;
 use proptest::prelude::*;
 

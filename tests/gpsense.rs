@@ -11,9 +11,9 @@ use std::path::Path;
 
 use gemp::gpsense::compress::{self, CompressConfig};
 use gemp::gpsense::{store, Engine, EngineConfig};
+use gemp::matcher::eval::Val;
 use gemp::matcher::{execute, MatchOptions, Semantics};
 use gemp::model::{Model, ModelBuilder, ValueRef};
-use gemp::pattern::eval::Val;
 use gemp::pattern::ir::*;
 use gemp::pattern::{compile, Params};
 use proptest::prelude::*;

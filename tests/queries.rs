@@ -5,9 +5,9 @@
 
 mod common;
 
+use gemp::matcher::eval::Val;
 use gemp::matcher::{execute, MatchOptions, Semantics};
 use gemp::model::{Model, ModelBuilder, Value, ValueRef};
-use gemp::pattern::eval::Val;
 use gemp::pattern::{compile, Params, QueryErrorKind};
 
 /// Movies m1 (1999, rating 8.5), m2 (2005, 6.0), m3 (2010, no rating); a TV series s1.

@@ -6,8 +6,8 @@ use std::io::Write;
 
 use serde_json::{json, Value as Json};
 
+use crate::matcher::eval::Val;
 use crate::model::Model;
-use crate::pattern::eval::Val;
 
 /// Output formats of `gemp match`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -8,14 +8,15 @@ use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
 use super::output::{write_rows, OutputFormat};
-use crate::gpsense::{self, EngineKind};
+use crate::gpsense;
 use crate::io::format::Format;
 use crate::io::{subgraph_bench, LoadOptions, LoadReport};
 use crate::matcher::{self, MatchOptions, Semantics};
 use crate::model::Model;
 use crate::pattern::binder::{self, Params};
 use crate::pattern::ir::BoundQuery;
-use crate::task::{self, Backend, TaskOptions, TaskRunner};
+use crate::session::{EngineKind, Session, SessionOptions};
+use crate::task::{self, Backend};
 
 /// How a query file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -72,84 +73,34 @@ pub struct QueryArgs {
     pub refine_rounds: usize,
 }
 
-/// The engine that runs the queries of a `match` or `batch`.
-enum Runner<'m> {
-    Gemp(Box<TaskRunner<'m>>),
-    Gpsense(Box<gpsense::runner::Runner<'m>>),
-}
-
-impl<'m> Runner<'m> {
-    fn new(model: &'m Model, args: &QueryArgs) -> anyhow::Result<Self> {
-        if args.engine == EngineKind::Gemp {
-            if args.device_memory.is_some() {
-                bail!("--device-memory applies to --engine gpsense only");
-            }
-            return Ok(Runner::Gemp(Box::new(TaskRunner::new(
-                model,
-                &args.task_options(),
-            )?)));
-        }
-        let config = gpsense::EngineConfig {
-            filter: gpsense::filter::FilterConfig {
-                refine_rounds: args.refine_rounds,
-            },
-            device_memory: args.device_memory,
-            cache: gpsense::store::cache_path(&args.model),
-            ..Default::default()
-        };
-        let device = args.task_options().device;
-        Ok(Runner::Gpsense(Box::new(gpsense::runner::Runner::new(
-            model,
-            config,
-            args.backend,
-            device,
-        )?)))
-    }
-
-    fn run(
-        &self,
-        query: &BoundQuery,
-        options: &MatchOptions,
-    ) -> crate::Result<(matcher::QueryOutput<'m>, task::TaskReport)> {
-        match self {
-            Runner::Gemp(r) => r.run(query, options),
-            Runner::Gpsense(r) => r.run(query, options),
-        }
-    }
-
-    /// True when rows can be written while the search runs (the default engine on the host).
-    fn streams(&self) -> bool {
-        match self {
-            Runner::Gemp(r) => !r.uses_device(),
-            Runner::Gpsense(_) => false,
-        }
-    }
-
-    fn backend_name(&self) -> String {
-        match self {
-            Runner::Gemp(r) => r.backend_name(),
-            Runner::Gpsense(r) => r.backend_name(),
-        }
-    }
-
-    fn model_upload(&self) -> Duration {
-        match self {
-            Runner::Gemp(r) => r.model_upload,
-            Runner::Gpsense(r) => r.setup,
-        }
-    }
-}
-
 impl QueryArgs {
-    fn task_options(&self) -> TaskOptions {
-        TaskOptions {
+    /// The session these arguments ask for (backend, device, engine and GpSense's setup).
+    fn session_options(&self) -> anyhow::Result<SessionOptions> {
+        if self.engine == EngineKind::Gemp && self.device_memory.is_some() {
+            bail!("--device-memory applies to --engine gpsense only");
+        }
+        Ok(SessionOptions {
             backend: self.backend,
             device: self.device.map_or(
                 crate::gpu::DeviceSelector::Auto,
                 crate::gpu::DeviceSelector::Index,
             ),
+            engine: self.engine,
+            gpsense: gpsense::EngineConfig {
+                filter: gpsense::filter::FilterConfig {
+                    refine_rounds: self.refine_rounds,
+                },
+                device_memory: self.device_memory,
+                cache: gpsense::store::cache_path(&self.model),
+                ..Default::default()
+            },
             ..Default::default()
-        }
+        })
+    }
+
+    /// Opens the session on `model`.
+    fn open_session<'m>(&self, model: &'m Model) -> anyhow::Result<Session<'m>> {
+        Ok(Session::new(model, &self.session_options()?)?)
     }
 }
 
@@ -316,18 +267,16 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
     let params = params(&args.common)?;
     let query = load_query(&args.query, &model, &args.common, &params)?;
     let opts = options(args.common.semantics, args.timeout, args.count)?;
-    let runner = Runner::new(&model, &args.common)?;
+    let session = args.common.open_session(&model)?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    // On the host, rows are written while the search runs; the device pipeline (and the table
-    // format, which sizes its columns) collects them first.
-    let streamed =
-        !args.count && args.format.streams() && runner.streams() && matcher::is_streamable(&query);
+    // Rows are written as the session hands them out: while the search runs on the host, at the
+    // end on a device. The table format sizes its columns, so it collects them first.
+    let streamed = !args.count && args.format.streams();
     let (count, partial, timings, report, t_out) = if streamed {
-        let start = Instant::now();
         let mut header = true;
         let format = args.format;
-        let summary = matcher::execute_streaming(&model, &query, &opts, &mut |cols, rows| {
+        let (summary, report) = session.run_streaming(&query, &opts, &mut |cols, rows| {
             write_rows(&mut w, &model, format, cols, rows, header)?;
             header = false;
             Ok(())
@@ -335,11 +284,6 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
         if header {
             write_rows(&mut w, &model, args.format, &summary.columns, &[], true)?;
         }
-        let report = task::TaskReport {
-            backend: "host".into(),
-            total: start.elapsed(),
-            ..Default::default()
-        };
         (
             summary.count,
             summary.partial,
@@ -348,7 +292,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
             Instant::now(),
         )
     } else {
-        let (out, report) = runner.run(&query, &opts)?;
+        let (out, report) = session.run(&query, &opts)?;
         let t_out = Instant::now();
         if args.count {
             writeln!(w, "{}", out.count)?;
@@ -377,7 +321,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
                 &report,
                 &out.timings,
                 t_load,
-                runner.model_upload(),
+                session.setup_time(),
                 t_out.elapsed()
             )
         );
@@ -400,19 +344,12 @@ pub fn run_explain(args: ExplainArgs) -> anyhow::Result<()> {
     let model = open_model(&args.common)?;
     let params = params(&args.common)?;
     let query = load_query(&args.query, &model, &args.common, &params)?;
-    let (plan, cands, _) = matcher::prepare_host(&model, &query, args.common.semantics);
-    print!("{}", crate::pattern::explain::render(&query, &plan, &model));
+    let session = args.common.open_session(&model)?;
     let options = MatchOptions {
         semantics: args.common.semantics,
         ..Default::default()
     };
-    match matcher::choose_factorised(&model, &query, &plan, &cands, &options) {
-        Some(fp) => print!(
-            "\nhost execution (the matching order above is replaced):\n{}",
-            fp.describe(&query)
-        ),
-        None => println!("\nhost execution: enumeration in the matching order above"),
-    }
+    print!("{}", session.explain(&query, &options)?);
     Ok(())
 }
 
@@ -425,8 +362,8 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     let opts = options(args.common.semantics, args.timeout, args.count)?;
-    let runner = Runner::new(&model, &args.common)?;
-    log::info!("queries run on {}", runner.backend_name());
+    let session = args.common.open_session(&model)?;
+    log::info!("queries run on {}", session.engine_name());
     let ext = match args.format {
         OutputFormat::Jsonl => "jsonl",
         OutputFormat::Csv => "csv",
@@ -445,7 +382,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
             .unwrap_or_default();
         let start = Instant::now();
         let result = load_query(q, &model, &args.common, &params)
-            .and_then(|query| Ok(runner.run(&query, &opts)?));
+            .and_then(|query| Ok(session.run(&query, &opts)?));
         let secs = start.elapsed().as_secs_f64();
         match result {
             Ok((out, report)) => {
@@ -470,7 +407,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
                             &report,
                             &out.timings,
                             Duration::ZERO,
-                            runner.model_upload(),
+                            session.setup_time(),
                             t_out.elapsed()
                         )
                     );

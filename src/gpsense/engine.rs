@@ -15,22 +15,11 @@ use super::join::{self, Conjuncts, EdgeCandidates, Joiner, Repeat};
 use super::plan::{self, GpsPlan};
 use crate::error::Result;
 use crate::matcher::enumerate::{sub_pattern_exists, Control, Sink};
+use crate::matcher::eval::ExistsOracle;
 use crate::matcher::results::{finish_stages, CountSink, Projector, RowSink};
 use crate::matcher::{MatchOptions, QueryOutput, Semantics, Timings};
 use crate::model::Model;
-use crate::pattern::eval::ExistsOracle;
 use crate::pattern::ir::{BoundQuery, SubPattern};
-
-/// Which matching engine runs a query (`--engine`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EngineKind {
-    /// GEMP's two-phase pipeline (the default).
-    #[default]
-    Gemp,
-    /// GpSense's filter-and-join engine.
-    Gpsense,
-}
 
 /// How the GpSense engine is set up.
 #[derive(Debug, Clone, Default)]
@@ -179,7 +168,7 @@ impl<'m> Engine<'m> {
     ) -> Result<Prepared> {
         let model = self.model;
         let k = query.pattern.nodes.len();
-        let unary = crate::pattern::planner::unary_conjuncts(query);
+        let unary = crate::matcher::planner::unary_conjuncts(query);
         let mut flags: Vec<Vec<bool>> = Vec::with_capacity(k);
         for (slot, unary) in unary.iter().enumerate() {
             flags.push(match &self.compressed {
@@ -382,6 +371,33 @@ impl<'m> Engine<'m> {
         }
         let firsts = &prep.cands[prep.plan.order[0]];
         firsts.par_chunks(64).map(run_chunk).collect()
+    }
+
+    /// How this engine runs `query`: the candidate filter's sizes and the join order (as
+    /// `gemp explain --engine gpsense` prints it).
+    pub fn explain(&self, query: &BoundQuery, options: &MatchOptions) -> Result<String> {
+        let control = Control::new(None);
+        let prep = self.prepare(query, options.semantics, &control)?;
+        let counts: Vec<usize> = prep.cands.iter().map(|c| c.len()).collect();
+        let plan = prep.plan.as_planner_plan(&counts);
+        let mut text = crate::matcher::explain::render(query, &plan, self.model);
+        text.push_str(&format!(
+            "\nGpSense execution: candidates filtered on {} ({} refinement round(s)), joined in \
+             the order above (each step expands the relationship with the fewest edge candidates \
+             and checks the others), string predicates on complete matches{}\n",
+            if self.uses_device() {
+                "the device"
+            } else {
+                "the host"
+            },
+            self.config.filter.refine_rounds,
+            if self.compressed().is_some() {
+                "; the data graph is compressed"
+            } else {
+                ""
+            }
+        ));
+        Ok(text)
     }
 
     /// Runs a bound query; results equal [`crate::matcher::execute`]'s (rows in another order when

@@ -8,8 +8,8 @@
 
 pub use crate::matcher::candidates::degree_ok;
 use crate::matcher::candidates::{degree_needs, labels_match, Semantics};
+use crate::matcher::eval::Env;
 use crate::model::{Adjacency, Model, ANY_TYPE};
-use crate::pattern::eval::Env;
 use crate::pattern::ir::{BoundQuery, NodeSlot, Pattern, RelVar};
 
 use super::plan::GpsPlan;

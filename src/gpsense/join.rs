@@ -14,8 +14,8 @@
 
 use crate::matcher::candidates::Semantics;
 use crate::matcher::enumerate::Control;
+use crate::matcher::eval::{Env, ExistsOracle};
 use crate::model::Model;
-use crate::pattern::eval::{Env, ExistsOracle};
 use crate::pattern::ir::{BoundQuery, RelVar};
 
 use super::filter::Topo;

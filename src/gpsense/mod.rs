@@ -38,7 +38,6 @@ pub mod expand;
 pub mod filter;
 pub mod join;
 pub mod plan;
-pub mod runner;
 pub mod store;
 
-pub use engine::{Engine, EngineConfig, EngineKind};
+pub use engine::{Engine, EngineConfig};

@@ -14,9 +14,9 @@
 
 use serde::Serialize;
 
+use crate::matcher::planner;
 use crate::model::Model;
 use crate::pattern::ir::{BoundQuery, CmpOp, Expr, NodeSlot, RelSlot};
-use crate::pattern::planner;
 
 /// One join step: bind `node` using the relationships to nodes bound earlier.
 #[derive(Debug, Clone, Serialize)]

@@ -5,8 +5,8 @@
 
 use rayon::prelude::*;
 
+use crate::matcher::eval::Env;
 use crate::model::Model;
-use crate::pattern::eval::Env;
 use crate::pattern::ir::{BoundQuery, Expr, NodeSlot, Pattern};
 
 /// Whether two pattern nodes may bind the same data node.

@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::candidates::{labels_match, CandidateSet, Semantics};
+use crate::matcher::eval::{Env, ExistsOracle};
+use crate::matcher::planner::{Dir, Plan};
 use crate::model::{Model, ANY_TYPE};
-use crate::pattern::eval::{Env, ExistsOracle};
 use crate::pattern::ir::{BoundQuery, CmpOp, Expr, NodeSlot, Pattern, RelSlot, RelVar, SubPattern};
-use crate::pattern::planner::{Dir, Plan};
 
 /// Receives matches. One sink per worker; the driver merges them.
 pub trait Sink {

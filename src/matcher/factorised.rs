@@ -32,12 +32,12 @@ use rayon::prelude::*;
 use super::candidates::{CandidateSet, Semantics};
 use super::enumerate::{edge_exists, id_order, sub_pattern_exists, Control};
 use super::results::{Projector, RowSink};
+use crate::matcher::eval::{Env, ExistsOracle};
+use crate::matcher::planner::{Dir, Plan};
 use crate::model::{Adjacency, Model, ANY_TYPE};
-use crate::pattern::eval::{Env, ExistsOracle};
 use crate::pattern::ir::{
     AggFn, BoundQuery, CmpOp, Expr, NodeSlot, Projection, RelSlot, SubPattern,
 };
-use crate::pattern::planner::{Dir, Plan};
 
 /// Most set partitions the inclusion–exclusion may sum over (Bell(7) = 877).
 const MAX_PARTITIONS: usize = 1000;

@@ -1,13 +1,16 @@
 //! The matching pipeline, split as in Sun & Luo's study into stages you can print and swap:
-//! [`candidates`] (filter) → [`crate::pattern::planner`] (order) → [`enumerate`] (enumerate), then
+//! [`candidates`] (filter) → [`crate::matcher::planner`] (order) → [`enumerate`] (enumerate), then
 //! the attribute phase and the [`results`] stage. [`execute`] runs them all on the host;
 //! [`device`] runs phase 1 and 2 on an OpenCL device with identical results.
 
 pub mod candidates;
 pub mod device;
 pub mod enumerate;
+pub mod eval;
+pub mod explain;
 pub mod factorised;
 pub mod host;
+pub mod planner;
 pub mod results;
 pub mod symmetry;
 
@@ -21,9 +24,9 @@ use results::{CountSink, Projector, RowSink};
 
 use crate::error::Result;
 use crate::model::Model;
-use crate::pattern::eval::{ExistsOracle, Val};
 use crate::pattern::ir::BoundQuery;
-use crate::pattern::planner::{self, Plan};
+use eval::{ExistsOracle, Val};
+use planner::Plan;
 
 /// How to run a query.
 #[derive(Debug, Clone, Default)]

@@ -10,8 +10,8 @@ use std::hash::{Hash, Hasher};
 use hashbrown::{HashMap, HashSet};
 
 use super::enumerate::{Control, Sink};
+use crate::matcher::eval::{compare, Env, ExistsOracle, Val};
 use crate::model::Model;
-use crate::pattern::eval::{compare, Env, ExistsOracle, Val};
 use crate::pattern::ir::{AggFn, CmpOp, Expr, Projection};
 
 /// A row of values, hashable with Cypher's equality (numbers by value, nulls equal for grouping).

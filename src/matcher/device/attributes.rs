@@ -13,9 +13,9 @@
 //! (`=~`, with the `regex` crate), conjuncts mixing string predicates with `OR` / `NOT` / other
 //! operators, and string properties of relationships.
 
+use crate::matcher::planner::Plan;
 use crate::model::{Model, Value, ValueRef};
 use crate::pattern::ir::{BoundQuery, CmpOp, Expr, StrOp};
-use crate::pattern::planner::Plan;
 
 /// Words per predicate in the predicate table.
 pub const PRED_WORDS: usize = 6;

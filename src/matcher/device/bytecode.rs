@@ -1,6 +1,6 @@
 //! Phase-1 predicate programs: the plan's step filters (numbers, ids, labels, NACs) compiled into a
 //! small stack bytecode that `cl/predicates.cl` interprets during the topology search, with
-//! exactly the three-valued logic of [`crate::pattern::eval`].
+//! exactly the three-valued logic of [`crate::matcher::eval`].
 //!
 //! # What compiles
 //!
@@ -29,9 +29,9 @@
 //! as (tag, bits) pairs.
 
 use super::encode::{Programs, NONE};
+use crate::matcher::planner::Plan;
 use crate::model::{ColumnData, Model, Value};
 use crate::pattern::ir::{BoundQuery, CmpOp, Expr, SubPattern};
-use crate::pattern::planner::Plan;
 
 /// Deepest value stack a program may use (`GEMP_STACK` in `cl/predicates.cl`).
 pub const MAX_STACK: usize = 16;
@@ -661,9 +661,9 @@ impl DevicePredicates {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matcher::planner::Step;
     use crate::model::{ModelBuilder, ValueRef};
     use crate::pattern::ir::{ArithOp, NodeVar, Pattern, RelVar};
-    use crate::pattern::planner::Step;
 
     fn model() -> Model {
         let mut b = ModelBuilder::new();

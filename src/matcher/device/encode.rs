@@ -28,8 +28,8 @@
 
 use crate::error::{Error, Result};
 use crate::matcher::candidates::{degree_needs, CandidateSet, Semantics};
+use crate::matcher::planner::{Dir, Plan};
 use crate::pattern::ir::BoundQuery;
-use crate::pattern::planner::{Dir, Plan};
 
 /// The largest pattern (in nodes) the device kernel takes.
 pub const MAX_PATTERN_NODES: usize = 16;
@@ -508,8 +508,8 @@ pub fn encode(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matcher::planner::{Expansion, Step};
     use crate::pattern::ir::{NodeVar, Pattern, RelVar};
-    use crate::pattern::planner::{Expansion, Step};
 
     fn node(labels: Vec<Vec<u32>>) -> NodeVar {
         NodeVar {

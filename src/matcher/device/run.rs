@@ -15,12 +15,12 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::matcher::candidates::CandidateSet;
 use crate::matcher::enumerate::{Control, Enumerator, Sink, State};
+use crate::matcher::eval::Env;
+use crate::matcher::planner::Plan;
 use crate::matcher::results::{Projector, RowSink};
 use crate::matcher::{prepare, MatchOptions, QueryOutput, Semantics, Timings};
 use crate::model::Model;
-use crate::pattern::eval::Env;
 use crate::pattern::ir::BoundQuery;
-use crate::pattern::planner::Plan;
 
 /// Matches per parallel chunk of the host-side stages.
 const ROW_CHUNK: usize = 1024;
@@ -652,7 +652,7 @@ impl<'m> DeviceMatcher<'m> {
                         &control,
                         false,
                     );
-                    let oracle_ref: &(dyn crate::pattern::eval::ExistsOracle + Sync) = &oracle;
+                    let oracle_ref: &(dyn crate::matcher::eval::ExistsOracle + Sync) = &oracle;
                     let (k, r, named) = (p.enc.k, p.enc.r, &p.enc.named);
                     let sinks: Vec<RowSink<'_, 'm>> = survivors
                         .par_chunks(w * ROW_CHUNK)
@@ -703,7 +703,7 @@ impl<'m> DeviceMatcher<'m> {
     fn later_stages(
         &self,
         query: &BoundQuery,
-        rows: &mut Vec<Vec<crate::pattern::eval::Val<'m>>>,
+        rows: &mut Vec<Vec<crate::matcher::eval::Val<'m>>>,
         mut columns: Vec<String>,
     ) -> Vec<String> {
         for stage in query.stages.iter().skip(1) {

@@ -4,9 +4,9 @@
 
 use std::fmt::Write;
 
-use super::ir::{BoundQuery, CmpOp, Expr, Pattern, StrOp};
 use super::planner::{Dir, Plan};
 use crate::model::{Model, Value};
+use crate::pattern::ir::{BoundQuery, CmpOp, Expr, Pattern, StrOp};
 
 /// Renders an expression with the query's variable names.
 pub fn expr_text(e: &Expr, p: &Pattern, model: &Model) -> String {
@@ -245,5 +245,47 @@ pub fn render(q: &BoundQuery, plan: &Plan, model: &Model) -> String {
         }
         o.push('\n');
     }
+    o
+}
+
+/// What the host engine runs for `query`: its plan (unary string predicates filter candidates
+/// first), then either the factorised execution that replaces the matching order or the
+/// enumeration in that order.
+pub fn host_execution(model: &Model, query: &BoundQuery, options: &super::MatchOptions) -> String {
+    let (plan, cands, _) = super::prepare_host(model, query, options.semantics);
+    let mut o = render(query, &plan, model);
+    match super::choose_factorised(model, query, &plan, &cands, options) {
+        Some(fp) => {
+            let _ = write!(
+                o,
+                "\nhost execution (the matching order above is replaced):\n{}",
+                fp.describe(query)
+            );
+        }
+        None => {
+            let _ = writeln!(
+                o,
+                "\nhost execution: enumeration in the matching order above"
+            );
+        }
+    }
+    o
+}
+
+/// What GEMP's device engine runs for `query`: the plan of the topology kernel (string
+/// predicates wait for the attribute phase) and the result stage on the host.
+pub fn device_execution(
+    model: &Model,
+    query: &BoundQuery,
+    options: &super::MatchOptions,
+) -> String {
+    let (plan, _, _) = super::prepare(model, query, options.semantics);
+    let mut o = render(query, &plan, model);
+    let _ = writeln!(
+        o,
+        "\ndevice execution: phase 1 (topology kernel) seeds one work item per pivot candidate and \
+         backtracks in the matching order above; phase 2 checks the string predicates of the \
+         matched nodes; the result stage runs on the host"
+    );
     o
 }

@@ -7,8 +7,8 @@ use std::cmp::Ordering;
 
 use serde::Serialize;
 
-use super::ir::{ArithOp, CmpOp, Expr, StrOp};
 use crate::model::{Model, Value, ValueRef};
+use crate::pattern::ir::{ArithOp, CmpOp, Expr, StrOp};
 
 /// A runtime value: a property value, a node or relationship, or a list.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,7 +160,7 @@ impl std::fmt::Display for Val<'_> {
 /// Answers `EXISTS { … }` sub-patterns during evaluation (implemented by the matcher).
 pub trait ExistsOracle {
     /// True when `sub` has a match extending the outer binding `nodes`/`rels`.
-    fn exists(&self, sub: &super::ir::SubPattern, nodes: &[u32], rels: &[u32]) -> bool;
+    fn exists(&self, sub: &crate::pattern::ir::SubPattern, nodes: &[u32], rels: &[u32]) -> bool;
 }
 
 /// What expressions are evaluated against.

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::ir::{BoundQuery, Expr, NodeSlot, RelSlot};
+use crate::pattern::ir::{BoundQuery, Expr, NodeSlot, RelSlot};
 
 /// How an expansion walks a relationship from a bound node to the new one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

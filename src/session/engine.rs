@@ -1,0 +1,64 @@
+//! The one engine interface every matching backend implements: the host matcher, GEMP's device
+//! pipeline, and GpSense on the host or a device. The [`super::Session`] owns one engine and
+//! drives it; engines know nothing of backend choice, fallback or output.
+
+use std::time::Duration;
+
+use crate::error::Result;
+use crate::matcher::device::DeviceTimings;
+use crate::matcher::{MatchOptions, QueryOutput, RowConsumer, StreamSummary};
+use crate::pattern::ir::BoundQuery;
+
+/// What one run of an engine returns.
+#[derive(Debug)]
+pub struct EngineRun<'m> {
+    /// Rows (or only the count), the plan that ran and the host stages' timings.
+    pub output: QueryOutput<'m>,
+    /// The device pipeline's measurement points, when a GEMP device ran the query.
+    pub device: Option<DeviceTimings>,
+}
+
+/// A matching engine over one model (`'m`).
+///
+/// Every implementation has the same semantics: equal queries give equal results on every
+/// engine (the differential tests hold them to it).
+pub trait Engine<'m>: std::fmt::Debug {
+    /// The name reports use: `host`, `opencl (<device>)`, `gpsense host`,
+    /// `gpsense opencl (<device>)`.
+    fn name(&self) -> String;
+
+    /// True when queries run on an OpenCL device (a failure may then fall back to the host).
+    fn uses_device(&self) -> bool;
+
+    /// Time its preparation took: the model upload, GpSense's compression.
+    fn setup_time(&self) -> Duration;
+
+    /// How this engine runs `query` (plan and execution strategy, as `gemp explain` prints it).
+    fn explain(&self, query: &BoundQuery, options: &MatchOptions) -> Result<String>;
+
+    /// Runs a query to a collected output.
+    fn run(&self, query: &BoundQuery, options: &MatchOptions) -> Result<EngineRun<'m>>;
+
+    /// Runs a query and hands its rows to `consume`. The default collects the rows with
+    /// [`Engine::run`] and hands them over once; an engine that can hand rows out while it
+    /// searches overrides it.
+    fn run_streaming(
+        &self,
+        query: &BoundQuery,
+        options: &MatchOptions,
+        consume: RowConsumer<'_, 'm>,
+    ) -> Result<(StreamSummary, Option<DeviceTimings>)> {
+        let run = self.run(query, options)?;
+        let out = run.output;
+        consume(&out.columns, &out.rows).map_err(|e| crate::Error::io("<output>", e))?;
+        Ok((
+            StreamSummary {
+                columns: out.columns,
+                count: out.count,
+                partial: out.partial,
+                timings: out.timings,
+            },
+            run.device,
+        ))
+    }
+}

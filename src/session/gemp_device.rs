@@ -1,0 +1,74 @@
+//! GEMP's device engine: phase 1 (pivot-seeded topological search) and phase 2 (string
+//! attributes) on an OpenCL device, with the model's topology uploaded once per session
+//! ([`crate::matcher::device::DeviceMatcher`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::engine::{Engine, EngineRun};
+use crate::error::{Error, Result};
+use crate::gpu::DeviceSelector;
+use crate::matcher::device::{DeviceConfig, DeviceMatcher};
+use crate::matcher::MatchOptions;
+use crate::model::Model;
+use crate::pattern::ir::BoundQuery;
+
+/// The device pipeline over one model on one OpenCL device.
+#[derive(Debug)]
+pub struct GempDeviceEngine<'m> {
+    matcher: DeviceMatcher<'m>,
+}
+
+impl<'m> GempDeviceEngine<'m> {
+    /// Opens the device `selector` names and uploads the model's topology.
+    ///
+    /// Errors: no OpenCL platform, no such device, a failing upload.
+    pub fn open(model: &'m Model, selector: DeviceSelector, config: DeviceConfig) -> Result<Self> {
+        if crate::gpu::platform_count()? == 0 {
+            return Err(Error::OpenCl("no OpenCL platform found".into()));
+        }
+        let gpu = crate::gpu::Gpu::new(selector)?;
+        let matcher = DeviceMatcher::new(Arc::new(gpu), model, config)?;
+        log::info!(
+            "OpenCL backend on {} (model uploaded in {:.3?})",
+            matcher.gpu().info().summary(),
+            matcher.device_model().upload_time
+        );
+        Ok(GempDeviceEngine { matcher })
+    }
+
+    /// The device pipeline's tuning (e.g. to force tiny result buffers).
+    pub fn config_mut(&mut self) -> &mut DeviceConfig {
+        &mut self.matcher.config
+    }
+}
+
+impl<'m> Engine<'m> for GempDeviceEngine<'m> {
+    fn name(&self) -> String {
+        format!("opencl ({})", self.matcher.gpu().info().name)
+    }
+
+    fn uses_device(&self) -> bool {
+        true
+    }
+
+    fn setup_time(&self) -> Duration {
+        self.matcher.device_model().upload_time
+    }
+
+    fn explain(&self, query: &BoundQuery, options: &MatchOptions) -> Result<String> {
+        Ok(crate::matcher::explain::device_execution(
+            self.matcher.model(),
+            query,
+            options,
+        ))
+    }
+
+    fn run(&self, query: &BoundQuery, options: &MatchOptions) -> Result<EngineRun<'m>> {
+        let (output, timings) = self.matcher.execute_timed(query, options)?;
+        Ok(EngineRun {
+            output,
+            device: Some(timings),
+        })
+    }
+}

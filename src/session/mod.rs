@@ -1,0 +1,397 @@
+//! The session: the one spine every query runs through, from the CLI, the library API
+//! ([`crate::api`]) and the benchmarks alike (as Kùzu's `ClientContext`):
+//!
+//! ```text
+//! source ─► pattern (parse → bind) ─► BoundQuery ─► Session::run ─► Engine ─► QueryOutput
+//!                                                      │  backend choice, fallback, report
+//!                host ─ GEMP device ─ GpSense host ─ GpSense device   (one Engine interface)
+//! ```
+//!
+//! A session owns the backend choice (`auto`, `opencl`, `host`), the engine (GEMP's pipeline or
+//! GpSense's filter-and-join, see [`EngineKind`]), the model's upload to a device (once per
+//! session), the fallback to the host under `auto` when the device cannot take a query, and the
+//! results tail: collected ([`Session::run`]) or streamed to a consumer while the search runs
+//! ([`Session::run_streaming`]), each with a [`TaskReport`] saying where it ran and why.
+//!
+//! ```
+//! use gemp::model::ModelBuilder;
+//! use gemp::session::{Session, SessionOptions};
+//! use gemp::task::Backend;
+//!
+//! let mut b = ModelBuilder::new();
+//! let t = b.rel_type("T");
+//! let (x, y) = (b.add_node("x", &["A"]), b.add_node("y", &["A"]));
+//! b.add_edge(x, y, t)?;
+//! let model = b.freeze()?;
+//! let session = Session::new(&model, &SessionOptions { backend: Backend::Host, ..Default::default() })?;
+//! let query = session.compile("MATCH (a:A)-[:T]->(b:A) RETURN count(*) AS n", &Default::default())?;
+//! let (out, report) = session.run(&query, &Default::default())?;
+//! assert_eq!((out.count, report.backend.as_str()), (1, "host"));
+//! # Ok::<(), gemp::Error>(())
+//! ```
+
+pub mod engine;
+#[cfg(feature = "opencl")]
+pub mod gemp_device;
+pub mod gpsense;
+pub mod host;
+
+use std::time::{Duration, Instant};
+
+use clap::ValueEnum;
+use serde::Serialize;
+
+pub use engine::{Engine, EngineRun};
+pub use host::HostEngine;
+
+use crate::error::{Error, Result};
+use crate::gpu::DeviceSelector;
+use crate::matcher::device::DeviceConfig;
+use crate::matcher::{MatchOptions, QueryOutput, RowConsumer, StreamSummary};
+use crate::model::Model;
+use crate::pattern::binder::Params;
+use crate::pattern::ir::BoundQuery;
+pub use crate::task::{Backend, TaskReport};
+
+/// Which matching engine runs a session's queries (`--engine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// GEMP's two-phase pipeline (the default): the host matcher, or the OpenCL kernels.
+    #[default]
+    Gemp,
+    /// GpSense's filter-and-join engine with multi-level compression.
+    Gpsense,
+}
+
+/// How a session is set up.
+#[derive(Debug, Clone, Default)]
+pub struct SessionOptions {
+    /// Where queries run.
+    pub backend: Backend,
+    /// Which OpenCL device (`Auto` honours `GEMP_DEVICE`).
+    pub device: DeviceSelector,
+    /// The engine.
+    pub engine: EngineKind,
+    /// Tuning of GEMP's device pipeline (rounds, result buffers, host help).
+    pub device_config: DeviceConfig,
+    /// GpSense's setup (refinement, device-memory budget, compression cache).
+    pub gpsense: crate::gpsense::EngineConfig,
+}
+
+impl SessionOptions {
+    /// Defaults, on the host.
+    pub fn host() -> Self {
+        SessionOptions {
+            backend: Backend::Host,
+            ..Default::default()
+        }
+    }
+}
+
+/// Runs queries on one model through one engine.
+#[derive(Debug)]
+pub struct Session<'m> {
+    model: &'m Model,
+    backend: Backend,
+    engine: Box<dyn Engine<'m> + 'm>,
+    host: HostEngine<'m>,
+    setup: Duration,
+}
+
+impl<'m> Session<'m> {
+    /// Opens a session: picks the backend (`auto`: OpenCL on a GPU or accelerator, or the device
+    /// named by `device` / `GEMP_DEVICE`, else the host, with a log line saying why), opens the
+    /// device and uploads the model once.
+    ///
+    /// Errors: `opencl` without a usable device (or a build without OpenCL support), a device
+    /// selection that names no device, a failing upload, a GpSense budget compression cannot
+    /// reach.
+    pub fn new(model: &'m Model, options: &SessionOptions) -> Result<Self> {
+        let start = Instant::now();
+        let device = match options.backend {
+            Backend::Host => None,
+            Backend::Opencl => Some(options.device),
+            Backend::Auto => {
+                let choice = crate::gpu::auto_backend_here(options.device)?;
+                let on = if choice.device.is_some() {
+                    "OpenCL"
+                } else {
+                    "the host"
+                };
+                log::info!("backend auto: {on} ({})", choice.reason);
+                choice.device.map(DeviceSelector::Index)
+            }
+        };
+        let engine: Box<dyn Engine<'m> + 'm> = match (options.engine, device) {
+            (EngineKind::Gemp, None) => Box::new(HostEngine::new(model)),
+            (EngineKind::Gpsense, None) => Box::new(gpsense::GpsenseEngine::host(
+                model,
+                options.gpsense.clone(),
+            )?),
+            (kind, Some(selector)) => open_device(model, options, kind, selector)?,
+        };
+        Ok(Session {
+            model,
+            backend: options.backend,
+            engine,
+            host: HostEngine::new(model),
+            setup: start.elapsed(),
+        })
+    }
+
+    /// A session on the host matcher (nothing to open; cannot fail).
+    pub fn host(model: &'m Model) -> Self {
+        Session {
+            model,
+            backend: Backend::Host,
+            engine: Box::new(HostEngine::new(model)),
+            host: HostEngine::new(model),
+            setup: Duration::ZERO,
+        }
+    }
+
+    /// The model queries run on.
+    pub fn model(&self) -> &'m Model {
+        self.model
+    }
+
+    /// The backend asked for.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Where queries run: `host`, `opencl (<device>)`, `gpsense host`, `gpsense opencl (<device>)`.
+    pub fn engine_name(&self) -> String {
+        self.engine.name()
+    }
+
+    /// True when queries run on an OpenCL device.
+    pub fn uses_device(&self) -> bool {
+        self.engine.uses_device()
+    }
+
+    /// Time opening the session took (device choice, model upload, GpSense compression).
+    pub fn setup_time(&self) -> Duration {
+        self.setup.max(self.engine.setup_time())
+    }
+
+    /// Parses and binds a query against the session's model. A syntax or binding error renders
+    /// with the offending source line.
+    pub fn compile(&self, source: &str, params: &Params) -> Result<BoundQuery> {
+        crate::pattern::compile(source, self.model, params)
+            .map_err(|e| Error::Query(e.render(source, None)))
+    }
+
+    /// How the session's engine runs `query`: the engine, then its plan (as `gemp explain`
+    /// prints it).
+    pub fn explain(&self, query: &BoundQuery, options: &MatchOptions) -> Result<String> {
+        let plan = self.engine.explain(query, options)?;
+        Ok(format!("engine: {}\n{plan}", self.engine.name()))
+    }
+
+    /// Runs a query and collects its rows (or only its count).
+    pub fn run(
+        &self,
+        query: &BoundQuery,
+        options: &MatchOptions,
+    ) -> Result<(QueryOutput<'m>, TaskReport)> {
+        let start = Instant::now();
+        match self.engine.run(query, options) {
+            Ok(run) => Ok((run.output, self.report(start, None, run.device))),
+            Err(e) => {
+                let why = self.fallback_reason(e)?;
+                let run = self.host.run(query, options)?;
+                Ok((run.output, self.report(start, Some(why), None)))
+            }
+        }
+    }
+
+    /// Runs a query and hands its rows to `consume`: while the search runs where the engine can
+    /// (the host matcher, for plain projections), else once at the end. Returns the summary
+    /// (columns, rows handed over, partial) and the report.
+    pub fn run_streaming(
+        &self,
+        query: &BoundQuery,
+        options: &MatchOptions,
+        consume: RowConsumer<'_, 'm>,
+    ) -> Result<(StreamSummary, TaskReport)> {
+        let start = Instant::now();
+        match self.engine.run_streaming(query, options, consume) {
+            Ok((summary, device)) => Ok((summary, self.report(start, None, device))),
+            Err(e) => {
+                // A device engine fails before it hands out any row, so the host run starts clean.
+                let why = self.fallback_reason(e)?;
+                let (summary, _) = self.host.run_streaming(query, options, consume)?;
+                Ok((summary, self.report(start, Some(why), None)))
+            }
+        }
+    }
+
+    /// Under `auto`, a device engine's query error or OpenCL failure sends the query to the host
+    /// (the reason is logged and reported); anything else is returned.
+    fn fallback_reason(&self, e: Error) -> Result<String> {
+        if !(self.backend == Backend::Auto && self.engine.uses_device()) {
+            return Err(e);
+        }
+        match e {
+            Error::OpenCl(_) => {
+                let why = e.to_string();
+                log::warn!("OpenCL failed ({why}): running the query on the host");
+                Ok(why)
+            }
+            Error::Query(_) => {
+                let why = e.to_string();
+                log::info!("{why}: running the query on the host");
+                Ok(why)
+            }
+            other => Err(other),
+        }
+    }
+
+    fn report(
+        &self,
+        start: Instant,
+        fallback: Option<String>,
+        device: Option<crate::matcher::device::DeviceTimings>,
+    ) -> TaskReport {
+        TaskReport {
+            backend: if fallback.is_some() {
+                self.host.name()
+            } else {
+                self.engine.name()
+            },
+            fallback,
+            device,
+            total: start.elapsed(),
+        }
+    }
+}
+
+/// Opens engine `kind` on the OpenCL device `selector` names.
+#[cfg(feature = "opencl")]
+fn open_device<'m>(
+    model: &'m Model,
+    options: &SessionOptions,
+    kind: EngineKind,
+    selector: DeviceSelector,
+) -> Result<Box<dyn Engine<'m> + 'm>> {
+    Ok(match kind {
+        EngineKind::Gemp => Box::new(gemp_device::GempDeviceEngine::open(
+            model,
+            selector,
+            options.device_config.clone(),
+        )?),
+        EngineKind::Gpsense => Box::new(gpsense::GpsenseEngine::open(
+            model,
+            options.gpsense.clone(),
+            selector,
+        )?),
+    })
+}
+
+#[cfg(not(feature = "opencl"))]
+fn open_device<'m>(
+    _model: &'m Model,
+    _options: &SessionOptions,
+    _kind: EngineKind,
+    _selector: DeviceSelector,
+) -> Result<Box<dyn Engine<'m> + 'm>> {
+    Err(Error::OpenCl(
+        "gemp was built without OpenCL support (rebuild with the default cargo feature `opencl`)"
+            .into(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ModelBuilder;
+
+    fn model() -> Model {
+        let mut b = ModelBuilder::new();
+        let t = b.rel_type("T");
+        let a = b.add_node("a", &["A"]);
+        let c = b.add_node("c", &["A"]);
+        let d = b.add_node("d", &["A"]);
+        b.add_edge(a, c, t).unwrap();
+        b.add_edge(c, d, t).unwrap();
+        b.freeze().unwrap()
+    }
+
+    #[test]
+    fn every_host_engine_gives_the_same_answer_through_one_spine() {
+        let m = model();
+        for engine in [EngineKind::Gemp, EngineKind::Gpsense] {
+            let s = Session::new(
+                &m,
+                &SessionOptions {
+                    engine,
+                    ..SessionOptions::host()
+                },
+            )
+            .unwrap();
+            assert!(!s.uses_device());
+            let q = s
+                .compile("MATCH (x:A)-[:T]->(y:A) RETURN x, y", &Params::new())
+                .unwrap();
+            let (out, report) = s.run(&q, &MatchOptions::default()).unwrap();
+            assert_eq!(out.count, 2, "{engine:?}");
+            assert_eq!(report.backend, s.engine_name());
+            assert!(report.fallback.is_none());
+            let mut streamed = 0;
+            let (summary, _) = s
+                .run_streaming(&q, &MatchOptions::default(), &mut |cols, rows| {
+                    assert_eq!(cols, ["x", "y"]);
+                    streamed += rows.len();
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!((summary.count, streamed), (2, 2), "{engine:?}");
+        }
+    }
+
+    #[test]
+    fn compile_errors_render_the_source_line() {
+        let m = model();
+        let s = Session::host(&m);
+        let err = s
+            .compile("MATCH (x:A RETURN x", &Params::new())
+            .unwrap_err();
+        assert!(matches!(err, Error::Query(_)));
+        assert!(err.to_string().contains("MATCH (x:A RETURN x"), "{err}");
+    }
+
+    #[test]
+    fn a_consumer_error_is_returned_not_retried() {
+        let m = model();
+        let s = Session::host(&m);
+        let q = s.compile("MATCH (x:A) RETURN x", &Params::new()).unwrap();
+        let err = s
+            .run_streaming(&q, &MatchOptions::default(), &mut |_, _| {
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::BrokenPipe,
+                    "closed",
+                ))
+            })
+            .unwrap_err();
+        assert!(err.to_string().contains("closed"), "{err}");
+    }
+
+    #[cfg(not(feature = "opencl"))]
+    #[test]
+    fn opencl_backend_without_opencl_support_is_an_error() {
+        let m = model();
+        let err = Session::new(
+            &m,
+            &SessionOptions {
+                backend: Backend::Opencl,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("without OpenCL"));
+        let auto = Session::new(&m, &SessionOptions::default()).unwrap();
+        assert!(!auto.uses_device());
+    }
+}
