@@ -214,7 +214,7 @@ fn timeout_reports_a_partial_result() {
     )
     .unwrap();
     let out = gemp(&["match", q.to_str().unwrap(), "--timeout", "0.2"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains("partial"),
         "{}",

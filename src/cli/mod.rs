@@ -26,7 +26,13 @@ use clap::{Parser, Subcommand};
   gemp info imdb.gemp
   gemp info imdb.gemp --json
   gemp match --model imdb.gemp datasets/queries/four-actors-jack.cypher
-  gemp explain --model imdb.gemp datasets/queries/couples.cypher"
+  gemp explain --model imdb.gemp datasets/queries/couples.cypher
+
+Exit status:
+  0  complete (also when the reader of the output went away, e.g. `| head`)
+  1  error (the message says what and where)
+  2  usage error (bad arguments)
+  3  partial result: a --timeout stopped a query (the output says so too)"
 )]
 pub struct Cli {
     /// More output (-v debug, -vv trace).
@@ -70,21 +76,25 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     logging::init(cli.verbose, cli.quiet);
     crate::io::input::set_progress_enabled(!cli.quiet);
+    let complete = |r: anyhow::Result<()>| r.map(|()| Outcome::Complete);
     let result = match cli.command {
-        Command::Generate(a) => load::generate(a),
-        Command::Load(a) => load::load(a),
-        Command::Info(a) => info::info(a),
+        Command::Generate(a) => complete(load::generate(a)),
+        Command::Load(a) => complete(load::load(a)),
+        Command::Info(a) => complete(info::info(a)),
         Command::Match(a) => query::run_match(a),
         Command::Batch(a) => query::run_batch(a),
-        Command::Explain(a) => query::run_explain(a),
-        Command::Devices(a) => devices::devices(a),
-        Command::Trust(a) => trust::trust(a),
-        Command::Export(a) => export::export(a),
-        Command::Similarity(a) => similarity::run_similarity(a),
-        Command::Recipes(a) => similarity::run_recipes(a),
+        Command::Explain(a) => complete(query::run_explain(a)),
+        Command::Devices(a) => complete(devices::devices(a)),
+        Command::Trust(a) => complete(trust::trust(a)),
+        Command::Export(a) => complete(export::export(a)),
+        Command::Similarity(a) => complete(similarity::run_similarity(a)),
+        Command::Recipes(a) => complete(similarity::run_recipes(a)),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Outcome::Complete) => ExitCode::SUCCESS,
+        Ok(Outcome::Partial) => ExitCode::from(EXIT_PARTIAL),
+        // The reader of our output went away (`gemp match … | head`): not an error.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             let msg = format_error(&e);
             if msg.starts_with("error:") {
@@ -95,6 +105,31 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// How a command that can stop early ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every result was produced.
+    Complete,
+    /// A limit (`--timeout`) stopped a query: what was written is a lower bound, and says so.
+    Partial,
+}
+
+/// The exit status of a partial result.
+pub const EXIT_PARTIAL: u8 = 3;
+
+/// True when `e` (or a cause) is a write to a closed pipe.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        let io = cause.downcast_ref::<std::io::Error>().or_else(|| {
+            match cause.downcast_ref::<crate::Error>() {
+                Some(crate::Error::Io { source, .. }) => Some(source),
+                _ => None,
+            }
+        });
+        io.is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// One line: the error and its causes joined with ": ".

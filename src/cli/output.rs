@@ -170,10 +170,11 @@ pub fn write_rows(
         OutputFormat::Csv => {
             let mut w = csv::Writer::from_writer(out);
             if header {
-                w.write_record(columns)?;
+                w.write_record(columns).map_err(csv_io)?;
             }
             for r in rows {
-                w.write_record(r.iter().map(|v| text(model, v)))?;
+                w.write_record(r.iter().map(|v| text(model, v)))
+                    .map_err(csv_io)?;
             }
             w.flush()?;
         }
@@ -218,4 +219,34 @@ pub fn write_rows(
         }
     }
     Ok(())
+}
+
+/// A CSV writer's error as the I/O error it is (a closed pipe stays a closed pipe).
+fn csv_io(e: csv::Error) -> std::io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(io) => io,
+        other => std::io::Error::other(format!("CSV output: {other:?}")),
+    }
+}
+
+/// Marks a partial result (a `--timeout` stopped the search) in the output itself, so a
+/// partial answer never reads as a complete one: a footer line in a table, a `#` comment line
+/// in CSV and DOT (`//`), a final `{"_partial": {…}}` object in JSON lines.
+pub fn write_partial_marker(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    rows: u64,
+    reason: &str,
+) -> std::io::Result<()> {
+    let text = format!("partial result: {reason}; {rows} rows so far");
+    match format {
+        OutputFormat::Table => writeln!(out, "({text})"),
+        OutputFormat::Csv => writeln!(out, "# {text}"),
+        OutputFormat::Dot => writeln!(out, "// {text}"),
+        OutputFormat::Jsonl => writeln!(
+            out,
+            "{}",
+            serde_json::json!({"_partial": {"reason": reason, "rows": rows}})
+        ),
+    }
 }

@@ -7,11 +7,12 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
-use super::output::{write_rows, OutputFormat};
+use super::output::{write_partial_marker, write_rows, OutputFormat};
+use super::Outcome;
 use crate::gpsense;
 use crate::io::format::Format;
 use crate::io::{subgraph_bench, LoadOptions, LoadReport};
-use crate::matcher::{self, MatchOptions, Semantics};
+use crate::matcher::{MatchOptions, Semantics};
 use crate::model::Model;
 use crate::pattern::binder::{self, Params};
 use crate::pattern::ir::BoundQuery;
@@ -260,7 +261,7 @@ fn options(
 }
 
 /// `gemp match`.
-pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
+pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     let t0 = Instant::now();
     let model = open_model(&args.common)?;
     let t_load = t0.elapsed();
@@ -301,42 +302,40 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
         }
         (out.count, out.partial, out.timings, report, t_out)
     };
+    let reason = partial_reason(opts.timeout);
+    if partial && !args.count {
+        write_partial_marker(&mut w, args.format, count, &reason)?;
+    }
     w.flush()?;
-    let out = Outcome {
-        count,
-        partial,
-        timings,
-    };
-    if out.partial {
-        log::warn!(
-            "timed out after {:?}: the result is partial ({} rows so far)",
-            opts.timeout.unwrap_or_default(),
-            out.count
-        );
+    if partial {
+        // Said on stderr even with --quiet: the exit status alone is easy to miss.
+        eprintln!("warning: partial result: {reason}; {count} rows so far (exit status 3)");
     }
     if args.timings {
         eprintln!(
             "{}",
             task::timings_line(
                 &report,
-                &out.timings,
+                &timings,
                 t_load,
                 session.setup_time(),
                 t_out.elapsed()
             )
         );
     }
-    if out.partial {
-        std::process::exit(2);
-    }
-    Ok(())
+    Ok(if partial {
+        Outcome::Partial
+    } else {
+        Outcome::Complete
+    })
 }
 
-/// What `gemp match` reports after writing its rows.
-struct Outcome {
-    count: u64,
-    partial: bool,
-    timings: matcher::Timings,
+/// Why a result is partial, for its marker.
+fn partial_reason(timeout: Option<Duration>) -> String {
+    match timeout {
+        Some(t) => format!("timed out after {t:?}"),
+        None => "stopped early".into(),
+    }
 }
 
 /// `gemp explain`.
@@ -354,7 +353,7 @@ pub fn run_explain(args: ExplainArgs) -> anyhow::Result<()> {
 }
 
 /// `gemp batch`.
-pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
+pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     let t0 = Instant::now();
     let model = open_model(&args.common)?;
     log::info!("model ready in {:.2?}", t0.elapsed());
@@ -371,6 +370,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
         OutputFormat::Dot => "dot",
     };
     let mut failures = 0;
+    let mut partials = 0;
     println!(
         "{:<40} {:>14} {:>10}  status",
         "query", "results", "seconds"
@@ -398,6 +398,15 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
                     writeln!(f, "{}", out.count)?;
                 } else {
                     write_rows(&mut f, &model, args.format, &out.columns, &out.rows, true)?;
+                }
+                if out.partial {
+                    partials += 1;
+                    let reason = partial_reason(opts.timeout);
+                    if args.count {
+                        writeln!(f, "# {reason}: partial count")?;
+                    } else {
+                        write_partial_marker(&mut f, args.format, out.count, &reason)?;
+                    }
                 }
                 f.flush()?;
                 if args.timings {
@@ -429,5 +438,12 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<()> {
     if failures > 0 {
         bail!("{failures} of {} queries failed", args.queries.len());
     }
-    Ok(())
+    if partials > 0 {
+        eprintln!(
+            "warning: {partials} of {} results are partial (exit status 3)",
+            args.queries.len()
+        );
+        return Ok(Outcome::Partial);
+    }
+    Ok(Outcome::Complete)
 }

@@ -299,6 +299,9 @@ pub struct RowSink<'q, 'm> {
     /// Items whose aggregate counts weighted inputs once each (see
     /// [`unit_weight_items`](Self::unit_weight_items)).
     unit_weight: Vec<usize>,
+    /// `ORDER BY … LIMIT`: only the first `SKIP + LIMIT` rows in order can be returned, so `rows`
+    /// is cut back to them whenever it doubles (a top-k buffer: memory bounded by the query).
+    top_k: Option<usize>,
 }
 
 /// Rows handed to a streaming consumer at a time.
@@ -326,6 +329,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             filter_reads_keys: true,
             scratch: Vec::new(),
             unit_weight: Vec::new(),
+            top_k: top_k(&projector.proj, false),
         }
     }
 
@@ -346,7 +350,20 @@ impl<'q, 'm> RowSink<'q, 'm> {
             f.walk(&mut |e| reads |= matches!(e, Expr::Column(c) if keys.contains(c)));
             reads
         });
+        self.top_k = top_k(&self.projector.proj, true);
         self
+    }
+
+    /// Cuts `rows` back to the first `SKIP + LIMIT` in order once it holds twice that many
+    /// (`ORDER BY … LIMIT` without `DISTINCT`).
+    fn bound_rows(&mut self) {
+        if let Some(k) = self.top_k {
+            if self.rows.len() >= 2 * k + TOP_K_SLACK {
+                let rows = std::mem::take(&mut self.rows);
+                self.rows = sort_rows(self.model, &self.projector.proj, rows);
+                self.rows.truncate(k);
+            }
+        }
     }
 
     /// Adds one binding that stands for `weight` identical matches (factorised execution): counts
@@ -416,6 +433,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
                 return true;
             }
             self.rows.push(row);
+            self.bound_rows();
             return true;
         }
         let accs = Self::group_of(&mut self.groups, p, &env);
@@ -474,7 +492,9 @@ impl<'q, 'm> RowSink<'q, 'm> {
                     return false;
                 }
             }
-            if self.rows.len() >= STREAM_BATCH && !self.flush() {
+            if self.stream.is_none() {
+                self.bound_rows();
+            } else if self.rows.len() >= STREAM_BATCH && !self.flush() {
                 if let Some(c) = self.control {
                     c.stop();
                 }
@@ -592,33 +612,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             rows.retain(|r| seen.insert(Key(r.clone())));
         }
         if !proj.order_by.is_empty() {
-            let model = self.model;
-            let sort_keys: Vec<Vec<Val<'m>>> = rows
-                .iter()
-                .map(|r| {
-                    let env = Env {
-                        model,
-                        nodes: &[],
-                        rels: &[],
-                        row: r,
-                        exists: None,
-                    };
-                    proj.order_by.iter().map(|(e, _)| env.eval(e)).collect()
-                })
-                .collect();
-            let mut idx: Vec<usize> = (0..rows.len()).collect();
-            idx.sort_by(|&a, &b| {
-                for (i, (_, desc)) in proj.order_by.iter().enumerate() {
-                    let c = sort_keys[a][i].sort_cmp(&sort_keys[b][i]);
-                    let c = if *desc { c.reverse() } else { c };
-                    if c != std::cmp::Ordering::Equal {
-                        return c;
-                    }
-                }
-                a.cmp(&b)
-            });
-            let mut taken: Vec<Option<Vec<Val<'m>>>> = rows.into_iter().map(Some).collect();
-            rows = idx.into_iter().filter_map(|i| taken[i].take()).collect();
+            rows = sort_rows(self.model, proj, rows);
         }
         let skip = proj.skip.unwrap_or(0) as usize;
         let rows: Vec<Vec<Val<'m>>> = rows.into_iter().skip(skip).collect();
@@ -627,6 +621,54 @@ impl<'q, 'm> RowSink<'q, 'm> {
             None => rows,
         }
     }
+}
+
+/// Rows a top-k buffer may hold beyond twice `SKIP + LIMIT` before it is cut back.
+const TOP_K_SLACK: usize = 1024;
+
+/// `SKIP + LIMIT` when a projection's rows can be cut back to that many in order while they
+/// arrive: it orders and limits, has no `DISTINCT`, and its `WITH … WHERE` (if any) has been
+/// applied to each row already (`filtered`).
+fn top_k(proj: &Projection, filtered: bool) -> Option<usize> {
+    let limit = proj.limit?;
+    if proj.order_by.is_empty() || proj.distinct || (proj.filter.is_some() && !filtered) {
+        return None;
+    }
+    usize::try_from(limit.saturating_add(proj.skip.unwrap_or(0))).ok()
+}
+
+/// `rows` in `ORDER BY` order (stable: equal keys keep their order).
+fn sort_rows<'m>(
+    model: &'m Model,
+    proj: &Projection,
+    rows: Vec<Vec<Val<'m>>>,
+) -> Vec<Vec<Val<'m>>> {
+    let sort_keys: Vec<Vec<Val<'m>>> = rows
+        .iter()
+        .map(|r| {
+            let env = Env {
+                model,
+                nodes: &[],
+                rels: &[],
+                row: r,
+                exists: None,
+            };
+            proj.order_by.iter().map(|(e, _)| env.eval(e)).collect()
+        })
+        .collect();
+    let mut idx: Vec<usize> = (0..rows.len()).collect();
+    idx.sort_by(|&a, &b| {
+        for (i, (_, desc)) in proj.order_by.iter().enumerate() {
+            let c = sort_keys[a][i].sort_cmp(&sort_keys[b][i]);
+            let c = if *desc { c.reverse() } else { c };
+            if c != std::cmp::Ordering::Equal {
+                return c;
+            }
+        }
+        a.cmp(&b)
+    });
+    let mut taken: Vec<Option<Vec<Val<'m>>>> = rows.into_iter().map(Some).collect();
+    idx.into_iter().filter_map(|i| taken[i].take()).collect()
 }
 
 /// The result stage once the search is done: merges the workers' sinks of the first projection,
@@ -693,5 +735,67 @@ impl Sink for CountSink {
 
     fn count_only(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ModelBuilder;
+
+    #[test]
+    fn order_by_limit_keeps_a_bounded_buffer_and_the_right_rows() {
+        let mut b = ModelBuilder::new();
+        for i in 0..5000 {
+            b.add_node(&i.to_string(), &["A"]);
+        }
+        let m = b.freeze().unwrap();
+        let q = crate::pattern::compile(
+            "MATCH (x:A) RETURN id(x) AS i ORDER BY i DESC SKIP 1 LIMIT 3",
+            &m,
+            &Default::default(),
+        )
+        .unwrap();
+        let p = Projector::new(&q.stages[0]);
+        let mut sink = RowSink::new(&m, &p, None);
+        // Ascending input: every new row displaces the kept ones.
+        for n in 0..5000u32 {
+            sink.push(&[n], &[], &[]);
+            assert!(sink.rows.len() < 2 * 4 + TOP_K_SLACK, "row {n}");
+        }
+        let rows = sink.finish();
+        let ids: Vec<Val<'_>> = rows.into_iter().map(|mut r| r.remove(0)).collect();
+        assert_eq!(ids, [Val::Int(4998), Val::Int(4997), Val::Int(4996)]);
+    }
+
+    #[test]
+    fn distinct_or_a_later_filter_turns_the_top_k_buffer_off() {
+        let m = ModelBuilder::new().freeze().unwrap();
+        for (text, bounded) in [
+            ("MATCH (x) RETURN x ORDER BY id(x) LIMIT 2", true),
+            ("MATCH (x) RETURN DISTINCT x ORDER BY id(x) LIMIT 2", false),
+            ("MATCH (x) RETURN x ORDER BY id(x)", false),
+            ("MATCH (x) RETURN x LIMIT 2", false),
+            (
+                "MATCH (x) WITH x WHERE id(x) > 1 RETURN x ORDER BY id(x) LIMIT 2",
+                true,
+            ),
+        ] {
+            let q = crate::pattern::compile(text, &m, &Default::default()).unwrap();
+            let last = q.stages.last().unwrap();
+            assert_eq!(top_k(last, false).is_some(), bounded, "{text}");
+        }
+        // A filter applied only at the end must see every row; one applied per row need not.
+        let q = crate::pattern::compile(
+            "MATCH (x) RETURN x ORDER BY id(x) SKIP 3 LIMIT 2",
+            &m,
+            &Default::default(),
+        )
+        .unwrap();
+        let mut filtered = q.stages[0].clone();
+        filtered.filter = Some(Expr::Literal(crate::model::Value::Bool(true)));
+        assert_eq!(top_k(&q.stages[0], false), Some(5));
+        assert_eq!(top_k(&filtered, false), None);
+        assert_eq!(top_k(&filtered, true), Some(5));
     }
 }

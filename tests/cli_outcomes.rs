@@ -1,0 +1,146 @@
+//! How `gemp match` and `gemp batch` end: the documented exit status (0 complete, 1 error,
+//! 2 usage, 3 partial), a partial marker in every output format, and a reader that goes away
+//! (`| head -1`) stopping the search at once with status 0.
+
+mod common;
+use common::gemp;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A query over the bundled sample that runs for minutes: paths of six hops, grouped by the
+/// first node (so the rows it has when stopped are few).
+fn slow_grouped(dir: &Path) -> String {
+    let q = dir.join("slow.cypher");
+    std::fs::write(
+        &q,
+        "MATCH (a)--(b)--(c)--(d)--(e)--(f)--(g) RETURN a.primaryName AS n, count(*) AS c",
+    )
+    .unwrap();
+    q.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_timeout_is_marked_in_every_format_and_exits_3_even_when_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = slow_grouped(dir.path());
+    for (format, marker) in [
+        ("table", "(partial result: timed out after"),
+        ("csv", "# partial result: timed out after"),
+        ("dot", "// partial result: timed out after"),
+        ("jsonl", "{\"_partial\":{\"reason\":\"timed out after"),
+    ] {
+        let out = gemp(&["-q", "match", &q, "--timeout", "0.3", "--format", format]);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{format}: {}",
+            text(&out.stderr)
+        );
+        let stdout = text(&out.stdout);
+        let last = stdout.lines().last().unwrap_or_default();
+        assert!(last.starts_with(marker), "{format}: last line {last:?}");
+        assert!(
+            text(&out.stderr).contains("warning: partial result"),
+            "{format}: {}",
+            text(&out.stderr)
+        );
+    }
+    let out = gemp(&["-q", "match", &q, "--timeout", "0.3", "--count"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(text(&out.stdout).trim().parse::<u64>().is_ok());
+    assert!(text(&out.stderr).contains("partial"));
+}
+
+#[test]
+fn a_complete_result_has_no_marker_and_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = dir.path().join("q.cypher");
+    std::fs::write(&q, "MATCH (p:Person) RETURN count(*) AS n").unwrap();
+    let out = gemp(&["-q", "match", q.to_str().unwrap(), "--format", "jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("_partial"));
+    assert!(text(&out.stderr).is_empty(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn usage_and_input_errors_have_their_own_status() {
+    let out = gemp(&["match", "--no-such-flag", "x.cypher"]);
+    assert_eq!(out.status.code(), Some(2), "usage: {}", text(&out.stderr));
+    let out = gemp(&["-q", "match", "/nonexistent/q.cypher"]);
+    assert_eq!(out.status.code(), Some(1), "error: {}", text(&out.stderr));
+}
+
+#[test]
+fn batch_with_a_partial_result_marks_its_file_and_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = slow_grouped(dir.path());
+    let out_dir = dir.path().join("out");
+    let out = gemp(&[
+        "-q",
+        "batch",
+        &q,
+        "--timeout",
+        "0.3",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("partial"));
+    let file = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let body = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        body.lines().last().unwrap().contains("\"_partial\""),
+        "{body}"
+    );
+}
+
+/// `gemp match … | head -1`: the search stops as soon as the reader goes away, with status 0.
+#[test]
+fn a_closed_pipe_stops_the_search_at_once_with_status_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = dir.path().join("paths.cypher");
+    // Billions of rows: computing them all would take far longer than the limit below.
+    std::fs::write(&q, "MATCH (a)--(b)--(c)--(d)--(e)--(f)--(g) RETURN a, g").unwrap();
+    for format in ["jsonl", "csv"] {
+        let start = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gemp"))
+            .args(["-q", "match", q.to_str().unwrap(), "--format", format])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        assert!(!line.is_empty(), "{format}: a first row");
+        drop(reader);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{format}: still running after the pipe closed");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(0), "{format}: {err}");
+        assert!(err.is_empty(), "{format}: nothing on stderr, got {err}");
+        eprintln!("{format}: stopped {:?} after start", start.elapsed());
+    }
+}
