@@ -329,7 +329,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             filter_reads_keys: true,
             scratch: Vec::new(),
             unit_weight: Vec::new(),
-            top_k: top_k(&projector.proj, false),
+            top_k: top_k(projector.proj, false),
         }
     }
 
@@ -350,7 +350,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             f.walk(&mut |e| reads |= matches!(e, Expr::Column(c) if keys.contains(c)));
             reads
         });
-        self.top_k = top_k(&self.projector.proj, true);
+        self.top_k = top_k(self.projector.proj, true);
         self
     }
 
@@ -360,7 +360,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
         if let Some(k) = self.top_k {
             if self.rows.len() >= 2 * k + TOP_K_SLACK {
                 let rows = std::mem::take(&mut self.rows);
-                self.rows = sort_rows(self.model, &self.projector.proj, rows);
+                self.rows = sort_rows(self.model, self.projector.proj, rows);
                 self.rows.truncate(k);
             }
         }
