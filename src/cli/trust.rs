@@ -275,10 +275,10 @@ pub fn generate(args: GenerateTrustArgs) -> anyhow::Result<()> {
     let template = args.output.join("template.gemp");
     let data = args.output.join("data.gemp");
     let planted_path = args.output.join("planted.json");
+    let inst = generate_instance(&config)?;
     for p in [&template, &data, &planted_path] {
         safe_write::check(p, &write_options)?;
     }
-    let inst = generate_instance(&config)?;
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("creating {}", args.output.display()))?;
     snapshot::write_with(&inst.template, &template, &write_options)?;
