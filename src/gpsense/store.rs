@@ -2,7 +2,7 @@
 //! offline compression runs once per model and budget.
 //!
 //! Layout (little-endian): magic `GEMPGPSC`, format version (u32), the model's
-//! [`fingerprint`](super::compress::fingerprint) (u64), the budget (u64), the level count (u32) and
+//! [`fingerprint`] (u64), the budget (u64), the level count (u32) and
 //! per level `δ` (f64 bits), nodes, edges and bytes (u64 each), then the node mapping (count u32,
 //! then one u32 per original node). Hyper-edges, weights and mapping lists are rebuilt from the
 //! mapping and the model on load (one pass over the edges), which keeps the file small and always
