@@ -18,7 +18,7 @@ for i in 1 2 3; do
   $G load "$OUT/railway.xmi" --metamodel "$XCORE" 2>&1 | grep loaded | sed 's/^/xmi: /'
   $G load --format neo4j-csv "$OUT/csv" --metamodel "$XCORE" 2>&1 | grep loaded | sed 's/^/csv: /'
 done
-$G -q load "$OUT/railway.xmi" --metamodel "$XCORE" -o "$OUT/railway.gemp"
+$G -q load "$OUT/railway.xmi" --metamodel "$XCORE" -o "$OUT/railway.gemp" --force
 for q in datasets/queries/trainbenchmark/*.cypher; do
   echo "$(basename "$q" .cypher): $($G -q match -m "$OUT/railway.gemp" "$q" --count --backend host)"
 done

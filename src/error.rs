@@ -72,6 +72,15 @@ pub enum Error {
     /// An OpenCL failure (no platform, kernel build error with its log, enqueue failure…).
     #[error("OpenCL: {0}")]
     OpenCl(String),
+    /// A write refused to protect what is at its target: something that is not a regular file, or
+    /// an existing file without `force` (see [`crate::io::safe_write`]).
+    #[error("{path}: {message}")]
+    Refused {
+        /// The path named by the caller.
+        path: PathBuf,
+        /// What is there and why it was not replaced.
+        message: String,
+    },
     /// A caller passed an argument that is out of range or inconsistent.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

@@ -165,6 +165,7 @@ fn batch_writes_one_file_per_query_and_a_summary() {
         &query("couples.cypher"),
         "--out",
         out_dir.to_str().unwrap(),
+        "--force",
     ]);
     assert!(!out.status.success());
     assert!(text(&out.stdout).contains("error"));

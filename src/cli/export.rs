@@ -7,6 +7,7 @@ use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
 use crate::io::format::Format;
+use crate::io::safe_write::WriteOptions;
 
 /// Export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -39,16 +40,24 @@ pub struct ExportArgs {
     /// Output file (JSON; default standard output) or directory (CSV; required).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Replace existing output files (only regular files: a device, FIFO or directory is never
+    /// replaced).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `gemp export`.
 pub fn export(args: ExportArgs) -> anyhow::Result<()> {
+    let write_options = WriteOptions::force(args.force);
+    if let (ExportFormat::Json, Some(path)) = (args.format, &args.output) {
+        crate::io::safe_write::check(path, &write_options)?;
+    }
     let mut inputs = args.inputs.clone();
     inputs.extend(args.metamodel.iter().cloned());
     let (model, _) = super::load::load_model(&inputs, args.model_format, false)?;
     match args.format {
         ExportFormat::Json => match &args.output {
-            Some(path) => crate::io::json_graph::write_file(&model, path)?,
+            Some(path) => crate::io::json_graph::write_file_with(&model, path, &write_options)?,
             None => {
                 let stdout = std::io::stdout();
                 let mut w = std::io::BufWriter::new(stdout.lock());
@@ -61,7 +70,7 @@ pub fn export(args: ExportArgs) -> anyhow::Result<()> {
             let Some(dir) = &args.output else {
                 bail!("--format neo4j-csv writes a directory: name it with -o DIR");
             };
-            let files = crate::io::neo4j_csv::write_dir(&model, dir)?;
+            let files = crate::io::neo4j_csv::write_dir_with(&model, dir, &write_options)?;
             log::info!("wrote {} files to {}", files.len(), dir.display());
         }
     }

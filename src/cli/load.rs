@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use crate::io::format::Format;
+use crate::io::safe_write::{self, WriteOptions};
 use crate::io::{LoadOptions, LoadReport};
 use crate::model::{snapshot, Model};
 
@@ -36,6 +37,10 @@ pub struct LoadArgs {
     /// property types, defaults, opposite references). Metamodel files among the inputs work too.
     #[arg(long)]
     pub metamodel: Option<PathBuf>,
+    /// Replace existing output files (only regular files: a device, FIFO or directory is never
+    /// replaced).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Arguments of `gemp generate`.
@@ -71,6 +76,10 @@ enum GenerateKind {
         /// Output snapshot.
         #[arg(short, long)]
         output: PathBuf,
+        /// Replace existing output files (only regular files: a device, FIFO or directory is never
+        /// replaced).
+        #[arg(long)]
+        force: bool,
     },
     /// A synthetic dump in the official IMDb TSV format.
     #[command(after_help = "Examples:
@@ -98,6 +107,10 @@ enum GenerateKind {
         /// Output directory.
         #[arg(short, long)]
         output: PathBuf,
+        /// Replace existing output files (only regular files: a device, FIFO or directory is never
+        /// replaced).
+        #[arg(long)]
+        force: bool,
     },
     /// The synthetic models of the TTC 2014 Movie Database Case (N blocks of 10 movies, 10 persons
     /// and 32 acting credits: 3N couples, N 3-cliques), written in the IMDb TSV format.
@@ -112,6 +125,10 @@ enum GenerateKind {
         /// Output directory.
         #[arg(short, long)]
         output: PathBuf,
+        /// Replace existing output files (only regular files: a device, FIFO or directory is never
+        /// replaced).
+        #[arg(long)]
+        force: bool,
     },
     /// Random TruST data and template graphs with string values (optionally a planted noisy copy).
     Trust(super::trust::GenerateTrustArgs),
@@ -164,6 +181,11 @@ fn quiet() -> bool {
 
 /// `gemp load`.
 pub fn load(args: LoadArgs) -> anyhow::Result<()> {
+    let write_options = WriteOptions::force(args.force);
+    if let Some(out) = &args.output {
+        // Refuse before a long load, not after it.
+        safe_write::check(out, &write_options)?;
+    }
     let start = Instant::now();
     let mut inputs = args.inputs.clone();
     inputs.extend(args.metamodel.iter().cloned());
@@ -193,7 +215,7 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
     }
     if let Some(out) = &args.output {
         let t = Instant::now();
-        snapshot::write(&model, out).context("writing the snapshot")?;
+        snapshot::write_with(&model, out, &write_options).context("writing the snapshot")?;
         if !quiet() {
             eprintln!(
                 "wrote {} in {:.2}s",
@@ -215,7 +237,10 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
             types,
             seed,
             output,
+            force,
         } => {
+            let write_options = WriteOptions::force(force);
+            safe_write::check(&output, &write_options)?;
             let start = Instant::now();
             let config = crate::io::generate::GraphGenConfig {
                 nodes,
@@ -226,7 +251,7 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
                 with_values: true,
             };
             let model = crate::io::generate::generate_graph(&config)?;
-            snapshot::write(&model, &output)
+            snapshot::write_with(&model, &output, &write_options)
                 .with_context(|| format!("writing {}", output.display()))?;
             if !quiet() {
                 eprintln!(
@@ -240,10 +265,18 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
             Ok(())
         }
         GenerateKind::Trust(a) => super::trust::generate(a),
-        GenerateKind::Ttc14 { blocks, output } => {
+        GenerateKind::Ttc14 {
+            blocks,
+            output,
+            force,
+        } => {
             let start = Instant::now();
             let config = crate::io::generate::Ttc14GenConfig { blocks };
-            let s = crate::io::generate::generate_ttc14(&config, &output)?;
+            let s = crate::io::generate::generate_ttc14_with(
+                &config,
+                &output,
+                &WriteOptions::force(force),
+            )?;
             let counts = crate::io::generate::Ttc14Counts::of(blocks);
             if !quiet() {
                 eprintln!(
@@ -269,6 +302,7 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
             gzip,
             gzip_level,
             output,
+            force,
         } => {
             let config = crate::io::generate::imdb::ImdbGenConfig {
                 titles,
@@ -280,7 +314,11 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
                 ..Default::default()
             };
             let start = Instant::now();
-            let s = crate::io::generate::imdb::generate_imdb(&config, &output)?;
+            let s = crate::io::generate::imdb::generate_imdb_with(
+                &config,
+                &output,
+                &WriteOptions::force(force),
+            )?;
             let secs = start.elapsed().as_secs_f64();
             let rows = s.titles + s.persons + s.principals + s.ratings;
             eprintln!(

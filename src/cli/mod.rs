@@ -1,5 +1,6 @@
 //! The `gemp` command line (clap): subcommands, output formatting, logging setup.
 
+mod batch_names;
 mod devices;
 mod export;
 mod info;
@@ -76,6 +77,10 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     logging::init(cli.verbose, cli.quiet);
     crate::io::input::set_progress_enabled(!cli.quiet);
+    // Interrupted writes remove their temporary files (exit 130 on SIGINT, 143 on SIGTERM).
+    if let Err(e) = crate::io::safe_write::install_signal_cleanup() {
+        log::warn!("{e}");
+    }
     let complete = |r: anyhow::Result<()>| r.map(|()| Outcome::Complete);
     let result = match cli.command {
         Command::Generate(a) => complete(load::generate(a)),

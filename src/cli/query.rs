@@ -159,6 +159,9 @@ pub struct BatchArgs {
     /// Print each query's measurement points to stderr.
     #[arg(long)]
     pub timings: bool,
+    /// Replace existing result files in the output directory.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Arguments of `gemp explain`.
@@ -369,17 +372,32 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
         OutputFormat::Table => "txt",
         OutputFormat::Dot => "dot",
     };
+    // One distinct result file per query (a/q.cypher and b/q.cypher: q and q-2), all checked
+    // before any query runs.
+    let write_options = crate::io::safe_write::WriteOptions::force(args.force);
+    let names = super::batch_names::result_names(&args.queries);
+    let result_path = |name: &str| {
+        args.out
+            .join(format!("{name}.{}", if args.count { "count" } else { ext }))
+    };
+    for (q, (name, renamed)) in args.queries.iter().zip(&names) {
+        let path = result_path(name);
+        if *renamed {
+            log::warn!(
+                "{}: an earlier query has the same name; its result goes to {}",
+                q.display(),
+                path.display()
+            );
+        }
+        crate::io::safe_write::check(&path, &write_options)?;
+    }
     let mut failures = 0;
     let mut partials = 0;
     println!(
         "{:<40} {:>14} {:>10}  status",
         "query", "results", "seconds"
     );
-    for q in &args.queries {
-        let name = q
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+    for (q, (name, _)) in args.queries.iter().zip(&names) {
         let start = Instant::now();
         let result = load_query(q, &model, &args.common, &params)
             .and_then(|query| Ok(session.run(&query, &opts)?));
@@ -387,13 +405,11 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
         match result {
             Ok((out, report)) => {
                 let t_out = Instant::now();
-                let path = args
-                    .out
-                    .join(format!("{name}.{}", if args.count { "count" } else { ext }));
-                let mut f = std::io::BufWriter::new(
-                    std::fs::File::create(&path)
-                        .with_context(|| format!("creating {}", path.display()))?,
-                );
+                let path = result_path(name);
+                let mut f = std::io::BufWriter::new(crate::io::safe_write::SafeFile::create(
+                    &path,
+                    &write_options,
+                )?);
                 if args.count {
                     writeln!(f, "{}", out.count)?;
                 } else {
@@ -408,7 +424,9 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
                         write_partial_marker(&mut f, args.format, out.count, &reason)?;
                     }
                 }
-                f.flush()?;
+                f.into_inner()
+                    .map_err(|e| crate::error::Error::io(&path, e.into_error()))?
+                    .commit()?;
                 if args.timings {
                     eprintln!(
                         "{name}: {}",

@@ -117,6 +117,10 @@ pub struct RecipesArgs {
     /// Output directory (cases.json, model.json, taxonomies).
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Replace existing output files (only regular files: a device, FIFO or directory is never
+    /// replaced).
+    #[arg(long)]
+    pub force: bool,
     /// Print the Table 1 statistics of the generated case base.
     #[arg(long)]
     pub stats: bool,
@@ -128,7 +132,11 @@ pub fn run_recipes(args: RecipesArgs) -> anyhow::Result<()> {
         bail!("--count must be at least 1");
     }
     let graphs = recipes::generate_recipes(args.count, args.seed);
-    recipes::write_case_base(&args.output, &graphs)?;
+    recipes::write_case_base_with(
+        &args.output,
+        &graphs,
+        &crate::io::safe_write::WriteOptions::force(args.force),
+    )?;
     println!(
         "wrote {} recipes to {}",
         graphs.len(),

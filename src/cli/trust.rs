@@ -6,6 +6,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 
 use crate::io::format::Format;
+use crate::io::safe_write::{self, WriteOptions};
 use crate::model::snapshot;
 use crate::trust::generate::{generate as generate_instance, TrustGenConfig};
 use crate::trust::levenshtein::to_f64;
@@ -104,6 +105,10 @@ pub struct GenerateTrustArgs {
     /// Output directory.
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Replace existing output files (only regular files: a device, FIFO or directory is never
+    /// replaced).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `all` (unbounded) or a positive integer.
@@ -266,17 +271,21 @@ pub fn generate(args: GenerateTrustArgs) -> anyhow::Result<()> {
         seed: args.seed,
         ..Default::default()
     };
-    let inst = generate_instance(&config)?;
-    std::fs::create_dir_all(&args.output)
-        .with_context(|| format!("creating {}", args.output.display()))?;
+    let write_options = WriteOptions::force(args.force);
     let template = args.output.join("template.gemp");
     let data = args.output.join("data.gemp");
-    snapshot::write(&inst.template, &template)?;
-    snapshot::write(&inst.data, &data)?;
+    let planted_path = args.output.join("planted.json");
+    let inst = generate_instance(&config)?;
+    for p in [&template, &data, &planted_path] {
+        safe_write::check(p, &write_options)?;
+    }
+    std::fs::create_dir_all(&args.output)
+        .with_context(|| format!("creating {}", args.output.display()))?;
+    snapshot::write_with(&inst.template, &template, &write_options)?;
+    snapshot::write_with(&inst.data, &data, &write_options)?;
     if let Some(planted) = &inst.planted {
-        let path = args.output.join("planted.json");
-        std::fs::write(&path, serde_json::to_string_pretty(planted)?)
-            .with_context(|| format!("writing {}", path.display()))?;
+        let text = serde_json::to_string_pretty(planted)?;
+        safe_write::write(&planted_path, text.as_bytes(), &write_options)?;
     }
     eprintln!(
         "wrote {} ({} nodes, {} edges) and {} ({} nodes, {} edges){}",

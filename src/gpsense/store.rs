@@ -2,13 +2,12 @@
 //! offline compression runs once per model and budget.
 //!
 //! Layout (little-endian): magic `GEMPGPSC`, format version (u32), the model's
-//! [`fingerprint`](super::compress::fingerprint) (u64), the budget (u64), the level count (u32) and
+//! [`fingerprint`] (u64), the budget (u64), the level count (u32) and
 //! per level `δ` (f64 bits), nodes, edges and bytes (u64 each), then the node mapping (count u32,
 //! then one u32 per original node). Hyper-edges, weights and mapping lists are rebuilt from the
 //! mapping and the model on load (one pass over the edges), which keeps the file small and always
 //! consistent with the model it is checked against.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -34,7 +33,8 @@ pub fn cache_path(inputs: &[PathBuf]) -> Option<PathBuf> {
     }
 }
 
-/// Writes `c` to `path`.
+/// Writes `c` to `path` through [`crate::io::safe_write`]. The file is a cache that gemp owns, so an
+/// existing regular file there is replaced; anything else (a device, FIFO, directory) is refused.
 pub fn save(c: &Compressed, path: &Path) -> Result<()> {
     let mut bytes = Vec::with_capacity(64 + 4 * c.node_of.len());
     bytes.extend_from_slice(MAGIC);
@@ -52,11 +52,7 @@ pub fn save(c: &Compressed, path: &Path) -> Result<()> {
     for &h in &c.node_of {
         bytes.extend_from_slice(&h.to_le_bytes());
     }
-    let tmp = path.with_extension("gpsense.tmp");
-    let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-    f.write_all(&bytes).map_err(|e| Error::io(&tmp, e))?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    crate::io::safe_write::write(path, &bytes, &crate::io::safe_write::WriteOptions::REPLACE)
 }
 
 struct Reader<'a> {

@@ -26,6 +26,7 @@ use serde_json::{Map, Value as Json};
 use crate::error::{Error, Result};
 use crate::io::metamodel::{Metamodel, Opposites};
 use crate::io::report::{LoadOptions, LoadReport};
+use crate::io::safe_write::{SafeFile, WriteOptions};
 use crate::model::{Model, ModelBuilder, Value, ValueRef};
 
 /// A node or edge id: a string or an integer.
@@ -307,11 +308,20 @@ pub fn write(model: &Model, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "]}}")
 }
 
-/// Writes `model` as a JSON graph file.
+/// Writes `model` as a JSON graph file, replacing an existing regular file: [`write_file_with`]
+/// with [`WriteOptions::REPLACE`].
 pub fn write_file(model: &Model, path: &Path) -> Result<()> {
-    let f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
-    let mut w = std::io::BufWriter::new(f);
+    write_file_with(model, path, &WriteOptions::REPLACE)
+}
+
+/// Writes `model` as a JSON graph file through [`crate::io::safe_write`] (refuses what is not a
+/// regular file, and an existing file without `options.force`).
+pub fn write_file_with(model: &Model, path: &Path, options: &WriteOptions) -> Result<()> {
+    let mut w = std::io::BufWriter::new(SafeFile::create(path, options)?);
     write(model, &mut w)
         .and_then(|()| w.flush())
-        .map_err(|e| Error::io(path, e))
+        .map_err(|e| Error::io(path, e))?;
+    w.into_inner()
+        .map_err(|e| Error::io(path, e.into_error()))?
+        .commit()
 }

@@ -11,6 +11,7 @@ pub mod json_graph;
 pub mod metamodel;
 pub mod neo4j_csv;
 pub mod report;
+pub mod safe_write;
 pub mod subgraph_bench;
 pub mod xmi;
 

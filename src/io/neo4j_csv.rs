@@ -586,18 +586,50 @@ fn field(v: crate::model::ValueRef<'_>) -> String {
 /// primary label (`nodes-<n>-<Label>.csv`: `:ID`, `:LABEL` and typed property columns) and one
 /// relationship file per type (`rels-<n>-<TYPE>.csv`: `:START_ID`, `:END_ID`, `:TYPE` and typed
 /// property columns). Node ids are the model's keys; reading the directory back gives the same
-/// graph (an empty string property reads back as no value). Returns the files written.
+/// graph (an empty string property reads back as no value). Returns the files written. Existing
+/// files of those names are replaced: [`write_dir_with`] with
+/// [`crate::io::safe_write::WriteOptions::REPLACE`].
 pub fn write_dir(model: &crate::model::Model, dir: &Path) -> Result<Vec<PathBuf>> {
+    write_dir_with(model, dir, &crate::io::safe_write::WriteOptions::REPLACE)
+}
+
+/// [`write_dir`], each file written through [`crate::io::safe_write`] with `options`: without
+/// `force`, an existing file of one of the names is refused before anything is written.
+pub fn write_dir_with(
+    model: &crate::model::Model,
+    dir: &Path,
+    options: &crate::io::safe_write::WriteOptions,
+) -> Result<Vec<PathBuf>> {
+    use crate::io::safe_write::{self, SafeFile};
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let node_path = |gi: usize, g: &crate::model::PropertyGroup| {
+        let label = model.labels().name(g.label).unwrap_or("nolabel");
+        dir.join(format!("nodes-{gi}-{}.csv", file_part(label)))
+    };
+    let rel_path = |ti: usize, ty: &str| dir.join(format!("rels-{ti}-{}.csv", file_part(ty)));
+    // Refuse before writing anything, so a refused export does not leave half a directory.
+    for (gi, g) in model.groups().iter().enumerate() {
+        safe_write::check(&node_path(gi, g), options)?;
+    }
+    for (ti, ty) in model.rel_types().names().iter().enumerate() {
+        if model.type_count(ti as u32) > 0 {
+            safe_write::check(&rel_path(ti, ty), options)?;
+        }
+    }
     let mut written = Vec::new();
     let csv_err = |p: &Path, e: csv::Error| Error::BadFile {
         path: p.to_path_buf(),
         message: format!("writing CSV: {e}"),
     };
+    let finish = |w: csv::Writer<SafeFile>, path: &Path| -> Result<()> {
+        let file = w
+            .into_inner()
+            .map_err(|e| Error::io(path, std::io::Error::other(e.to_string())))?;
+        file.commit()
+    };
     for (gi, g) in model.groups().iter().enumerate() {
-        let label = model.labels().name(g.label).unwrap_or("nolabel");
-        let path = dir.join(format!("nodes-{gi}-{}.csv", file_part(label)));
-        let mut w = csv::Writer::from_path(&path).map_err(|e| csv_err(&path, e))?;
+        let path = node_path(gi, g);
+        let mut w = csv::Writer::from_writer(SafeFile::create(&path, options)?);
         let mut header = vec![":ID".to_owned(), ":LABEL".to_owned()];
         header.extend(
             g.columns
@@ -615,7 +647,7 @@ pub fn write_dir(model: &crate::model::Model, dir: &Path) -> Result<Vec<PathBuf>
             );
             w.write_record(&row).map_err(|e| csv_err(&path, e))?;
         }
-        w.flush().map_err(|e| Error::io(&path, e))?;
+        finish(w, &path)?;
         written.push(path);
     }
     let out = model.out();
@@ -632,8 +664,8 @@ pub fn write_dir(model: &crate::model::Model, dir: &Path) -> Result<Vec<PathBuf>
             .iter()
             .filter(|c| edges.iter().any(|&(_, e)| c.is_valid(e)))
             .collect();
-        let path = dir.join(format!("rels-{ti}-{}.csv", file_part(ty)));
-        let mut w = csv::Writer::from_path(&path).map_err(|e| csv_err(&path, e))?;
+        let path = rel_path(ti as usize, ty);
+        let mut w = csv::Writer::from_writer(SafeFile::create(&path, options)?);
         let mut header = vec![
             ":START_ID".to_owned(),
             ":END_ID".to_owned(),
@@ -654,7 +686,7 @@ pub fn write_dir(model: &crate::model::Model, dir: &Path) -> Result<Vec<PathBuf>
             row.extend(columns.iter().map(|c| field(c.get(e))));
             w.write_record(&row).map_err(|e| csv_err(&path, e))?;
         }
-        w.flush().map_err(|e| Error::io(&path, e))?;
+        finish(w, &path)?;
         written.push(path);
     }
     Ok(written)

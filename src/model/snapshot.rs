@@ -35,6 +35,7 @@ use super::{
     Adjacency, Column, ColumnData, Interner, Model, ModelParts, PropertyGroup, Slab, StringHeap,
 };
 use crate::error::{Error, Result};
+use crate::io::safe_write::{SafeFile, WriteOptions};
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"GEMPSNAP";
@@ -154,8 +155,17 @@ impl<'a> SectionList<'a> {
     }
 }
 
-/// Writes `model` to `path` (atomically: a temporary file renamed into place).
+/// Writes `model` to `path`, replacing an existing regular file: [`write_with`] with
+/// [`WriteOptions::REPLACE`].
 pub fn write(model: &Model, path: &Path) -> Result<()> {
+    write_with(model, path, &WriteOptions::REPLACE)
+}
+
+/// Writes `model` to `path` through [`crate::io::safe_write`]: into a temporary file beside it,
+/// synced and then renamed into place, so `path` holds either its old content or the complete
+/// snapshot. Refuses a `path` that is not a regular file (a device, FIFO, directory…), and an
+/// existing file unless `options.force` ([`Error::Refused`]).
+pub fn write_with(model: &Model, path: &Path, options: &WriteOptions) -> Result<()> {
     let mut list = SectionList {
         sections: Vec::new(),
     };
@@ -197,9 +207,10 @@ pub fn write(model: &Model, path: &Path) -> Result<()> {
     }
     let end = offset;
 
-    let tmp = path.with_extension("gemp.tmp");
+    let out = SafeFile::create(path, options)?;
+    let tmp = out.temp_path();
     let io = |e| Error::io(path, e);
-    let mut w = SequentialFile::create(&tmp, true).map_err(io)?;
+    let mut w = SequentialFile::create(tmp, true).map_err(io)?;
     w.write_zeros(head_len).map_err(io)?;
     let mut checksums = Vec::with_capacity(sections.len());
     for ((bytes, _), &off) in sections.iter().zip(&offsets) {
@@ -242,8 +253,7 @@ pub fn write(model: &Model, path: &Path) -> Result<()> {
         }
     );
     drop(w.finish(Some(&head)).map_err(io)?);
-    std::fs::rename(&tmp, path).map_err(io)?;
-    Ok(())
+    out.commit()
 }
 
 fn header_checksum(first24: &[u8], table: &[u8], meta: &[u8]) -> u64 {

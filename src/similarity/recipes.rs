@@ -17,6 +17,7 @@ use super::sim_model::SimilarityModel;
 use super::taxonomy::Taxonomy;
 use crate::error::{Error, Result};
 use crate::io::generate::rng::{Rng, SplitMix64};
+use crate::io::safe_write::WriteOptions;
 
 /// The ingredient taxonomy (concept, parent), root first.
 const INGREDIENTS: &[(&str, &str)] = &[
@@ -329,8 +330,20 @@ pub fn table1_statistics(graphs: &[SemanticGraph]) -> Vec<(&'static str, [f64; 4
 }
 
 /// Writes `cases.json` (the case base), `model.json` (the similarity model) and the two
-/// taxonomy files into `dir` (created if missing).
+/// taxonomy files into `dir` (created if missing), replacing existing files of those names:
+/// [`write_case_base_with`] with [`WriteOptions::REPLACE`].
 pub fn write_case_base(dir: &Path, graphs: &[SemanticGraph]) -> Result<()> {
+    write_case_base_with(dir, graphs, &WriteOptions::REPLACE)
+}
+
+/// [`write_case_base`], each file written through [`crate::io::safe_write`] with `options`: without
+/// `force` an existing file of one of the names is an [`Error::Refused`] before anything is
+/// written.
+pub fn write_case_base_with(
+    dir: &Path,
+    graphs: &[SemanticGraph],
+    options: &WriteOptions,
+) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|source| Error::Io {
         path: dir.to_path_buf(),
         source,
@@ -341,11 +354,14 @@ pub fn write_case_base(dir: &Path, graphs: &[SemanticGraph]) -> Result<()> {
         ("ingredients.taxonomy.json", ingredient_taxonomy().to_json()),
         ("tasks.taxonomy.json", task_taxonomy().to_json()),
     ];
+    for (name, _) in &files {
+        crate::io::safe_write::check(&dir.join(name), options)?;
+    }
     for (name, doc) in files {
         let path = dir.join(name);
         let text = serde_json::to_string_pretty(&doc)
             .map_err(|e| Error::InvalidArgument(format!("serialising {name}: {e}")))?;
-        std::fs::write(&path, text + "\n").map_err(|source| Error::Io { path, source })?;
+        crate::io::safe_write::write(&path, (text + "\n").as_bytes(), options)?;
     }
     Ok(())
 }

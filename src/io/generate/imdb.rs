@@ -20,7 +20,6 @@
 //! index), so the output is byte-identical for the same configuration whatever the number of
 //! threads, and chunks of titles and persons are generated (and gzip-compressed) in parallel.
 
-use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -34,6 +33,7 @@ use super::names::{
 use super::rng::{mix64, zipf_weights, AliasTable, Rng, SplitMix64, WeightedValues};
 use crate::error::{Error, Result};
 use crate::io::input::Progress;
+use crate::io::safe_write::{SafeFile, WriteOptions};
 
 /// Configuration of [`generate_imdb`].
 #[derive(Debug, Clone, PartialEq)]
@@ -348,17 +348,40 @@ const PERSON_CHUNK: u64 = 16384;
 ///
 /// Errors: [`Error::InvalidArgument`] for an out-of-range configuration (no titles or persons, too
 /// many, a probability outside `[0, 1]` …), [`Error::Io`] when a file cannot be written.
+///
+/// Existing files of those names are replaced: [`generate_imdb_with`] with
+/// [`WriteOptions::REPLACE`].
 pub fn generate_imdb(config: &ImdbGenConfig, out_dir: &Path) -> Result<GenSummary> {
+    generate_imdb_with(config, out_dir, &WriteOptions::REPLACE)
+}
+
+/// [`generate_imdb`], each file written through [`crate::io::safe_write`] with `options`: without
+/// `force` an existing file of one of the names is an [`Error::Refused`] before anything is
+/// written; a failed or interrupted run leaves no partial file.
+pub fn generate_imdb_with(
+    config: &ImdbGenConfig,
+    out_dir: &Path,
+    options: &WriteOptions,
+) -> Result<GenSummary> {
     validate(config)?;
     std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
-    let ctx = Ctx::new(config);
     let ext = if config.gzip { "tsv.gz" } else { "tsv" };
     let path = |name: &str| out_dir.join(format!("{name}.{ext}"));
+    for name in [
+        "title.basics",
+        "name.basics",
+        "title.principals",
+        "title.ratings",
+    ] {
+        crate::io::safe_write::check(&path(name), options)?;
+    }
+    let ctx = Ctx::new(config);
     let level = config.gzip.then(|| Compression::new(config.gzip_level));
-    let mut basics = OutFile::create(path("title.basics"), level, TITLE_BASICS_HEADER)?;
-    let mut names = OutFile::create(path("name.basics"), level, NAME_BASICS_HEADER)?;
-    let mut principals = OutFile::create(path("title.principals"), level, TITLE_PRINCIPALS_HEADER)?;
-    let mut ratings = OutFile::create(path("title.ratings"), level, TITLE_RATINGS_HEADER)?;
+    let create = |name: &str, header: &str| OutFile::create(path(name), level, header, options);
+    let mut basics = create("title.basics", TITLE_BASICS_HEADER)?;
+    let mut names = create("name.basics", NAME_BASICS_HEADER)?;
+    let mut principals = create("title.principals", TITLE_PRINCIPALS_HEADER)?;
+    let mut ratings = create("title.ratings", TITLE_RATINGS_HEADER)?;
     // Progress in uncompressed bytes, against a rough estimate of the total.
     let mean_cast = config.principals.unwrap_or(config.titles * 6) as f64 / config.titles as f64;
     let estimate = config.titles as f64 * (105.0 + 47.0 * mean_cast) + config.persons as f64 * 66.0;
@@ -531,7 +554,7 @@ impl Encoded {
 /// One output file being written.
 struct OutFile {
     path: PathBuf,
-    file: File,
+    file: SafeFile,
     /// Running CRC and length of the uncompressed content (gzip only).
     gzip: Option<(Crc, u64)>,
     bytes: u64,
@@ -539,8 +562,13 @@ struct OutFile {
 
 impl OutFile {
     /// Creates the file and writes the gzip header (if any) and the TSV header line.
-    fn create(path: PathBuf, level: Option<Compression>, header: &str) -> Result<Self> {
-        let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
+    fn create(
+        path: PathBuf,
+        level: Option<Compression>,
+        header: &str,
+        options: &WriteOptions,
+    ) -> Result<Self> {
+        let file = SafeFile::create(&path, options)?;
         let mut out = OutFile {
             path,
             file,
@@ -593,7 +621,7 @@ impl OutFile {
             trailer.extend_from_slice(&(len as u32).to_le_bytes());
             self.raw(&trailer)?;
         }
-        self.file.flush().map_err(|e| Error::io(&self.path, e))?;
+        self.file.commit()?;
         Ok((self.path, self.bytes))
     }
 }

@@ -10,5 +10,5 @@ pub mod rng;
 pub mod ttc14;
 
 pub use graph::{generate_graph, GraphGenConfig};
-pub use imdb::{generate_imdb, GenSummary, ImdbGenConfig};
-pub use ttc14::{generate_ttc14, Ttc14Counts, Ttc14GenConfig};
+pub use imdb::{generate_imdb, generate_imdb_with, GenSummary, ImdbGenConfig};
+pub use ttc14::{generate_ttc14, generate_ttc14_with, Ttc14Counts, Ttc14GenConfig};

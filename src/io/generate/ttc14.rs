@@ -25,7 +25,6 @@
 //! `m<j>` of 2013 rated `j.0` (with 100 votes), and person `j` is `nm` + `j + 1`, named `a<j>`,
 //! whose principals rows have the category `actor` or `actress`.
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -34,6 +33,7 @@ use super::imdb::{
     TITLE_RATINGS_HEADER,
 };
 use crate::error::{Error, Result};
+use crate::io::safe_write::{SafeFile, WriteOptions};
 
 /// Movies per block (5 positive, 5 negative).
 pub const MOVIES_PER_BLOCK: u64 = 10;
@@ -108,7 +108,21 @@ pub fn model_elements(blocks: u64) -> u64 {
 ///
 /// Errors: [`Error::InvalidArgument`] when `blocks` is 0 or above [`MAX_BLOCKS`], [`Error::Io`]
 /// when a file cannot be written.
+///
+/// Existing files of those names are replaced: [`generate_ttc14_with`] with
+/// [`WriteOptions::REPLACE`].
 pub fn generate_ttc14(config: &Ttc14GenConfig, out_dir: &Path) -> Result<GenSummary> {
+    generate_ttc14_with(config, out_dir, &WriteOptions::REPLACE)
+}
+
+/// [`generate_ttc14`], each file written through [`crate::io::safe_write`] with `options`: without
+/// `force` an existing file of one of the names is an [`Error::Refused`] before anything is
+/// written; a failed or interrupted run leaves no partial file.
+pub fn generate_ttc14_with(
+    config: &Ttc14GenConfig,
+    out_dir: &Path,
+    options: &WriteOptions,
+) -> Result<GenSummary> {
     let n = config.blocks;
     if n == 0 || n > MAX_BLOCKS {
         return Err(Error::InvalidArgument(format!(
@@ -116,10 +130,23 @@ pub fn generate_ttc14(config: &Ttc14GenConfig, out_dir: &Path) -> Result<GenSumm
         )));
     }
     std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
-    let mut basics = Out::create(out_dir, "title.basics", TITLE_BASICS_HEADER)?;
-    let mut names = Out::create(out_dir, "name.basics", NAME_BASICS_HEADER)?;
-    let mut principals = Out::create(out_dir, "title.principals", TITLE_PRINCIPALS_HEADER)?;
-    let mut ratings = Out::create(out_dir, "title.ratings", TITLE_RATINGS_HEADER)?;
+    for name in [
+        "title.basics",
+        "name.basics",
+        "title.principals",
+        "title.ratings",
+    ] {
+        crate::io::safe_write::check(&out_dir.join(format!("{name}.tsv")), options)?;
+    }
+    let mut basics = Out::create(out_dir, "title.basics", TITLE_BASICS_HEADER, options)?;
+    let mut names = Out::create(out_dir, "name.basics", NAME_BASICS_HEADER, options)?;
+    let mut principals = Out::create(
+        out_dir,
+        "title.principals",
+        TITLE_PRINCIPALS_HEADER,
+        options,
+    )?;
+    let mut ratings = Out::create(out_dir, "title.ratings", TITLE_RATINGS_HEADER, options)?;
     // The movies of each local person (for knownForTitles), from CAST.
     let mut plays: [Vec<u64>; 10] = Default::default();
     for (movie, cast) in CAST.iter().enumerate() {
@@ -192,15 +219,15 @@ fn imdb_id(prefix: &str, j: u64) -> String {
 /// One TSV file being written.
 struct Out {
     path: PathBuf,
-    w: BufWriter<File>,
+    w: BufWriter<SafeFile>,
     bytes: u64,
 }
 
 impl Out {
     /// Creates `dir/name.tsv` and writes its header line.
-    fn create(dir: &Path, name: &str, header: &str) -> Result<Out> {
+    fn create(dir: &Path, name: &str, header: &str, options: &WriteOptions) -> Result<Out> {
         let path = dir.join(format!("{name}.tsv"));
-        let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
+        let file = SafeFile::create(&path, options)?;
         let mut out = Out {
             path,
             w: BufWriter::with_capacity(1 << 20, file),
@@ -220,8 +247,12 @@ impl Out {
     }
 
     /// Flushes the file; returns its path and size.
-    fn finish(mut self) -> Result<(PathBuf, u64)> {
-        self.w.flush().map_err(|e| Error::io(&self.path, e))?;
+    fn finish(self) -> Result<(PathBuf, u64)> {
+        let file = self
+            .w
+            .into_inner()
+            .map_err(|e| Error::io(&self.path, e.into_error()))?;
+        file.commit()?;
         Ok((self.path, self.bytes))
     }
 }
