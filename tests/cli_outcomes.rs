@@ -144,3 +144,41 @@ fn a_closed_pipe_stops_the_search_at_once_with_status_0() {
         eprintln!("{format}: stopped {:?} after start", start.elapsed());
     }
 }
+
+/// `--count` of a query whose `RETURN` is one aggregate prints that aggregate's value (the
+/// bundled sample has 4,000 persons), never the number of rows (1); a grouped query still
+/// prints its number of rows.
+#[test]
+fn count_of_a_single_aggregate_prints_its_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let q = dir.path().join(name);
+        std::fs::write(&q, text).unwrap();
+        q.to_str().unwrap().to_owned()
+    };
+    let star = write("star.cypher", "MATCH (p:Person) RETURN count(*) AS n");
+    let out = gemp(&["-q", "match", &star, "--count"]);
+    assert_eq!(text(&out.stdout).trim(), "4000", "{}", text(&out.stderr));
+    let rows = gemp(&["-q", "match", &star, "--format", "csv"]);
+    assert_eq!(text(&rows.stdout), "n\n4000\n");
+    let grouped = write(
+        "grouped.cypher",
+        "MATCH (p:Person) WITH p.primaryName AS n, count(*) AS c RETURN n, c",
+    );
+    let groups = gemp(&["-q", "match", &grouped, "--format", "csv"]);
+    let out = gemp(&["-q", "match", &grouped, "--count"]);
+    let lines = text(&groups.stdout).lines().count() - 1;
+    assert_eq!(text(&out.stdout).trim(), lines.to_string());
+    let batch_dir = dir.path().join("out");
+    let out = gemp(&[
+        "-q",
+        "batch",
+        &star,
+        "--count",
+        "--out",
+        batch_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let file = std::fs::read_to_string(batch_dir.join("star.count")).unwrap();
+    assert_eq!(file.trim(), "4000");
+}

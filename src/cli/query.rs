@@ -12,7 +12,7 @@ use super::Outcome;
 use crate::gpsense;
 use crate::io::format::Format;
 use crate::io::{subgraph_bench, LoadOptions, LoadReport};
-use crate::matcher::{MatchOptions, Semantics};
+use crate::matcher::{self, MatchOptions, Semantics};
 use crate::model::Model;
 use crate::pattern::binder::{self, Params};
 use crate::pattern::ir::BoundQuery;
@@ -270,7 +270,13 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     let t_load = t0.elapsed();
     let params = params(&args.common)?;
     let query = load_query(&args.query, &model, &args.common, &params)?;
-    let opts = options(args.common.semantics, args.timeout, args.count)?;
+    // `--count` of a query that returns one aggregate prints that aggregate's value.
+    let single_aggregate = args.count && matcher::is_single_aggregate(&query);
+    let opts = options(
+        args.common.semantics,
+        args.timeout,
+        args.count && !single_aggregate,
+    )?;
     let session = args.common.open_session(&model)?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
@@ -299,7 +305,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
         let (out, report) = session.run(&query, &opts)?;
         let t_out = Instant::now();
         if args.count {
-            writeln!(w, "{}", out.count)?;
+            writeln!(w, "{}", count_text(&model, &out, single_aggregate))?;
         } else {
             write_rows(&mut w, &model, args.format, &out.columns, &out.rows, true)?;
         }
@@ -331,6 +337,14 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Complete
     })
+}
+
+/// What `--count` prints: the value of a query's single aggregate, else its number of rows.
+fn count_text(model: &Model, out: &matcher::QueryOutput<'_>, single_aggregate: bool) -> String {
+    match out.rows.first().and_then(|r| r.first()) {
+        Some(v) if single_aggregate => super::output::text(model, v),
+        _ => out.count.to_string(),
+    }
 }
 
 /// Why a result is partial, for its marker.
@@ -399,8 +413,15 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     );
     for (q, (name, _)) in args.queries.iter().zip(&names) {
         let start = Instant::now();
-        let result = load_query(q, &model, &args.common, &params)
-            .and_then(|query| Ok(session.run(&query, &opts)?));
+        let mut single_aggregate = false;
+        let result = load_query(q, &model, &args.common, &params).and_then(|query| {
+            single_aggregate = args.count && matcher::is_single_aggregate(&query);
+            let opts = MatchOptions {
+                count_only: args.count && !single_aggregate,
+                ..opts.clone()
+            };
+            Ok(session.run(&query, &opts)?)
+        });
         let secs = start.elapsed().as_secs_f64();
         match result {
             Ok((out, report)) => {
@@ -411,7 +432,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
                     &write_options,
                 )?);
                 if args.count {
-                    writeln!(f, "{}", out.count)?;
+                    writeln!(f, "{}", count_text(&model, &out, single_aggregate))?;
                 } else {
                     write_rows(&mut f, &model, args.format, &out.columns, &out.rows, true)?;
                 }

@@ -403,6 +403,15 @@ pub struct StreamSummary {
     pub timings: Timings,
 }
 
+/// True when `query` returns a single aggregate (`RETURN count(*)`, `RETURN sum(x.v) AS s`): its
+/// answer is that one value, not a number of rows (what `--count` prints for it).
+pub fn is_single_aggregate(query: &BoundQuery) -> bool {
+    query
+        .stages
+        .last()
+        .is_some_and(|s| Projector::new(s).is_single_aggregate())
+}
+
 /// True when rows of `query` can be handed out as they are found (one stage, no grouping,
 /// `DISTINCT` or `ORDER BY`).
 pub fn is_streamable(query: &BoundQuery) -> bool {

@@ -268,6 +268,11 @@ impl<'q> Projector<'q> {
             )
     }
 
+    /// True when the projection returns one aggregate and nothing else (one row, one value).
+    pub fn is_single_aggregate(&self) -> bool {
+        self.proj.items.len() == 1 && self.aggs.len() == 1
+    }
+
     /// Column names.
     pub fn columns(&self) -> Vec<String> {
         self.proj.items.iter().map(|i| i.name.clone()).collect()
