@@ -69,6 +69,11 @@ pub enum Error {
     /// A query that does not parse or does not fit the model.
     #[error("{0}")]
     Query(String),
+    /// A query the OpenCL matcher cannot take (pattern larger than the kernel's fixed limits,
+    /// buffers over 4 G entries): a valid query, which the host runs (`--backend auto` falls back
+    /// to it with a log line).
+    #[error("{0}")]
+    DeviceLimit(String),
     /// An OpenCL failure (no platform, kernel build error with its log, enqueue failure…).
     #[error("OpenCL: {0}")]
     OpenCl(String),

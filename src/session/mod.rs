@@ -228,8 +228,9 @@ impl<'m> Session<'m> {
         }
     }
 
-    /// Under `auto`, a device engine's query error or OpenCL failure sends the query to the host
-    /// (the reason is logged and reported); anything else is returned.
+    /// Under `auto`, a query beyond the device's limits or an OpenCL failure sends the query to
+    /// the host (the reason is logged and reported); anything else — a query error included — is
+    /// returned.
     fn fallback_reason(&self, e: Error) -> Result<String> {
         if !(self.backend == Backend::Auto && self.engine.uses_device()) {
             return Err(e);
@@ -240,7 +241,7 @@ impl<'m> Session<'m> {
                 log::warn!("OpenCL failed ({why}): running the query on the host");
                 Ok(why)
             }
-            Error::Query(_) => {
+            Error::DeviceLimit(_) => {
                 let why = e.to_string();
                 log::info!("{why}: running the query on the host");
                 Ok(why)
@@ -349,6 +350,74 @@ mod tests {
                 .unwrap();
             assert_eq!((summary.count, streamed), (2, 2), "{engine:?}");
         }
+    }
+
+    /// A device engine that fails every query with the error `fail` makes.
+    #[derive(Debug)]
+    struct FailingDevice(fn() -> Error);
+
+    impl<'m> Engine<'m> for FailingDevice {
+        fn name(&self) -> String {
+            "opencl (mock)".into()
+        }
+        fn uses_device(&self) -> bool {
+            true
+        }
+        fn setup_time(&self) -> Duration {
+            Duration::ZERO
+        }
+        fn explain(&self, _: &BoundQuery, _: &MatchOptions) -> Result<String> {
+            Ok(String::new())
+        }
+        fn run(&self, _: &BoundQuery, _: &MatchOptions) -> Result<EngineRun<'m>> {
+            Err((self.0)())
+        }
+    }
+
+    fn failing_session(m: &Model, backend: Backend, fail: fn() -> Error) -> Session<'_> {
+        Session {
+            model: m,
+            backend,
+            engine: Box::new(FailingDevice(fail)),
+            host: HostEngine::new(m),
+            setup: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn auto_falls_back_to_the_host_on_device_limits_and_opencl_failures_only() {
+        let m = model();
+        let limit = || Error::DeviceLimit("the pattern has 17 nodes; at most 16".into());
+        let opencl = || Error::OpenCl("out of resources".into());
+        let query = || Error::Query("a real query error".into());
+        let q = Session::host(&m)
+            .compile("MATCH (x:A)-[:T]->(y:A) RETURN x, y", &Params::new())
+            .unwrap();
+        let opts = MatchOptions::default();
+        for fail in [limit, opencl] {
+            let s = failing_session(&m, Backend::Auto, fail);
+            let (out, report) = s.run(&q, &opts).unwrap();
+            assert_eq!((out.count, report.backend.as_str()), (2, "host"));
+            assert_eq!(report.fallback, Some(fail().to_string()));
+            let mut rows = 0;
+            let (summary, report) = s
+                .run_streaming(&q, &opts, &mut |_, r| {
+                    rows += r.len();
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!((summary.count, rows), (2, 2));
+            assert!(report.fallback.is_some());
+            // Asked for OpenCL explicitly: the failure is the answer.
+            let s = failing_session(&m, Backend::Opencl, fail);
+            assert_eq!(
+                s.run(&q, &opts).unwrap_err().to_string(),
+                fail().to_string()
+            );
+        }
+        // A query error is never hidden behind a fallback.
+        let s = failing_session(&m, Backend::Auto, query);
+        assert!(matches!(s.run(&q, &opts).unwrap_err(), Error::Query(_)));
     }
 
     #[test]

@@ -273,7 +273,7 @@ pub fn run_kernel(
         return Ok(Vec::new());
     }
     if n_rows > u32::MAX as usize {
-        return Err(crate::Error::Query(
+        return Err(crate::Error::DeviceLimit(
             "too many phase-1 matches for the attribute kernel".into(),
         ));
     }

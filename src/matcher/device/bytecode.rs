@@ -634,7 +634,7 @@ impl DevicePredicates {
     ) -> crate::Result<Self> {
         let (tab, vals, valid) = property_tables(model, compiled);
         if vals.len() > u32::MAX as usize || valid.len() > u32::MAX as usize {
-            return Err(crate::Error::Query(
+            return Err(crate::Error::DeviceLimit(
                 "the property columns the query reads are too large for the OpenCL matcher".into(),
             ));
         }

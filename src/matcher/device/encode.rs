@@ -215,31 +215,31 @@ pub fn check_limits(query: &BoundQuery, plan: &Plan) -> Result<()> {
     let k = query.pattern.nodes.len();
     let r = query.pattern.rels.len();
     if k > MAX_PATTERN_NODES {
-        return Err(Error::Query(format!(
+        return Err(Error::DeviceLimit(format!(
             "the pattern has {k} nodes; the OpenCL matcher takes at most {MAX_PATTERN_NODES}"
         )));
     }
     if r > MAX_PATTERN_RELS {
-        return Err(Error::Query(format!(
+        return Err(Error::DeviceLimit(format!(
             "the pattern has {r} relationships; the OpenCL matcher takes at most {MAX_PATTERN_RELS}"
         )));
     }
     let nr = query.pattern.rels.iter().filter(|r| r.named).count();
     if nr > MAX_NAMED_RELS {
-        return Err(Error::Query(format!(
+        return Err(Error::DeviceLimit(format!(
             "the pattern has {nr} named relationships; the OpenCL matcher takes at most \
              {MAX_NAMED_RELS}"
         )));
     }
     let levels = levels_of(query, plan);
     if levels > MAX_LEVELS {
-        return Err(Error::Query(format!(
+        return Err(Error::DeviceLimit(format!(
             "the pattern needs {levels} search levels (nodes plus named relationships closing \
              cycles); the OpenCL matcher takes at most {MAX_LEVELS}"
         )));
     }
     if plan.steps.len() != k || plan.steps.is_empty() {
-        return Err(Error::Query(
+        return Err(Error::DeviceLimit(
             "the OpenCL matcher needs a non-empty pattern whose plan binds every node".into(),
         ));
     }
@@ -712,7 +712,7 @@ mod tests {
             &Programs::default(),
         )
         .unwrap_err();
-        assert!(matches!(err, Error::Query(m) if m.contains("at most 16")));
+        assert!(matches!(err, Error::DeviceLimit(m) if m.contains("at most 16")));
         let empty = BoundQuery {
             pattern: Pattern::default(),
             filter: vec![],

@@ -252,7 +252,7 @@ impl<'m> DeviceMatcher<'m> {
         let (plan, cands, _) = prepare(self.model, query, semantics);
         t.prepare += start.elapsed();
         if plan.steps.is_empty() {
-            return Err(Error::Query(
+            return Err(Error::DeviceLimit(
                 "the OpenCL matcher needs a pattern with at least one node".into(),
             ));
         }

@@ -247,7 +247,7 @@ pub(crate) fn prepare_query(
 ) -> Result<QueryBuffers> {
     let n = dm.nodes;
     if n > u32::MAX as usize / 2 {
-        return Err(Error::Query(format!(
+        return Err(Error::DeviceLimit(format!(
             "the OpenCL matcher takes at most {} nodes",
             u32::MAX / 2
         )));
