@@ -139,6 +139,31 @@ fn compare(dev: &DeviceMatcher<'_>, m: &Model, q: &BoundQuery, sem: Semantics) {
         sorted_ints(&host.rows),
         "bindings of {q:?} {sem:?}"
     );
+    // Streamed round by round, the same rows arrive (in some order), and LIMIT stops the stream.
+    let mut streamed = Vec::new();
+    let (summary, _) = dev
+        .execute_streaming(&q, &opts, &mut |cols, rows| {
+            assert_eq!(cols, host.columns.as_slice());
+            streamed.extend(rows.iter().cloned());
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(summary.count, host.count);
+    assert_eq!(
+        sorted_ints(&streamed),
+        sorted_ints(&host.rows),
+        "streamed {q:?}"
+    );
+    let mut limited = q.clone();
+    limited.stages[0].limit = Some(3);
+    let mut n = 0;
+    let (summary, _) = dev
+        .execute_streaming(&limited, &opts, &mut |_, rows| {
+            n += rows.len() as u64;
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!((summary.count, n), (host.count.min(3), host.count.min(3)));
     // The raw matches agree too.
     let matches = dev.matches(&q, sem).unwrap();
     assert_eq!(matches.len() as u64, host.count);

@@ -8,8 +8,8 @@ use std::time::Duration;
 use super::engine::{Engine, EngineRun};
 use crate::error::{Error, Result};
 use crate::gpu::DeviceSelector;
-use crate::matcher::device::{DeviceConfig, DeviceMatcher};
-use crate::matcher::MatchOptions;
+use crate::matcher::device::{DeviceConfig, DeviceMatcher, DeviceTimings};
+use crate::matcher::{MatchOptions, RowConsumer, StreamSummary};
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -70,5 +70,15 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
             output,
             device: Some(timings),
         })
+    }
+
+    fn run_streaming(
+        &self,
+        query: &BoundQuery,
+        options: &MatchOptions,
+        consume: RowConsumer<'_, 'm>,
+    ) -> Result<(StreamSummary, Option<DeviceTimings>)> {
+        let (summary, timings) = self.matcher.execute_streaming(query, options, consume)?;
+        Ok((summary, Some(timings)))
     }
 }

@@ -47,6 +47,7 @@ pub use host::HostEngine;
 use crate::error::{Error, Result};
 use crate::gpu::DeviceSelector;
 use crate::matcher::device::DeviceConfig;
+use crate::matcher::eval::Val;
 use crate::matcher::{MatchOptions, QueryOutput, RowConsumer, StreamSummary};
 use crate::model::Model;
 use crate::pattern::binder::Params;
@@ -217,10 +218,16 @@ impl<'m> Session<'m> {
         consume: RowConsumer<'_, 'm>,
     ) -> Result<(StreamSummary, TaskReport)> {
         let start = Instant::now();
-        match self.engine.run_streaming(query, options, consume) {
+        let mut handed_out = false;
+        let mut counted = |columns: &[String], rows: &[Vec<Val<'m>>]| {
+            handed_out |= !rows.is_empty();
+            consume(columns, rows)
+        };
+        match self.engine.run_streaming(query, options, &mut counted) {
             Ok((summary, device)) => Ok((summary, self.report(start, None, device))),
+            // Rows are out already: running the query again on the host would repeat them.
+            Err(e) if handed_out => Err(e),
             Err(e) => {
-                // A device engine fails before it hands out any row, so the host run starts clean.
                 let why = self.fallback_reason(e)?;
                 let (summary, _) = self.host.run_streaming(query, options, consume)?;
                 Ok((summary, self.report(start, Some(why), None)))

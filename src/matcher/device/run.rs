@@ -18,7 +18,9 @@ use crate::matcher::enumerate::{Control, Enumerator, Sink, State};
 use crate::matcher::eval::Env;
 use crate::matcher::planner::Plan;
 use crate::matcher::results::{Projector, RowSink};
-use crate::matcher::{prepare, MatchOptions, QueryOutput, Semantics, Timings};
+use crate::matcher::{
+    prepare, MatchOptions, QueryOutput, RowConsumer, Semantics, StreamSummary, Timings,
+};
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -697,6 +699,127 @@ impl<'m> DeviceMatcher<'m> {
             },
             t,
         ))
+    }
+
+    /// Runs `query` and hands its rows to `consume` round by round: each round's phase-2
+    /// survivors become rows at once, so memory holds one round's rows, not the result (the host
+    /// helper threads' share is handed over when phase 1 ends). Queries that group, deduplicate
+    /// or order, and count-only runs, are collected by [`execute_timed`](Self::execute_timed) and
+    /// handed over once. Without `ORDER BY` the order of rows is unspecified.
+    pub fn execute_streaming(
+        &self,
+        query: &BoundQuery,
+        options: &MatchOptions,
+        consume: RowConsumer<'_, 'm>,
+    ) -> Result<(StreamSummary, DeviceTimings)> {
+        let collected = |consume: RowConsumer<'_, 'm>| -> Result<(StreamSummary, DeviceTimings)> {
+            let (out, t) = self.execute_timed(query, options)?;
+            consume(&out.columns, &out.rows).map_err(|e| Error::io("<output>", e))?;
+            let summary = StreamSummary {
+                columns: out.columns,
+                count: out.count,
+                partial: out.partial,
+                timings: out.timings,
+            };
+            Ok((summary, t))
+        };
+        if !crate::matcher::is_streamable(query) || options.count_only {
+            return collected(consume);
+        }
+        let mut t = DeviceTimings::default();
+        let start = Instant::now();
+        let (plan, cands, host_t) = prepare(self.model, query, options.semantics);
+        t.prepare = start.elapsed();
+        if plan.steps.is_empty() {
+            return collected(consume);
+        }
+        let control = Control::new(options.timeout.map(|d| Instant::now() + d));
+        let stage = &query.stages[0];
+        let projector = Projector::new(stage);
+        let columns = projector.columns();
+        let p = self.prepare(query, plan, cands, options.semantics, &mut t)?;
+        let skip = stage.skip.unwrap_or(0);
+        let limit = stage.limit.unwrap_or(u64::MAX);
+        let stop_after = stage
+            .limit
+            .filter(|_| p.topology_decides())
+            .map(|l| l.saturating_add(skip));
+        let oracle = Enumerator::new(
+            self.model,
+            query,
+            &p.plan,
+            &p.cands,
+            options.semantics,
+            &control,
+            false,
+        );
+        let oracle_ref: &(dyn crate::matcher::eval::ExistsOracle + Sync) = &oracle;
+        let (w, k, r, named) = (p.enc.row_words.max(1), p.enc.k, p.enc.r, &p.enc.named);
+        let (mut seen, mut written) = (0u64, 0u64);
+        let results_start = Instant::now();
+        let mut hand_out = |rows: &[u32]| -> Result<()> {
+            if written >= limit || rows.is_empty() {
+                return Ok(());
+            }
+            let mut sink = RowSink::new(self.model, &projector, Some(oracle_ref));
+            let mut scratch = vec![u32::MAX; r];
+            for row in rows.chunks_exact(w) {
+                let rels = spread_rels(named, &row[k..], &mut scratch);
+                sink.push(&row[..k], rels, &[]);
+            }
+            let batch = std::mem::take(&mut sink.rows);
+            let from = skip.saturating_sub(seen).min(batch.len() as u64) as usize;
+            seen += batch.len() as u64;
+            let room = (limit - written).min((batch.len() - from) as u64) as usize;
+            if room > 0 {
+                consume(&columns, &batch[from..from + room]).map_err(|e| {
+                    control.stop();
+                    Error::io("<output>", e)
+                })?;
+                written += room as u64;
+            }
+            if written >= limit {
+                control.stop();
+            }
+            Ok(())
+        };
+        let mut ft = DeviceTimings::default();
+        let mut filter = |rows: Vec<u32>| -> Result<Vec<u32>> {
+            let survivors =
+                self.filter_rows(query, &p, options.semantics, &control, rows, &mut ft)?;
+            hand_out(&survivors)?;
+            Ok(Vec::new())
+        };
+        let phase1 = self.phase1(
+            query,
+            &p,
+            options.semantics,
+            Phase1Mode::Bindings,
+            &control,
+            stop_after,
+            Some(&mut filter),
+            &mut t,
+        )?;
+        hand_out(&phase1.host_rows)?;
+        t.phase1 = t.phase1.saturating_sub(ft.phase2);
+        t.phase2 += ft.phase2;
+        t.phase2_buffers += ft.phase2_buffers;
+        t.upload_bytes += ft.upload_bytes;
+        t.phase2_matches = seen;
+        t.results = results_start.elapsed().saturating_sub(t.phase1 + t.phase2);
+        let timings = Timings {
+            filter: host_t.filter,
+            plan: host_t.plan,
+            enumerate: t.phase1 + t.phase2,
+            results: t.results,
+        };
+        let summary = StreamSummary {
+            columns,
+            count: written,
+            partial: control.timed_out(),
+            timings,
+        };
+        Ok((summary, t))
     }
 
     /// Applies the projection stages after the first to `rows`; returns the final columns.
