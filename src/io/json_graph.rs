@@ -12,9 +12,9 @@
 //! - Property values: strings, integers, floats and booleans are stored as such; `null` is no
 //!   value; nested objects and arrays are stored as their JSON text (a string property), and
 //!   exported back as that string.
-//! - An edge naming an id no node has is a dangling reference: with `--strict` an error naming
-//!   the file, line and column of the edge; otherwise the edge is kept, to a node without labels
-//!   (a dangling node, counted in the load report). A repeated node id and an edge with an empty
+//! - An edge naming an id that no node has (in its file or one loaded before it) is a dangling
+//!   reference: with `--strict` an error naming the file, line and column of the edge; otherwise
+//!   the edge is kept, to a node without labels (a dangling node, counted in the load report). A repeated node id and an edge with an empty
 //!   type are malformed entries, reported with their line (skipped, or an error with `--strict`).
 //!
 //! Export writes one node or edge per line, nodes in model order, edges by source.
