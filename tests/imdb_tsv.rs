@@ -595,16 +595,17 @@ fn malformed_rows_are_counted_and_reported_with_lines() {
             basics.display()
         )
     );
+    // Without the basics files, the first row's ids are dangling references: an error too.
     let err = load_err(std::slice::from_ref(&principals), &strict);
-    assert!(
-        err.starts_with(&format!(
-            "{}:3: expected 6 tab-separated columns",
+    assert_eq!(
+        err,
+        format!(
+            "{}:2: dangling reference: `tt0000001` is not in a title.basics file",
             principals.display()
-        )),
-        "{err}"
+        )
     );
     match imdb_tsv::load(&[principals], &strict) {
-        Err(Error::Parse { location, .. }) => assert_eq!(location.line, 3),
+        Err(Error::Parse { location, .. }) => assert_eq!(location.line, 2),
         other => panic!("expected a parse error, got {:?}", other.map(|_| ())),
     }
 }
@@ -991,4 +992,45 @@ fn loading_into_a_builder_that_already_holds_ids_merges_into_those_nodes() {
         s("The \"Quoted\" Film")
     );
     assert_eq!(report.dangling_nodes, 2, "nm0000001 and nm0000002 only");
+}
+
+#[test]
+fn strict_loads_fail_on_a_dangling_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let basics = write(dir.path(), "title.basics.tsv", BASICS);
+    let principals = write(
+        dir.path(),
+        "title.principals.tsv",
+        "tconst\tordering\tnconst\tcategory\tjob\tcharacters\n\
+         tt0000001\t1\tnm0000009\tactor\t\\N\t\\N\n",
+    );
+    let strict = LoadOptions {
+        strict: true,
+        ..LoadOptions::default()
+    };
+    let paths = [basics.clone(), principals.clone()];
+    let err = load_err(&paths, &strict);
+    assert_eq!(
+        err,
+        format!(
+            "{}:2: dangling reference: `nm0000009` is not in a name.basics file",
+            principals.display()
+        )
+    );
+    // Not strict: the edge loads, to a node counted as dangling.
+    let (m, report) = load(&paths);
+    assert_eq!((m.edge_count(), report.dangling_nodes), (1, 1));
+    let ratings = write(
+        dir.path(),
+        "title.ratings.tsv",
+        "tconst\taverageRating\tnumVotes\ntt0000001\t5.0\t3\ntt7654321\t5.0\t3\n",
+    );
+    let err = load_err(&[basics, ratings.clone()], &strict);
+    assert_eq!(
+        err,
+        format!(
+            "{}:3: dangling reference: `tt7654321` is not in a title.basics file",
+            ratings.display()
+        )
+    );
 }

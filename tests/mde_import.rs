@@ -751,3 +751,180 @@ fn formats_are_detected() {
     let (m, _) = gemp::io::load(&[d.to_path_buf()], Format::Auto, &strict()).unwrap();
     assert_eq!(view(&m), expected_with_metamodel());
 }
+
+/// A chain of `depth` nested `<c>` elements under a root; the innermost refers back to the first
+/// `c` by path and the first `c` refers to the innermost by its full path.
+fn deep_xmi(depth: usize) -> String {
+    let mut deepest = String::from("/");
+    for _ in 0..depth {
+        deepest.push_str("/@c.0");
+    }
+    let mut t =
+        String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<m:Root xmlns:m=\"x\">\n");
+    for d in 0..depth {
+        if d == 0 {
+            t.push_str(&format!("<c down=\"{deepest}\">\n"));
+        } else if d + 1 == depth {
+            t.push_str("<c up=\"//@c.0\">\n");
+        } else {
+            t.push_str("<c>\n");
+        }
+    }
+    for _ in 0..depth {
+        t.push_str("</c>\n");
+    }
+    t.push_str("</m:Root>\n");
+    t
+}
+
+#[test]
+fn deeply_nested_xmi_loads_with_short_keys() {
+    let depth = 5_000;
+    let (m, report) = xmi::read_str(&deep_xmi(depth), None, &strict()).unwrap();
+    assert_eq!(report.files[0].rows, depth as u64 + 1);
+    assert_eq!(m.node_count(), depth + 1);
+    // One containment edge per `c`, plus `down` and `up`.
+    assert_eq!(m.edge_count(), depth + 2);
+    // Keys stay short: shallow elements keep their path, deep ones get `/~<n>`.
+    let total: usize = (0..m.node_count() as u32)
+        .map(|n| m.node_key(n).unwrap().len())
+        .sum();
+    assert!(total < 20 * depth, "keys take {total} bytes");
+    assert!(m.node_by_key("//@c.0/@c.0").is_some());
+    let deepest = m
+        .node_by_key(&format!("/~{depth}"))
+        .expect("compact key of the innermost");
+    let first = m.node_by_key("//@c.0").unwrap();
+    let out = m.out();
+    let ty = |e: usize| m.rel_types().name(out.types[e]).unwrap().to_owned();
+    let down: Vec<u32> = out
+        .range(first)
+        .filter(|&e| ty(e) == "down")
+        .map(|e| out.neighbors[e])
+        .collect();
+    assert_eq!(down, vec![deepest], "a full-depth path resolves");
+    let up: Vec<u32> = out
+        .range(deepest)
+        .filter(|&e| ty(e) == "up")
+        .map(|e| out.neighbors[e])
+        .collect();
+    assert_eq!(up, vec![first]);
+    // A snapshot of it stays small too (linear in the elements).
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("deep.gemp");
+    gemp::model::snapshot::write(&m, &snap).unwrap();
+    let size = std::fs::metadata(&snap).unwrap().len();
+    assert!(size < 200 * depth as u64, "snapshot of {size} bytes");
+}
+
+#[test]
+fn a_deep_path_to_a_missing_element_is_unresolved() {
+    let text = deep_xmi(300).replace("<c up=\"//@c.0\">", "<c up=\"//@c.0/@c.1\">");
+    let (_, report) = xmi::read_str(&text, None, &LoadOptions::default()).unwrap();
+    assert_eq!(report.malformed_count(), 1, "{:?}", report.malformed);
+    let err = xmi::read_str(&text, None, &strict()).unwrap_err();
+    assert!(err.to_string().starts_with("<memory>:302:"), "{err}");
+}
+
+#[test]
+fn an_unterminated_csv_quote_skips_only_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // Line 3 opens a quote that never closes; the rows after it still load.
+    let p = write(
+        dir.path(),
+        "Thing.csv",
+        "id:ID,name\na,one\nb,\"two\nc,three\nd,\"fo,ur\"\ne,\"multi\nline\"\n",
+    );
+    let (m, report) = gemp::io::load(
+        std::slice::from_ref(&p),
+        Format::Neo4jCsv,
+        &LoadOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.malformed_count(), 1, "{:?}", report.malformed);
+    assert_eq!(report.malformed[0].line, 3);
+    assert!(
+        report.malformed[0]
+            .message
+            .contains("quote at column 3 never closes"),
+        "{:?}",
+        report.malformed
+    );
+    let (nodes, _) = view(&m);
+    let keys: Vec<&str> = nodes.keys().map(String::as_str).collect();
+    assert_eq!(keys, vec!["a", "c", "d", "e"]);
+    assert_eq!(nodes["d"].1["name"], "Str(\"fo,ur\")");
+    assert_eq!(nodes["e"].1["name"], "Str(\"multi\\nline\")");
+    assert_eq!(report.files[0].rows, 4);
+    let err = gemp::io::load(std::slice::from_ref(&p), Format::Neo4jCsv, &strict()).unwrap_err();
+    assert!(
+        err.to_string().starts_with(&format!(
+            "{}:3: the quote at column 3 never closes",
+            p.display()
+        )),
+        "{err}"
+    );
+    // A quote that closes on a later line, but not where a field can end, is unterminated too.
+    let q = write(
+        dir.path(),
+        "Other.csv",
+        "id:ID,name\na,\"one\nb,\"two\",x\nc,three\n",
+    );
+    let (m, report) = gemp::io::load(
+        std::slice::from_ref(&q),
+        Format::Neo4jCsv,
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let lines: Vec<u64> = report.malformed.iter().map(|b| b.line).collect();
+    assert_eq!(lines, vec![2, 3], "{:?}", report.malformed);
+    assert_eq!(view(&m).0.keys().collect::<Vec<_>>(), vec!["c"]);
+}
+
+#[test]
+fn dangling_references_fail_strict_loads_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    // Neo4j CSV: a relationship to an id no node file defines.
+    let csv = dir.path().join("csv");
+    std::fs::create_dir(&csv).unwrap();
+    write(&csv, "Person.csv", "id:ID,name\np1,Ann\n");
+    let rel = write(&csv, "KNOWS.csv", ":START_ID,:END_ID\np1,p1\np1,p9\n");
+    let (m, report) = gemp::io::load(
+        std::slice::from_ref(&csv),
+        Format::Neo4jCsv,
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!((m.edge_count(), report.dangling_nodes), (2, 1));
+    let err = gemp::io::load(std::slice::from_ref(&csv), Format::Neo4jCsv, &strict()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}:3: dangling reference: :END_ID `p9` is not defined by a node file",
+            rel.display()
+        )
+    );
+    // JSON: the error names the line and column of the edge.
+    let text = "{\"nodes\": [{\"id\": \"a\"}],\n \"edges\": [\n  {\"source\": \"a\", \"target\": \"a\", \"type\": \"T\"},\n  {\"source\": \"a\", \"target\": \"zz\", \"type\": \"T\"}]}\n";
+    let (m, report) = json_graph::read_str(text, None).unwrap();
+    assert_eq!((m.edge_count(), report.dangling_nodes), (2, 1));
+    let err = json_graph::read_str_with(text, None, &strict()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "<memory>:4:3: edge 2: dangling reference: target `zz` is not the id of a node"
+    );
+    let j = write(dir.path(), "g.json", text);
+    let err = gemp::io::load(std::slice::from_ref(&j), Format::Json, &strict()).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with(&format!("{}:4:3: edge 2", j.display())),
+        "{err}"
+    );
+    // A repeated node id is reported with its line.
+    let dup = "{\"nodes\": [{\"id\": 1},\n {\"id\": \"1\"}]}";
+    let err = json_graph::read_str_with(dup, None, &strict()).unwrap_err();
+    assert_eq!(err.to_string(), "<memory>:2:2: node 2 (`1`) repeats an id");
+    // XMI: an unresolved reference (checked above and in the mini model tests).
+    let x = deep_xmi(3).replace("<c up=\"//@c.0\">", "<c up=\"//@c.9\">");
+    assert!(xmi::read_str(&x, None, &strict()).is_err());
+}

@@ -12,8 +12,10 @@
 //! - Property values: strings, integers, floats and booleans are stored as such; `null` is no
 //!   value; nested objects and arrays are stored as their JSON text (a string property), and
 //!   exported back as that string.
-//! - An edge naming an id no node has creates a node without labels (a dangling node, counted in
-//!   the load report).
+//! - An edge naming an id that no node has (in its file or one loaded before it) is a dangling
+//!   reference: with `--strict` an error naming the file, line and column of the edge; otherwise
+//!   the edge is kept, to a node without labels (a dangling node, counted in the load report). A repeated node id and an edge with an empty
+//!   type are malformed entries, reported with their line (skipped, or an error with `--strict`).
 //!
 //! Export writes one node or edge per line, nodes in model order, edges by source.
 
@@ -111,9 +113,12 @@ pub fn load_into(
 ) -> Result<()> {
     let mut opposites = Opposites::new(metamodel);
     for path in super::format::expand_paths_with(paths, &[".json", ".json.gz"])? {
-        let input = super::input::open(&path)?;
+        let mut input = super::input::open(&path)?;
         let file = report.begin_file(&path, input.size);
-        let graph: JsonGraph = serde_json::from_reader(input.reader).map_err(|e| {
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut input.reader, &mut text)
+            .map_err(|e| super::input::read_error(&path, e))?;
+        let graph: JsonGraph = serde_json::from_slice(&text).map_err(|e| {
             Error::parse(
                 Some(path.clone()),
                 e.line() as u64,
@@ -126,7 +131,7 @@ pub fn load_into(
             &graph,
             metamodel,
             &mut opposites,
-            &path,
+            &mut Locator::new(&text),
             file,
             options,
             report,
@@ -136,8 +141,19 @@ pub fn load_into(
     Ok(())
 }
 
-/// Reads one JSON graph from memory into a model (for tests and the library API).
+/// Reads one JSON graph from memory into a model (for tests and the library API), with the
+/// default (non-strict) options.
 pub fn read_str(text: &str, metamodel: Option<&Metamodel>) -> Result<(Model, LoadReport)> {
+    read_str_with(text, metamodel, &LoadOptions::default())
+}
+
+/// Reads one JSON graph from memory into a model with `options` (strict: a dangling reference
+/// or malformed entry is an error with line and column).
+pub fn read_str_with(
+    text: &str,
+    metamodel: Option<&Metamodel>,
+    options: &LoadOptions,
+) -> Result<(Model, LoadReport)> {
     let graph: JsonGraph = serde_json::from_str(text)
         .map_err(|e| Error::parse(None, e.line() as u64, e.column() as u64, e.to_string()))?;
     let mut builder = ModelBuilder::new();
@@ -150,13 +166,103 @@ pub fn read_str(text: &str, metamodel: Option<&Metamodel>) -> Result<(Model, Loa
         &graph,
         metamodel,
         &mut opposites,
-        path,
+        &mut Locator::new(text.as_bytes()),
         file,
-        &LoadOptions::default(),
+        options,
         &mut report,
     )?;
     opposites.finish(&mut builder)?;
     Ok((builder.freeze()?, report))
+}
+
+/// Finds the line and column of the entries of the `nodes` and `edges` arrays in the text of a
+/// JSON graph, for messages; scanned once, on the first message that needs it.
+struct Locator<'t> {
+    text: &'t [u8],
+    nodes: Option<Vec<(u64, u64)>>,
+    edges: Option<Vec<(u64, u64)>>,
+}
+
+impl<'t> Locator<'t> {
+    fn new(text: &'t [u8]) -> Self {
+        Locator {
+            text,
+            nodes: None,
+            edges: None,
+        }
+    }
+
+    /// (line, column) of entry `index` of the top-level array `key` (`(0, 0)`: not found).
+    fn at(&mut self, key: &str, index: usize) -> (u64, u64) {
+        let text = self.text;
+        let slot = if key == "nodes" {
+            &mut self.nodes
+        } else {
+            &mut self.edges
+        };
+        slot.get_or_insert_with(|| array_item_positions(text, key))
+            .get(index)
+            .copied()
+            .unwrap_or((0, 0))
+    }
+}
+
+/// The 1-based (line, column) where each entry of the array under top-level key `key` starts;
+/// columns count characters. One pass over the text, no allocation per entry but the result.
+fn array_item_positions(text: &[u8], key: &str) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let (mut line, mut column) = (1u64, 0u64);
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut string_start = 0usize;
+    let mut last_key: Option<(usize, usize)> = None;
+    let (mut in_target, mut expect_item) = (false, false);
+    for (i, &b) in text.iter().enumerate() {
+        if b == b'\n' {
+            line += 1;
+            column = 0;
+        } else if b & 0xC0 != 0x80 {
+            column += 1;
+        }
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+                if depth == 1 {
+                    last_key = Some((string_start, i));
+                }
+            }
+            continue;
+        }
+        if in_target && depth == 2 && expect_item && !b.is_ascii_whitespace() && b != b']' {
+            out.push((line, column));
+            expect_item = false;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                string_start = i + 1;
+            }
+            b'{' | b'[' => {
+                if depth == 1 && b == b'[' {
+                    in_target = last_key.is_some_and(|(s, e)| &text[s..e] == key.as_bytes());
+                    expect_item = true;
+                }
+                depth += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth <= 1 {
+                    in_target = false;
+                }
+            }
+            b',' if in_target && depth == 2 => expect_item = true,
+            _ => {}
+        }
+    }
+    out
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -165,13 +271,14 @@ fn add_graph(
     graph: &JsonGraph,
     metamodel: Option<&Metamodel>,
     opposites: &mut Opposites,
-    path: &Path,
+    locator: &mut Locator<'_>,
     file: usize,
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<()> {
+    let path = report.files[file].file.clone();
     let prop_error = |what: String, e: Error| Error::BadFile {
-        path: path.to_path_buf(),
+        path: path.clone(),
         message: format!("{what}: {e}"),
     };
     let mut class_of: hashbrown::HashMap<u32, String> = hashbrown::HashMap::new();
@@ -179,10 +286,12 @@ fn add_graph(
         let key = n.id.key();
         let (node, created) = builder.ensure_node(&key);
         if !created && class_of.contains_key(&node) {
-            report.bad_row(
+            let (line, column) = locator.at("nodes", i);
+            report.bad_row_at(
                 options,
                 file,
-                0,
+                line,
+                column,
                 format!("node {} (`{key}`) repeats an id", i + 1),
             )?;
             continue;
@@ -206,16 +315,35 @@ fn add_graph(
     }
     for (i, e) in graph.edges.iter().enumerate() {
         if e.ty.is_empty() {
-            report.bad_row(
+            let (line, column) = locator.at("edges", i);
+            report.bad_row_at(
                 options,
                 file,
-                0,
+                line,
+                column,
                 format!("edge {} has an empty type", i + 1),
             )?;
             continue;
         }
-        let (src, s_new) = builder.ensure_node(&e.source.key());
-        let (dst, d_new) = builder.ensure_node(&e.target.key());
+        let (source, target) = (e.source.key(), e.target.key());
+        if options.strict {
+            for (what, key) in [("source", &source), ("target", &target)] {
+                if builder.node_id(key).is_none() {
+                    let (line, column) = locator.at("edges", i);
+                    return Err(Error::parse(
+                        Some(path.clone()),
+                        line,
+                        column,
+                        format!(
+                            "edge {}: dangling reference: {what} `{key}` is not the id of a node",
+                            i + 1
+                        ),
+                    ));
+                }
+            }
+        }
+        let (src, s_new) = builder.ensure_node(&source);
+        let (dst, d_new) = builder.ensure_node(&target);
         report.dangling_nodes += u64::from(s_new) + u64::from(d_new);
         let ty = builder.rel_type(&e.ty);
         let edge = builder.add_edge(src, dst, ty)?;

@@ -14,8 +14,20 @@
 //!   class. An empty field is no value.
 //! - **ID spaces** (`:ID(Person)`, `:START_ID(Person)`): node keys become `Person:<id>`.
 //! - A directory loads its `.csv` / `.csv.gz` files as one model; node files are read before
-//!   relationship files, so an id named only by a relationship becomes a dangling node (counted
-//!   in the report). A metamodel adds superclass labels and completes opposite references.
+//!   relationship files, so an id named only by a relationship is a dangling reference (see
+//!   below). A metamodel adds superclass labels and completes opposite references.
+//!
+//! - **Quotes**: a field may be quoted (`"a, b"`, `""` for a quote) and a quoted field may span
+//!   lines. A quote that does not close is a malformed row naming the line where it opened (an
+//!   error with `--strict`): the field is taken to be unterminated when it runs to the end of the
+//!   file, when it would span more than [`MAX_RECORD_LINES`] lines or [`MAX_RECORD_BYTES`] bytes,
+//!   or when, after spanning lines, it closes somewhere a field cannot end (not before a `,` or
+//!   the end of a line) or leaves the record with a number of fields other than the header's.
+//!   Only the line where the quote opened is skipped: reading resumes at the next line, so the
+//!   rows after a stray quote are not lost.
+//! - **References**: a relationship naming an id that no node file defines is a dangling
+//!   reference. With `--strict` it is an error (file and line); otherwise the edge is kept, to a
+//!   node that carries only its id, and counted in the report.
 //!
 //! Separate header files and other delimiters are not supported.
 
@@ -264,6 +276,200 @@ pub fn load_into(
     Ok(())
 }
 
+/// The most lines one record (a quoted field with line breaks) may span.
+pub const MAX_RECORD_LINES: usize = 10_000;
+/// The most bytes one record may hold.
+pub const MAX_RECORD_BYTES: usize = 16 << 20;
+
+/// Where the record parser is within a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum QuoteState {
+    /// At the start of a field.
+    FieldStart,
+    /// In an unquoted field.
+    Unquoted,
+    /// In a quoted field.
+    Quoted,
+    /// Just after a quote inside a quoted field: the field's end, or half of `""`.
+    QuoteInQuoted,
+}
+
+/// One record being parsed from one or more physical lines (the `csv` crate's rules: `,`
+/// separates, `"` quotes a field that starts with it, `""` inside is a quote, text after a
+/// closing quote is kept).
+#[derive(Default)]
+struct RecordParser {
+    fields: Vec<Vec<u8>>,
+    field: Vec<u8>,
+    state: Option<QuoteState>,
+    /// 1-based column (in bytes) of the quote that opened the current quoted field.
+    quote_column: u64,
+    /// Set when a quoted field that spanned lines closed where a field cannot end.
+    bad_close: bool,
+    lines: usize,
+    bytes: usize,
+}
+
+impl RecordParser {
+    fn clear(&mut self) {
+        self.fields.clear();
+        self.field.clear();
+        self.state = None;
+        self.quote_column = 0;
+        self.bad_close = false;
+        self.lines = 0;
+        self.bytes = 0;
+    }
+
+    /// Feeds one physical line (its terminator included, if any); returns true while a quoted
+    /// field is still open at its end.
+    fn feed(&mut self, line: &[u8]) -> bool {
+        let continued = self.lines > 0;
+        self.lines += 1;
+        self.bytes += line.len();
+        let body = line
+            .strip_suffix(b"\n")
+            .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+        let mut state = self.state.unwrap_or(QuoteState::FieldStart);
+        for (i, &b) in line.iter().enumerate() {
+            let at_terminator = body.is_some_and(|body| i >= body.len());
+            state = match state {
+                QuoteState::FieldStart | QuoteState::Unquoted if at_terminator => break,
+                QuoteState::FieldStart if b == b'"' => {
+                    self.quote_column = i as u64 + 1;
+                    QuoteState::Quoted
+                }
+                QuoteState::FieldStart | QuoteState::Unquoted if b == b',' => {
+                    self.fields.push(std::mem::take(&mut self.field));
+                    QuoteState::FieldStart
+                }
+                QuoteState::FieldStart | QuoteState::Unquoted => {
+                    self.field.push(b);
+                    QuoteState::Unquoted
+                }
+                QuoteState::Quoted if b == b'"' => QuoteState::QuoteInQuoted,
+                QuoteState::Quoted => {
+                    self.field.push(b);
+                    QuoteState::Quoted
+                }
+                QuoteState::QuoteInQuoted if b == b'"' => {
+                    self.field.push(b'"');
+                    QuoteState::Quoted
+                }
+                QuoteState::QuoteInQuoted if at_terminator => break,
+                QuoteState::QuoteInQuoted if b == b',' => {
+                    self.fields.push(std::mem::take(&mut self.field));
+                    QuoteState::FieldStart
+                }
+                QuoteState::QuoteInQuoted => {
+                    // Text after a closing quote: kept, as the csv crate does; but a field
+                    // that spanned lines and closes here was most likely never meant to close.
+                    self.bad_close |= continued;
+                    self.field.push(b);
+                    QuoteState::Unquoted
+                }
+            };
+        }
+        if state == QuoteState::Quoted {
+            self.state = Some(state);
+            return true;
+        }
+        self.state = None;
+        false
+    }
+
+    /// Ends the record: its fields.
+    fn finish(&mut self) -> Vec<Vec<u8>> {
+        self.fields.push(std::mem::take(&mut self.field));
+        std::mem::take(&mut self.fields)
+    }
+}
+
+/// A physical line source with lines pushed back for a second reading.
+struct Lines<R> {
+    reader: R,
+    /// The number of the next line read from `reader`.
+    next: u64,
+    back: std::collections::VecDeque<(u64, Vec<u8>)>,
+}
+
+impl<R: std::io::BufRead> Lines<R> {
+    fn next_line(&mut self, path: &Path) -> Result<Option<(u64, Vec<u8>)>> {
+        if let Some(l) = self.back.pop_front() {
+            return Ok(Some(l));
+        }
+        let mut buf = Vec::new();
+        let n = self
+            .reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| super::input::read_error(path, e))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.next += 1;
+        Ok(Some((self.next - 1, buf)))
+    }
+}
+
+/// What reading one record gave.
+enum Record {
+    /// The fields of a record starting at this line.
+    Fields(u64, Vec<Vec<u8>>),
+    /// A quote opened at (line, column) that does not close sensibly: that line is skipped.
+    Unterminated(u64, u64),
+}
+
+/// Reads the next record (skipping blank lines); `columns` is the header's field count.
+fn next_record<R: std::io::BufRead>(
+    lines: &mut Lines<R>,
+    parser: &mut RecordParser,
+    columns: usize,
+    path: &Path,
+) -> Result<Option<Record>> {
+    loop {
+        let Some((start, first)) = lines.next_line(path)? else {
+            return Ok(None);
+        };
+        if first.iter().all(|&b| b == b'\n' || b == b'\r') {
+            continue;
+        }
+        parser.clear();
+        if !parser.feed(&first) {
+            return Ok(Some(Record::Fields(start, parser.finish())));
+        }
+        // A quoted field with a line break: read on until it closes, keeping the lines in
+        // case it never does.
+        let column = parser.quote_column;
+        let mut taken: Vec<(u64, Vec<u8>)> = Vec::new();
+        let closed = loop {
+            if parser.lines >= MAX_RECORD_LINES || parser.bytes > MAX_RECORD_BYTES {
+                break false;
+            }
+            let Some((no, line)) = lines.next_line(path)? else {
+                break false;
+            };
+            let open = parser.feed(&line);
+            taken.push((no, line));
+            if !open {
+                break true;
+            }
+        };
+        let fields = if closed && !parser.bad_close {
+            let f = parser.finish();
+            (f.len() == columns).then_some(f)
+        } else {
+            None
+        };
+        if let Some(f) = fields {
+            return Ok(Some(Record::Fields(start, f)));
+        }
+        for l in taken.into_iter().rev() {
+            lines.back.push_front(l);
+        }
+        return Ok(Some(Record::Unterminated(start, column)));
+    }
+}
+
 fn csv_error(path: &Path, e: csv::Error) -> Error {
     let line = e.position().map_or(0, |p| p.line());
     Error::parse(Some(path.to_path_buf()), line, 0, format!("bad CSV: {e}"))
@@ -488,8 +694,18 @@ impl CsvState<'_> {
             if let Some(m) = bad {
                 return Ok(Err(m));
             }
-            let (src, src_new) = this.builder.ensure_node(&key_of(&start.1, s));
-            let (dst, dst_new) = this.builder.ensure_node(&key_of(&end.1, e));
+            let (src_key, dst_key) = (key_of(&start.1, s), key_of(&end.1, e));
+            if this.options.strict {
+                for (key, column) in [(&src_key, ":START_ID"), (&dst_key, ":END_ID")] {
+                    if this.builder.node_id(key).is_none() {
+                        return Ok(Err(format!(
+                            "dangling reference: {column} `{key}` is not defined by a node file"
+                        )));
+                    }
+                }
+            }
+            let (src, src_new) = this.builder.ensure_node(&src_key);
+            let (dst, dst_new) = this.builder.ensure_node(&dst_key);
             this.report.dangling_nodes += u64::from(src_new) + u64::from(dst_new);
             this.grow();
             let ty = this.builder.rel_type(&ty_name);
@@ -521,22 +737,50 @@ impl CsvState<'_> {
     ) -> Result<()> {
         let input = super::input::open(path)?;
         let file = self.report.begin_file(path, input.size);
-        let mut reader = csv_reader(input.reader);
+        let mut lines = Lines {
+            reader: input.reader,
+            next: 1,
+            back: Default::default(),
+        };
+        let mut parser = RecordParser::default();
         let mut record = csv::StringRecord::new();
-        let mut first = true;
-        while reader
-            .read_record(&mut record)
-            .map_err(|e| csv_error(path, e))?
-        {
-            if std::mem::take(&mut first) {
-                continue;
+        let columns = header.columns.len();
+        // The header, already parsed.
+        next_record(&mut lines, &mut parser, columns, path)?;
+        while let Some(r) = next_record(&mut lines, &mut parser, columns, path)? {
+            let (line, fields) = match r {
+                Record::Fields(line, fields) => (line, fields),
+                Record::Unterminated(line, column) => {
+                    self.report.bad_row(
+                        self.options,
+                        file,
+                        line,
+                        format!(
+                            "the quote at column {column} never closes (skipped this line; \
+                             reading goes on at the next one)"
+                        ),
+                    )?;
+                    continue;
+                }
+            };
+            record.clear();
+            let mut utf8 = Ok(());
+            for f in &fields {
+                match std::str::from_utf8(f) {
+                    Ok(t) => record.push_field(t),
+                    Err(e) => {
+                        utf8 = Err(format!("invalid UTF-8 in field {}: {e}", record.len() + 1));
+                        break;
+                    }
+                }
             }
-            let line = record.position().map_or(0, |p| p.line());
-            let outcome = if record.len() != header.columns.len() {
+            let outcome = if let Err(m) = utf8 {
+                Err(m)
+            } else if record.len() != columns {
                 Err(format!(
                     "{} fields, the header has {}",
                     record.len(),
-                    header.columns.len()
+                    columns
                 ))
             } else {
                 row(self, line, &record)?

@@ -110,6 +110,23 @@ impl LoadReport {
         Ok(())
     }
 
+    /// Like [`LoadReport::bad_row`], with the column (1-based; 0: unknown) of the malformed
+    /// entry for the error `strict` gives.
+    pub fn bad_row_at(
+        &mut self,
+        options: &LoadOptions,
+        index: usize,
+        line: u64,
+        column: u64,
+        message: impl Into<String>,
+    ) -> Result<()> {
+        if options.strict {
+            let file = self.files.get(index).map(|f| f.file.clone());
+            return Err(Error::parse(file, line, column, message.into()));
+        }
+        self.bad_row(options, index, line, message)
+    }
+
     /// Logs a summary (warnings for malformed rows and dangling references).
     pub fn log_summary(&self) {
         for f in &self.files {

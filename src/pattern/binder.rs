@@ -5,7 +5,13 @@
 //! - variables become slots; a variable used twice is the same node;
 //! - inline property maps become `WHERE` conjuncts; the `WHERE` is split into conjuncts;
 //! - `$params` are substituted; `=~` patterns are compiled (whole-string match);
-//! - `WITH`/`RETURN` become projection stages whose later expressions read earlier columns.
+//! - `WITH`/`RETURN` become projection stages whose later expressions read earlier columns;
+//! - a comparison whose sides can never be of comparable types (a string property with a number,
+//!   a `--param` string with a number property, …) binds, but gives a [`QueryWarning`] (logged
+//!   with `log::warn!` once per query, and returned by [`compile_with_warnings`] and
+//!   [`bind_with_warnings`]): in Cypher such a comparison is never true (`<>`: always true).
+
+use std::cell::RefCell;
 
 use hashbrown::HashMap;
 
@@ -15,7 +21,7 @@ use super::ir::{
     AggFn, ArithOp, BoundQuery, CmpOp, Expr, NodeVar, Pattern, ProjItem, Projection, RelVar, StrOp,
     SubPattern, WholeRegex,
 };
-use crate::model::{Model, Value};
+use crate::model::{Model, PropType, Value};
 
 /// Query parameters (`$name`), from the command line or an embedding program.
 pub type Params = HashMap<String, Value>;
@@ -51,17 +57,117 @@ struct Binder<'a> {
     params: &'a Params,
     node_props: Vec<String>,
     edge_props: Vec<String>,
+    /// The kinds of value each node / edge property name holds (over all labels).
+    node_kinds: HashMap<String, Vec<Kind>>,
+    edge_kinds: HashMap<String, Vec<Kind>>,
+    /// The query text, to quote expressions in warnings (absent when binding a bare AST).
+    source: Option<&'a str>,
+    warnings: RefCell<Vec<QueryWarning>>,
 }
 
-/// Parses and binds `source`.
+/// Something suspicious in a query that binds: reported, never an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryWarning {
+    /// What is wrong, quoting the expression.
+    pub message: String,
+    /// Where the expression is.
+    pub span: ast::Span,
+}
+
+impl std::fmt::Display for QueryWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.span.line, self.span.column, self.message
+        )
+    }
+}
+
+/// The kind of a value, as far as comparisons go: values of different kinds never compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Number,
+    Str,
+    Bool,
+}
+
+impl Kind {
+    fn of_type(t: PropType) -> Kind {
+        match t {
+            PropType::Int | PropType::Float => Kind::Number,
+            PropType::Str => Kind::Str,
+            PropType::Bool => Kind::Bool,
+        }
+    }
+
+    fn of_value(v: &Value) -> Option<Kind> {
+        match v {
+            Value::Int(_) | Value::Float(_) => Some(Kind::Number),
+            Value::Str(_) => Some(Kind::Str),
+            Value::Bool(_) => Some(Kind::Bool),
+            Value::Null => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Number => "number",
+            Kind::Str => "string",
+            Kind::Bool => "boolean",
+        }
+    }
+}
+
+/// Parses and binds `source`. Warnings are logged (see [`compile_with_warnings`]).
 pub fn compile(source: &str, model: &Model, params: &Params) -> BResult<BoundQuery> {
-    let ast = super::parse_query(source)?;
-    bind(&ast, model, params)
+    compile_with_warnings(source, model, params).map(|(q, _)| q)
 }
 
-/// Binds a parsed query against `model`.
+/// Parses and binds `source`, returning the query's warnings too (each is also logged once).
+pub fn compile_with_warnings(
+    source: &str,
+    model: &Model,
+    params: &Params,
+) -> BResult<(BoundQuery, Vec<QueryWarning>)> {
+    let ast = super::parse_query(source)?;
+    bind_inner(&ast, model, params, Some(source))
+}
+
+/// Binds a parsed query against `model`. Warnings are logged (see [`bind_with_warnings`]).
 pub fn bind(query: &ast::Query, model: &Model, params: &Params) -> BResult<BoundQuery> {
+    bind_with_warnings(query, model, params).map(|(q, _)| q)
+}
+
+/// Binds a parsed query against `model`, returning its warnings too (each is also logged once).
+pub fn bind_with_warnings(
+    query: &ast::Query,
+    model: &Model,
+    params: &Params,
+) -> BResult<(BoundQuery, Vec<QueryWarning>)> {
+    bind_inner(query, model, params, None)
+}
+
+fn bind_inner(
+    query: &ast::Query,
+    model: &Model,
+    params: &Params,
+    source: Option<&str>,
+) -> BResult<(BoundQuery, Vec<QueryWarning>)> {
     let schema = model.schema();
+    let kinds = |props: &[crate::model::PropertyInfo]| {
+        let mut map: HashMap<String, Vec<Kind>> = HashMap::new();
+        for p in props {
+            let k = Kind::of_type(p.prop_type);
+            let list = map.entry(p.name.clone()).or_default();
+            if !list.contains(&k) {
+                list.push(k);
+            }
+        }
+        map
+    };
+    let node_kinds = kinds(&schema.node_properties);
+    let edge_kinds = kinds(&schema.edge_properties);
     let mut node_props: Vec<String> = schema
         .node_properties
         .iter()
@@ -81,8 +187,17 @@ pub fn bind(query: &ast::Query, model: &Model, params: &Params) -> BResult<Bound
         params,
         node_props,
         edge_props,
+        node_kinds,
+        edge_kinds,
+        source,
+        warnings: RefCell::new(Vec::new()),
     };
-    b.query(query)
+    let bound = b.query(query)?;
+    let warnings = b.warnings.into_inner();
+    for w in &warnings {
+        log::warn!("query {w}");
+    }
+    Ok((bound, warnings))
 }
 
 fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
@@ -330,6 +445,89 @@ impl Binder<'_> {
         Ok(())
     }
 
+    /// The kinds of value a bound expression can have, when the binder knows them: a literal or
+    /// parameter's kind, or the kinds a property holds in the model. `None`: unknown.
+    fn kinds(&self, e: &Expr) -> Option<Vec<Kind>> {
+        match e {
+            Expr::Literal(v) => Kind::of_value(v).map(|k| vec![k]),
+            Expr::Property(base, key) => match **base {
+                Expr::Node(_) => self.node_kinds.get(key).cloned(),
+                Expr::Rel(_) => self.edge_kinds.get(key).cloned(),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Records a warning when comparison `e` (`op` of `lhs` and `rhs`, bound as `l` and `r`)
+    /// compares values of kinds that never compare: never true (`<>`: always true).
+    fn check_comparison(
+        &self,
+        op: BinaryOp,
+        e: &ast::Expr,
+        (lhs, l): (&ast::Expr, &Expr),
+        (rhs, r): (&ast::Expr, &Expr),
+    ) {
+        let always = match op {
+            BinaryOp::Eq | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
+                "never true"
+            }
+            BinaryOp::Ne => "always true",
+            _ => return,
+        };
+        let (Some(lk), Some(rk)) = (self.kinds(l), self.kinds(r)) else {
+            return;
+        };
+        if lk.iter().any(|k| rk.contains(k)) {
+            return;
+        }
+        let side = |a: &ast::Expr, b: &Expr, kinds: &[Kind]| {
+            let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+            let names = names.join(" or ");
+            match (&a.kind, b) {
+                (ExprKind::Param(p), Expr::Literal(v)) => {
+                    format!("${p} (the {names} {})", shown(v))
+                }
+                (_, Expr::Property(..)) => format!("a {names} property"),
+                _ => format!("a {names}"),
+            }
+        };
+        let message = format!(
+            "`{}` compares {} with {}: it is {always}",
+            self.text_of(e),
+            side(lhs, l, &lk),
+            side(rhs, r, &rk)
+        );
+        let mut warnings = self.warnings.borrow_mut();
+        if !warnings
+            .iter()
+            .any(|w| w.span == e.span && w.message == message)
+        {
+            warnings.push(QueryWarning {
+                message,
+                span: e.span,
+            });
+        }
+    }
+
+    /// The query text of `e` (a short rendering when the text is not at hand).
+    fn text_of(&self, e: &ast::Expr) -> String {
+        if let Some(t) = self.source.and_then(|s| s.get(e.span.start..e.span.end)) {
+            return t.to_owned();
+        }
+        fn render(e: &ast::Expr) -> String {
+            match &e.kind {
+                ExprKind::Var(v) => v.clone(),
+                ExprKind::Param(p) => format!("${p}"),
+                ExprKind::Property { base, key } => format!("{}.{}", render(base), key.name),
+                ExprKind::Literal(l) => shown(&literal(l)),
+                ExprKind::Binary { lhs, rhs, .. } => format!("{} … {}", render(lhs), render(rhs)),
+                _ => "…".into(),
+            }
+        }
+        render(e)
+    }
+
     fn param(&self, name: &str, span: ast::Span) -> BResult<Value> {
         self.params.get(name).cloned().ok_or_else(|| {
             QueryError::semantic(format!("parameter `${name}` has no value"), Some(span))
@@ -403,6 +601,7 @@ impl Binder<'_> {
             },
             ExprKind::Binary { op, lhs, rhs } => {
                 let (l, r) = (rec(lhs)?, rec(rhs)?);
+                self.check_comparison(*op, e, (lhs, &l), (rhs, &r));
                 let cmp = |c| Expr::Compare(c, Box::new(l.clone()), Box::new(r.clone()));
                 let ar = |a| Expr::Arith(a, Box::new(l.clone()), Box::new(r.clone()));
                 match op {
@@ -731,6 +930,14 @@ fn literal(l: &Literal) -> Value {
 }
 
 /// Flattens nested ANDs into `out`.
+/// A value as a query would write it (strings quoted).
+fn shown(v: &Value) -> String {
+    match v {
+        Value::Str(s) => format!("{s:?}"),
+        other => other.as_ref().to_string(),
+    }
+}
+
 fn split_and(e: Expr, out: &mut Vec<Expr>) {
     match e {
         Expr::And(items) => items.into_iter().for_each(|i| split_and(i, out)),

@@ -191,9 +191,10 @@ impl<'a> Loader<'a> {
     }
 
     /// The node for `key`. `referenced`: the key comes from a reference column, so a node created
-    /// here is dangling (counted, labelled `Title`/`Person` by its `tt`/`nm` prefix).
+    /// here is dangling (counted, labelled `Title`/`Person` by its `tt`/`nm` prefix); with
+    /// `strict` a dangling reference is a malformed row instead (an error naming file and line).
     #[inline]
-    fn node(&mut self, key: &str, referenced: bool) -> u32 {
+    fn node(&mut self, key: &str, referenced: bool) -> std::result::Result<u32, RowError> {
         let (kind, number) = classify(key);
         if let Some(n) = number {
             let map = if kind == IdKind::Title {
@@ -202,7 +203,20 @@ impl<'a> Loader<'a> {
                 &self.people
             };
             if let Some(id) = map.get(n) {
-                return id;
+                return Ok(id);
+            }
+        }
+        if referenced && self.options.strict {
+            let missing = (number.is_some() && self.maps_complete) || self.b.node_id(key).is_none();
+            if missing {
+                let file = match kind {
+                    IdKind::Title => "a title.basics file",
+                    IdKind::Person => "a name.basics file",
+                    IdKind::Other => "a basics file",
+                };
+                return Err(RowError::Bad(format!(
+                    "dangling reference: `{key}` is not in {file}"
+                )));
             }
         }
         // A canonical id missing from its numeric map is new: its string form cannot belong to any
@@ -233,7 +247,7 @@ impl<'a> Loader<'a> {
                 IdKind::Other => {}
             }
         }
-        id
+        Ok(id)
     }
 
     #[inline]
@@ -395,7 +409,7 @@ impl<'a> Loader<'a> {
             let runtime = int_field(runtime, "runtimeMinutes")?;
             let title_type = str_field(title_type);
 
-            let node = l.node(tconst, false);
+            let node = l.node(tconst, false)?;
             let title = l.title_label();
             l.b.add_label(node, title);
             if let Some(t) = title_type.filter(|t| !t.is_empty()) {
@@ -429,7 +443,7 @@ impl<'a> Loader<'a> {
             let birth = int_field(birth, "birthYear")?;
             let death = int_field(death, "deathYear")?;
 
-            let node = l.node(nconst, false);
+            let node = l.node(nconst, false)?;
             let person = l.person_label();
             l.b.add_label(node, person);
             l.set_node(node, p[0], str_value(str_field(name)))?;
@@ -456,8 +470,8 @@ impl<'a> Loader<'a> {
                     return Err(RowError::Bad("column `category`: missing".into()));
                 }
 
-                let title = l.node(tconst, true);
-                let person = l.node(nconst, true);
+                let title = l.node(tconst, true)?;
+                let person = l.node(nconst, true)?;
                 let (ty, crew) = l.category(category);
                 let edge = l.b.add_edge(person, title, ty)?;
                 if crew {
@@ -481,7 +495,7 @@ impl<'a> Loader<'a> {
             let rating = float_field(rating, "averageRating")?;
             let votes = int_field(votes, "numVotes")?;
 
-            let node = l.node(tconst, true);
+            let node = l.node(tconst, true)?;
             l.set_node(node, p[0], rating.map_or(ValueRef::Null, ValueRef::Float))?;
             l.set_node(node, p[1], int_value(votes))?;
             Ok(())
@@ -498,14 +512,14 @@ impl<'a> Loader<'a> {
                 return Ok(());
             }
 
-            let title = l.node(tconst, true);
+            let title = l.node(tconst, true)?;
             for (list, role) in [(directors, "director"), (writers, "writer")] {
                 if list == NULL {
                     continue;
                 }
                 let (ty, _) = l.category(role);
                 for nconst in list.split(',') {
-                    let person = l.node(nconst, true);
+                    let person = l.node(nconst, true)?;
                     let fresh = l
                         .crew_edges
                         .get_or_insert_with(HashSet::new)
@@ -533,9 +547,9 @@ impl<'a> Loader<'a> {
             let season = int_field(season, "seasonNumber")?;
             let episode = int_field(episode, "episodeNumber")?;
 
-            let node = l.node(tconst, true);
+            let node = l.node(tconst, true)?;
             if let Some(parent) = parent {
-                let series = l.node(parent, true);
+                let series = l.node(parent, true)?;
                 let ty = match l.episode_of {
                     Some(t) => t,
                     None => *l.episode_of.insert(l.b.rel_type(EPISODE_OF)),

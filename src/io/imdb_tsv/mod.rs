@@ -13,7 +13,7 @@
 //! - `\N` is null (the property is absent); ints, floats and 0/1 booleans are typed.
 //! - An id referenced by a row but absent from the basics files still gets a node (labelled `Title`
 //!   or `Person` by its `tt`/`nm` prefix, no label otherwise), counted in
-//!   [`LoadReport::dangling_nodes`].
+//!   [`LoadReport::dangling_nodes`]; with `strict` it is an error naming file and line.
 //!
 //! Files are loaded in a fixed order (basics first) whatever the order of the arguments, so the
 //! resulting model does not depend on it. Rows are split by hand (quotes are not special in IMDb

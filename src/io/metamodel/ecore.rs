@@ -54,21 +54,43 @@ fn attrs(e: &BytesStart<'_>, line: u64, file: Option<&Path>) -> Result<HashMap<S
     Ok(out)
 }
 
+/// Turns byte positions into 1-based line numbers, counting newlines only once.
+#[derive(Default)]
+struct LineCounter {
+    pos: usize,
+    line: u64,
+}
+
+impl LineCounter {
+    /// The line of byte `pos` of `text`; positions before the last one asked are counted again
+    /// from the start (never the case while parsing, which only moves forward).
+    fn line_at(&mut self, text: &[u8], pos: u64) -> u64 {
+        let pos = (pos as usize).min(text.len());
+        if pos < self.pos {
+            self.pos = 0;
+            self.line = 0;
+        }
+        self.line += text[self.pos..pos].iter().filter(|&&b| b == b'\n').count() as u64;
+        self.pos = pos;
+        self.line + 1
+    }
+}
+
 /// Parses Ecore XML (`file` names it in errors).
 pub(super) fn parse(text: &str, file: Option<&Path>) -> Result<Metamodel> {
     let mut reader = quick_xml::Reader::from_str(text);
     let mut mm = Metamodel::default();
     let mut data_types: HashMap<String, String> = HashMap::new();
     let mut features: Vec<Feature> = Vec::new();
-    // The element stack: for each open element, the classifier it opened (if any).
-    let mut stack: Vec<Option<(bool, String)>> = Vec::new();
-    let line_at = |pos: u64| {
-        text.as_bytes()[..(pos as usize).min(text.len())]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count() as u64
-            + 1
-    };
+    // The classifiers opened so far (is a class, name) and the element stack: for each open
+    // element, the innermost classifier enclosing it (or opened by it), as an index into
+    // `classifiers`. Inheriting it keeps the look-up O(1) at any depth.
+    let mut classifiers: Vec<(bool, String)> = Vec::new();
+    let mut stack: Vec<Option<usize>> = Vec::new();
+    // Line numbers are counted incrementally (positions only grow), so the whole parse stays
+    // linear in the size of the text.
+    let mut lines = LineCounter::default();
+    let mut line_at = |pos: u64| lines.line_at(text.as_bytes(), pos);
     loop {
         let pos = reader.buffer_position();
         let event = reader.read_event().map_err(|e| {
@@ -97,8 +119,9 @@ pub(super) fn parse(text: &str, file: Option<&Path>) -> Result<Metamodel> {
             .map(|t| t.rsplit(':').next().unwrap_or("").to_owned())
             .unwrap_or_default();
         let name = a.get("name").cloned().unwrap_or_default();
-        let enclosing = stack.iter().rev().find_map(|s| s.clone());
-        let mut opened = None;
+        let enclosing_index = stack.last().copied().flatten();
+        let enclosing = enclosing_index.map(|i| classifiers[i].clone());
+        let mut opened: Option<(bool, String)> = None;
         match local.as_str() {
             "eClassifiers" => {
                 if name.is_empty() {
@@ -194,7 +217,14 @@ pub(super) fn parse(text: &str, file: Option<&Path>) -> Result<Metamodel> {
             _ => {}
         }
         if !empty {
-            stack.push(opened);
+            let inner = match opened {
+                Some(c) => {
+                    classifiers.push(c);
+                    Some(classifiers.len() - 1)
+                }
+                None => enclosing_index,
+            };
+            stack.push(inner);
         }
     }
     for f in features {

@@ -22,7 +22,14 @@
 //! - **Opposites**: a reference whose metamodel feature has an `opposite` also gets the reverse
 //!   edge when the file does not carry it (EMF never writes container references).
 //! - **Keys**: a node's key is its EMF fragment path (`//@regions.0/@sensors.1`); see
-//!   [`fragment`]. `xmi:id` is kept as the property `xmi:id`.
+//!   [`fragment`]. A path longer than [`fragment::MAX_PATH_KEY`] bytes (deep nesting) is not a
+//!   key: such an element gets the short key `/~<n>` (its position in document order), so keys,
+//!   memory and snapshots stay linear in the number of elements however deep the nesting.
+//!   `xmi:id` is kept as the property `xmi:id`.
+//!
+//! Loading is linear in the input: no element copies its ancestors' path or keeps a per-depth
+//! structure; references written as paths are followed step by step through a
+//! (parent, feature, index) → child table.
 //!
 //! References that do not resolve are malformed rows (file and line), skipped unless strict.
 
@@ -68,12 +75,12 @@ struct PendingAttr {
 enum Frame {
     /// The `<xmi:XMI>` wrapper of a multi-root document: counts its roots.
     Wrapper { roots: usize },
-    /// A model object.
+    /// A model object; `path` is its fragment path while that is short enough to be its key.
     Object {
         node: u32,
         class: u32,
-        key: String,
-        counters: HashMap<String, usize>,
+        path: Option<String>,
+        counters: HashMap<u32, u32>,
     },
     /// An attribute written as an element: collects its text.
     AttrValue {
@@ -101,7 +108,26 @@ pub struct XmiLoader<'a> {
     refs: Vec<PendingRef>,
     attrs: HashMap<String, Vec<PendingAttr>>,
     element_attrs: Vec<(u32, u32, String, Vec<String>, usize, u64)>,
+    /// Where `(node, attribute name)` sits in `element_attrs`.
+    element_attr_index: HashMap<(u32, u32), usize>,
+    /// The root elements: `(prefix, root index)` → node.
+    roots: HashMap<(u32, u32), u32>,
+    /// The containment tree: `(parent, feature name, index)` → child, to follow fragment paths.
+    children: HashMap<(u32, u32, u32), u32>,
     opposites: Opposites,
+}
+
+/// Where a new element sits.
+enum Place {
+    /// Root number `index` of its file.
+    Root(u32),
+    /// Child `index` of `parent` (class `class`) in containment feature `feature`.
+    Child {
+        parent: u32,
+        class: u32,
+        feature: String,
+        index: u32,
+    },
 }
 
 fn attr_error(file: &Path, line: u64, e: impl std::fmt::Display) -> Error {
@@ -142,6 +168,9 @@ impl<'a> XmiLoader<'a> {
             refs: Vec::new(),
             attrs: HashMap::new(),
             element_attrs: Vec::new(),
+            element_attr_index: HashMap::new(),
+            roots: HashMap::new(),
+            children: HashMap::new(),
             opposites: Opposites::new(metamodel),
         }
     }
@@ -253,16 +282,15 @@ impl<'a> XmiLoader<'a> {
         } = frame
         {
             let file = self.report.files.len() - 1;
-            match self
-                .element_attrs
-                .iter_mut()
-                .rev()
-                .find(|e| e.0 == node && e.2 == name)
-            {
-                Some(e) => e.3.push(text),
-                None => self
-                    .element_attrs
-                    .push((node, class, name, vec![text], file, line)),
+            let name_id = self.names.intern(&name);
+            match self.element_attr_index.get(&(node, name_id)) {
+                Some(&i) => self.element_attrs[i].3.push(text),
+                None => {
+                    self.element_attr_index
+                        .insert((node, name_id), self.element_attrs.len());
+                    self.element_attrs
+                        .push((node, class, name, vec![text], file, line));
+                }
             }
         }
     }
@@ -298,7 +326,7 @@ impl<'a> XmiLoader<'a> {
         let prefix_text = self.prefixes[prefix as usize].0.clone();
 
         // Where the element sits: the document root, a root inside <xmi:XMI>, or a feature.
-        let (class, key, parent) = match stack.last_mut() {
+        let (class, path_key, place) = match stack.last_mut() {
             None => {
                 if *seen_root {
                     return Ok(Frame::Skip);
@@ -310,8 +338,8 @@ impl<'a> XmiLoader<'a> {
                 }
                 (
                     xsi_type.unwrap_or(tag.clone()),
-                    fragment::root_key(&prefix_text, false, 0),
-                    None,
+                    Some(fragment::root_key(&prefix_text, false, 0)),
+                    Place::Root(0),
                 )
             }
             Some(Frame::Wrapper { roots }) => {
@@ -322,14 +350,14 @@ impl<'a> XmiLoader<'a> {
                 *roots += 1;
                 (
                     xsi_type.unwrap_or(tag.clone()),
-                    fragment::root_key(&prefix_text, true, index),
-                    None,
+                    Some(fragment::root_key(&prefix_text, true, index)),
+                    Place::Root(index as u32),
                 )
             }
             Some(Frame::Object {
                 node,
                 class,
-                key: parent_key,
+                path: parent_path,
                 counters,
             }) => {
                 if is_xmi_ns {
@@ -368,11 +396,25 @@ impl<'a> XmiLoader<'a> {
                 let child_class = xsi_type
                     .or_else(|| declared.map(|r| r.target.clone()))
                     .unwrap_or_else(|| feature.clone());
-                let counter = counters.entry(feature.clone()).or_insert(0);
+                let feature_name = self.names.intern(&feature);
+                let counter = counters.entry(feature_name).or_insert(0);
                 let index = *counter;
                 *counter += 1;
-                let key = fragment::child_key(parent_key, &feature, index);
-                (child_class, key, Some((*node, *class, feature)))
+                // The path only while it is short: deeper paths would make keys quadratic.
+                let path = parent_path
+                    .as_deref()
+                    .map(|p| fragment::child_key(p, &feature, index as usize))
+                    .filter(|k| k.len() <= fragment::MAX_PATH_KEY);
+                (
+                    child_class,
+                    path,
+                    Place::Child {
+                        parent: *node,
+                        class: *class,
+                        feature,
+                        index,
+                    },
+                )
             }
             Some(Frame::AttrValue { .. }) | Some(Frame::Skip) => return Ok(Frame::Skip),
         };
@@ -382,6 +424,11 @@ impl<'a> XmiLoader<'a> {
             None => vec![class.clone()],
         };
         let label_refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+        let ordinal = self.report.files[file].rows;
+        let key = match &path_key {
+            Some(p) => p.clone(),
+            None => fragment::compact_key(&prefix_text, ordinal),
+        };
         let (node, created) = self.builder.ensure_node(&key);
         if !created {
             return Err(Error::parse(
@@ -397,7 +444,18 @@ impl<'a> XmiLoader<'a> {
         }
         self.report.files[file].rows += 1;
         let class_id = self.names.intern(&class);
-        if let Some((parent, parent_class, feature)) = parent {
+        if let Place::Root(index) = place {
+            self.roots.insert((prefix, index), node);
+        }
+        if let Place::Child {
+            parent,
+            class: parent_class,
+            feature,
+            index,
+        } = place
+        {
+            let feature_name = self.names.intern(&feature);
+            self.children.insert((parent, feature_name, index), node);
             let ty = self.builder.rel_type(&feature);
             self.builder.add_edge(parent, node, ty)?;
             let parent_class_name = self.names.name(parent_class).unwrap_or("").to_owned();
@@ -493,7 +551,7 @@ impl<'a> XmiLoader<'a> {
         Ok(Frame::Object {
             node,
             class: class_id,
-            key,
+            path: path_key,
             counters: HashMap::new(),
         })
     }
@@ -510,6 +568,18 @@ impl<'a> XmiLoader<'a> {
         self.builder
             .set_node_property(node, key, value.as_ref())
             .map_err(|e| Error::parse(Some(path.to_path_buf()), line, 0, e.to_string()))
+    }
+
+    /// The element at fragment path `steps` below root `root` of the file with key prefix
+    /// `prefix`, following the containment table (time linear in the path's length).
+    fn follow(&self, prefix: &str, root: usize, steps: &[(String, usize)]) -> Option<u32> {
+        let pi = self.prefixes.iter().position(|(q, _)| q == prefix)?;
+        let mut node = *self.roots.get(&(pi as u32, u32::try_from(root).ok()?))?;
+        for (feature, index) in steps {
+            let f = self.names.get(feature)?;
+            node = *self.children.get(&(node, f, u32::try_from(*index).ok()?))?;
+        }
+        Some(node)
     }
 
     /// Resolves references, types the remaining attributes and completes opposites.
@@ -615,7 +685,11 @@ impl<'a> XmiLoader<'a> {
                 },
             );
             let dst = match found {
-                Some(Target::Key(k)) => self.builder.node_id(&k),
+                Some(Target::Path {
+                    prefix,
+                    root,
+                    steps,
+                }) => self.follow(&prefix, root, &steps),
                 Some(Target::Id(p, id)) => {
                     let pi = self.prefixes.iter().position(|(q, _)| *q == p);
                     pi.and_then(|pi| self.ids.get(&(pi as u32, id)).copied())
