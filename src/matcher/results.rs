@@ -521,6 +521,9 @@ impl<'q, 'm> RowSink<'q, 'm> {
     pub fn merge(&mut self, other: RowSink<'q, 'm>) {
         self.count += other.count;
         self.rows.extend(other.rows);
+        if self.stream.is_none() {
+            self.bound_rows();
+        }
         for (k, accs) in other.groups {
             match self.groups.get_mut(&k) {
                 Some(mine) => mine.iter_mut().zip(accs).for_each(|(a, b)| a.merge(b)),

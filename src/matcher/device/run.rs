@@ -84,6 +84,9 @@ fn spread_rels<'a>(named: &[usize], edges: &[u32], scratch: &'a mut [u32]) -> &'
     scratch
 }
 
+/// Rows turned into values and handed to a streaming consumer at a time.
+const STREAM_ROWS: usize = 1 << 14;
+
 /// The device pipeline over one model: the OpenCL device, the model's uploaded topology (reused
 /// by every query) and the tuning. `Send + Sync`.
 #[derive(Debug)]
@@ -441,6 +444,49 @@ impl<'m> DeviceMatcher<'m> {
         Ok(rows)
     }
 
+    /// Phase 1 in bindings mode with each round's survivors (after the residual and attribute
+    /// conjuncts) handed to `absorb` at once instead of accumulating, then the host threads'
+    /// rows. Returns the time `absorb` took, which is left out of the phase timings.
+    #[allow(clippy::too_many_arguments)]
+    fn phase1_into(
+        &self,
+        query: &BoundQuery,
+        p: &Prepared,
+        semantics: Semantics,
+        control: &Control,
+        stop_after: Option<u64>,
+        absorb: &mut dyn FnMut(&[u32]) -> Result<()>,
+        t: &mut DeviceTimings,
+    ) -> Result<std::time::Duration> {
+        let mut ft = DeviceTimings::default();
+        let mut absorbing = std::time::Duration::ZERO;
+        let mut filter = |rows: Vec<u32>| -> Result<Vec<u32>> {
+            let survivors = self.filter_rows(query, p, semantics, control, rows, &mut ft)?;
+            let start = Instant::now();
+            absorb(&survivors)?;
+            absorbing += start.elapsed();
+            Ok(Vec::new())
+        };
+        let r = self.phase1(
+            query,
+            p,
+            semantics,
+            Phase1Mode::Bindings,
+            control,
+            stop_after,
+            Some(&mut filter),
+            t,
+        )?;
+        let start = Instant::now();
+        absorb(&r.host_rows)?;
+        absorbing += start.elapsed();
+        t.phase1 = t.phase1.saturating_sub(ft.phase2 + absorbing);
+        t.phase2 += ft.phase2;
+        t.phase2_buffers += ft.phase2_buffers;
+        t.upload_bytes += ft.upload_bytes;
+        Ok(absorbing)
+    }
+
     /// Keeps the phase-1 rows satisfying the residual conjuncts (host), then the attribute
     /// conjuncts (phase 2: the attribute kernel, then the host's share).
     fn filter_rows(
@@ -637,13 +683,20 @@ impl<'m> DeviceMatcher<'m> {
                 }
                 _ => None,
             };
-            let survivors =
-                self.matches_of(query, &p, options.semantics, &control, stop_after, &mut t)?;
             let w = p.enc.row_words.max(1);
-            t.phase2_matches = (survivors.len() / w) as u64;
-            let start = Instant::now();
             match &first {
-                None => count = (survivors.len() / w) as u64,
+                None => {
+                    let survivors = self.matches_of(
+                        query,
+                        &p,
+                        options.semantics,
+                        &control,
+                        stop_after,
+                        &mut t,
+                    )?;
+                    t.phase2_matches = (survivors.len() / w) as u64;
+                    count = t.phase2_matches;
+                }
                 Some(f) => {
                     let oracle = Enumerator::new(
                         self.model,
@@ -656,28 +709,46 @@ impl<'m> DeviceMatcher<'m> {
                     );
                     let oracle_ref: &(dyn crate::matcher::eval::ExistsOracle + Sync) = &oracle;
                     let (k, r, named) = (p.enc.k, p.enc.r, &p.enc.named);
-                    let sinks: Vec<RowSink<'_, 'm>> = survivors
-                        .par_chunks(w * ROW_CHUNK)
-                        .map(|chunk| {
-                            let mut s = RowSink::new(self.model, f, Some(oracle_ref));
-                            let mut scratch = vec![u32::MAX; r];
-                            for row in chunk.chunks_exact(w) {
-                                let rels = spread_rels(named, &row[k..], &mut scratch);
-                                s.push(&row[..k], rels, &[]);
-                            }
-                            s
-                        })
-                        .collect();
+                    // Each round's survivors enter the result stage at once (its grouping,
+                    // top-k and DISTINCT state), so matches never accumulate.
                     let mut merged = RowSink::new(self.model, f, Some(oracle_ref));
-                    for s in sinks {
-                        merged.merge(s);
-                    }
+                    let mut survivors = 0u64;
+                    let mut absorb = |rows: &[u32]| -> Result<()> {
+                        survivors += (rows.len() / w) as u64;
+                        let sinks: Vec<RowSink<'_, 'm>> = rows
+                            .par_chunks(w * ROW_CHUNK)
+                            .map(|chunk| {
+                                let mut s = RowSink::new(self.model, f, Some(oracle_ref));
+                                let mut scratch = vec![u32::MAX; r];
+                                for row in chunk.chunks_exact(w) {
+                                    let rels = spread_rels(named, &row[k..], &mut scratch);
+                                    s.push(&row[..k], rels, &[]);
+                                }
+                                s
+                            })
+                            .collect();
+                        for s in sinks {
+                            merged.merge(s);
+                        }
+                        Ok(())
+                    };
+                    let absorbing = self.phase1_into(
+                        query,
+                        &p,
+                        options.semantics,
+                        &control,
+                        stop_after,
+                        &mut absorb,
+                        &mut t,
+                    )?;
+                    t.phase2_matches = survivors;
+                    let start = Instant::now();
                     rows = merged.finish();
                     columns = self.later_stages(query, &mut rows, columns);
                     count = rows.len() as u64;
+                    t.results = absorbing + start.elapsed();
                 }
             }
-            t.results = start.elapsed();
         }
         if options.count_only {
             rows.clear();
@@ -756,57 +827,47 @@ impl<'m> DeviceMatcher<'m> {
         let oracle_ref: &(dyn crate::matcher::eval::ExistsOracle + Sync) = &oracle;
         let (w, k, r, named) = (p.enc.row_words.max(1), p.enc.k, p.enc.r, &p.enc.named);
         let (mut seen, mut written) = (0u64, 0u64);
-        let results_start = Instant::now();
+        // Rows become values a slice at a time, so a round of millions of matches never
+        // exists as values all at once.
         let mut hand_out = |rows: &[u32]| -> Result<()> {
-            if written >= limit || rows.is_empty() {
-                return Ok(());
-            }
-            let mut sink = RowSink::new(self.model, &projector, Some(oracle_ref));
-            let mut scratch = vec![u32::MAX; r];
-            for row in rows.chunks_exact(w) {
-                let rels = spread_rels(named, &row[k..], &mut scratch);
-                sink.push(&row[..k], rels, &[]);
-            }
-            let batch = std::mem::take(&mut sink.rows);
-            let from = skip.saturating_sub(seen).min(batch.len() as u64) as usize;
-            seen += batch.len() as u64;
-            let room = (limit - written).min((batch.len() - from) as u64) as usize;
-            if room > 0 {
-                consume(&columns, &batch[from..from + room]).map_err(|e| {
+            for slice in rows.chunks(w * STREAM_ROWS) {
+                if written >= limit {
+                    break;
+                }
+                let mut sink = RowSink::new(self.model, &projector, Some(oracle_ref));
+                let mut scratch = vec![u32::MAX; r];
+                for row in slice.chunks_exact(w) {
+                    let rels = spread_rels(named, &row[k..], &mut scratch);
+                    sink.push(&row[..k], rels, &[]);
+                }
+                let batch = std::mem::take(&mut sink.rows);
+                let from = skip.saturating_sub(seen).min(batch.len() as u64) as usize;
+                seen += batch.len() as u64;
+                let room = (limit - written).min((batch.len() - from) as u64) as usize;
+                if room > 0 {
+                    consume(&columns, &batch[from..from + room]).map_err(|e| {
+                        control.stop();
+                        Error::io("<output>", e)
+                    })?;
+                    written += room as u64;
+                }
+                if written >= limit {
                     control.stop();
-                    Error::io("<output>", e)
-                })?;
-                written += room as u64;
-            }
-            if written >= limit {
-                control.stop();
+                }
             }
             Ok(())
         };
-        let mut ft = DeviceTimings::default();
-        let mut filter = |rows: Vec<u32>| -> Result<Vec<u32>> {
-            let survivors =
-                self.filter_rows(query, &p, options.semantics, &control, rows, &mut ft)?;
-            hand_out(&survivors)?;
-            Ok(Vec::new())
-        };
-        let phase1 = self.phase1(
+        let absorbing = self.phase1_into(
             query,
             &p,
             options.semantics,
-            Phase1Mode::Bindings,
             &control,
             stop_after,
-            Some(&mut filter),
+            &mut hand_out,
             &mut t,
         )?;
-        hand_out(&phase1.host_rows)?;
-        t.phase1 = t.phase1.saturating_sub(ft.phase2);
-        t.phase2 += ft.phase2;
-        t.phase2_buffers += ft.phase2_buffers;
-        t.upload_bytes += ft.upload_bytes;
         t.phase2_matches = seen;
-        t.results = results_start.elapsed().saturating_sub(t.phase1 + t.phase2);
+        t.results = absorbing;
         let timings = Timings {
             filter: host_t.filter,
             plan: host_t.plan,
