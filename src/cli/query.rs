@@ -286,15 +286,22 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     // Rows are written as the session hands them out: while the search runs on the host, at the
     // end on a device. DOT deduplicates over all rows, so it collects them first.
     let streamed = !args.count && args.format.streams();
+    // Matches found and elapsed time on stderr, for searches over a second on a terminal; not
+    // when the rows themselves stream to that terminal (they show the progress, and a spinner
+    // would be drawn over them).
+    let rows_on_terminal = streamed && std::io::IsTerminal::is_terminal(&stdout);
+    let spinner = crate::io::input::SearchSpinner::start(streamed, !rows_on_terminal);
     let mut finished = Finished::default();
     let (count, partial, timings, report, t_out) = if streamed {
         let mut rows_out = RowWriter::new(args.format, max_width);
         let (summary, report) = session.run_streaming(&query, &opts, &mut |cols, rows| {
+            spinner.add(rows.len() as u64);
             rows_out.write(&mut w, &model, cols, rows)?;
             // A table's first lines show at once, not when the buffer fills.
             w.flush()?;
             Ok(())
         })?;
+        drop(spinner);
         rows_out.finish(&mut w, &model, &summary.columns)?;
         (
             summary.count,
@@ -305,6 +312,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
         )
     } else {
         let (out, report) = session.run(&query, &opts)?;
+        drop(spinner);
         let t_out = Instant::now();
         if args.count {
             writeln!(w, "{}", out.count)?;
