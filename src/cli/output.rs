@@ -309,7 +309,7 @@ pub fn truncate_cell(s: &str, w: usize) -> std::borrow::Cow<'_, str> {
 }
 
 /// The narrowest a column is cut to, whatever the terminal's width.
-const MIN_CUT_WIDTH: usize = 3;
+pub const MIN_CUT_WIDTH: usize = 3;
 
 /// The separator between two cells.
 const SEPARATOR: &str = " | ";

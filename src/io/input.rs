@@ -29,7 +29,7 @@ fn progress_shown() -> bool {
 }
 
 /// How long before a rate is shown: a rate over a shorter time says little.
-const RATE_AFTER: Duration = Duration::from_secs(1);
+pub const RATE_AFTER: Duration = Duration::from_secs(1);
 
 /// `done` bytes of `total` (0 = unknown) after `elapsed`: the amount, then the rate and the time
 /// left once [`RATE_AFTER`] has passed (an average since the start, not an instant's guess).
