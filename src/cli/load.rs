@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use crate::io::format::Format;
+use crate::io::input::{total_size, LoadPhase, LoadProgress};
 use crate::io::safe_write::{self, WriteOptions};
 use crate::io::{LoadOptions, LoadReport};
 use crate::model::{snapshot, Model};
@@ -170,6 +171,8 @@ pub fn load_model_with(
         strict,
         ..Default::default()
     };
+    // One bar for the whole load (none when `gemp load` already shows one).
+    let _progress = LoadProgress::start(total_size(inputs), false);
     let (model, report) = crate::io::load(inputs, format, &options)?;
     report.log_summary();
     Ok((model, Some(report)))
@@ -189,33 +192,57 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let mut inputs = args.inputs.clone();
     inputs.extend(args.metamodel.iter().cloned());
+    // One bar for parsing, freezing and writing (a snapshot input is opened, not loaded).
+    let snapshot_input = match args.format {
+        Format::Auto => crate::io::format::detect(&inputs).ok() == Some(Format::Snapshot),
+        f => f == Format::Snapshot,
+    };
+    let mut progress = if snapshot_input {
+        None
+    } else {
+        Some(LoadProgress::start(
+            total_size(&inputs),
+            args.output.is_some(),
+        ))
+    };
     let (model, report) = load_model(&inputs, args.format, args.strict)?;
     let secs = start.elapsed().as_secs_f64();
     let bytes: u64 = report
         .as_ref()
         .map_or(0, |r| r.files.iter().map(|f| f.bytes).sum());
-    if !quiet() {
-        eprintln!(
-            "loaded {} nodes, {} edges from {:.1} MB in {:.2}s ({:.0} MB/s)",
-            model.node_count(),
-            model.edge_count(),
-            bytes as f64 / 1e6,
-            secs,
-            bytes as f64 / 1e6 / secs.max(1e-9)
-        );
-        if let Some(r) = &report {
-            if r.malformed_count() > 0 || r.dangling_nodes > 0 {
-                eprintln!(
-                    "{} malformed rows skipped, {} nodes created for dangling references (-v for details)",
-                    r.malformed_count(),
-                    r.dangling_nodes
-                );
+    let summary = || {
+        if !quiet() {
+            eprintln!(
+                "loaded {} nodes, {} edges from {:.1} MB in {:.2}s ({:.0} MB/s)",
+                model.node_count(),
+                model.edge_count(),
+                bytes as f64 / 1e6,
+                secs,
+                bytes as f64 / 1e6 / secs.max(1e-9)
+            );
+            if let Some(r) = &report {
+                if r.malformed_count() > 0 || r.dangling_nodes > 0 {
+                    eprintln!(
+                        "{} malformed rows skipped, {} nodes created for dangling references (-v for details)",
+                        r.malformed_count(),
+                        r.dangling_nodes
+                    );
+                }
             }
         }
+    };
+    match &progress {
+        Some(p) => p.suspend(summary),
+        None => summary(),
     }
     if let Some(out) = &args.output {
         let t = Instant::now();
+        if let Some(p) = &progress {
+            p.phase(LoadPhase::Write);
+        }
         snapshot::write_with(&model, out, &write_options).context("writing the snapshot")?;
+        // The bar goes before the last line.
+        progress = None;
         if !quiet() {
             eprintln!(
                 "wrote {} in {:.2}s",
@@ -224,6 +251,7 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
             );
         }
     }
+    drop(progress);
     Ok(())
 }
 

@@ -23,10 +23,10 @@ pub enum OutputFormat {
 }
 
 impl OutputFormat {
-    /// True when rows can be written batch by batch while the search runs (the table sizes its
-    /// columns over all rows; DOT deduplicates nodes and edges over all rows).
+    /// True when rows can be written batch by batch while the search runs (DOT deduplicates
+    /// nodes and edges over all rows, so it collects them).
     pub fn streams(self) -> bool {
-        matches!(self, OutputFormat::Jsonl | OutputFormat::Csv)
+        !matches!(self, OutputFormat::Dot)
     }
 }
 
@@ -58,8 +58,13 @@ fn collect_graph(v: &Val<'_>, nodes: &mut Vec<u32>, rels: &mut Vec<u32>) {
 
 /// Writes the nodes and relationships of `rows` as one digraph: a node is drawn with its key and
 /// labels, a relationship with its type; a relationship's endpoints are drawn even when the rows do
-/// not return them.
-fn write_dot(out: &mut dyn Write, model: &Model, rows: &[Vec<Val<'_>>]) -> std::io::Result<()> {
+/// not return them. Rows without any node or relationship (an aggregate) give an empty digraph
+/// with a comment saying why.
+fn write_dot(
+    out: &mut dyn Write,
+    model: &Model,
+    rows: &[Vec<Val<'_>>],
+) -> std::io::Result<Finished> {
     let (mut nodes, mut rels) = (Vec::new(), Vec::new());
     for v in rows.iter().flatten() {
         collect_graph(v, &mut nodes, &mut rels);
@@ -75,7 +80,15 @@ fn write_dot(out: &mut dyn Write, model: &Model, rows: &[Vec<Val<'_>>]) -> std::
     }
     nodes.sort_unstable();
     nodes.dedup();
+    let empty_graph = !rows.is_empty() && nodes.is_empty();
     writeln!(out, "digraph matches {{")?;
+    if empty_graph {
+        writeln!(
+            out,
+            "  // empty: the rows hold no nodes or relationships; use --format table, jsonl or csv \
+             for this query"
+        )?;
+    }
     for n in nodes {
         let label = format!(
             "{}\n{}",
@@ -91,7 +104,8 @@ fn write_dot(out: &mut dyn Write, model: &Model, rows: &[Vec<Val<'_>>]) -> std::
             dot_quote(ty)
         )?;
     }
-    writeln!(out, "}}")
+    writeln!(out, "}}")?;
+    Ok(Finished { empty_graph })
 }
 
 /// The label names of node `n`.
@@ -146,79 +160,282 @@ pub fn to_json(model: &Model, v: &Val<'_>) -> Json {
     }
 }
 
-/// Writes rows in `format`, with the header (CSV and table) when `header` is set.
+/// Writes all of `rows` in `format`, with the header (CSV and table); a table is not truncated.
+/// Returns what [`RowWriter::finish`] returns.
 pub fn write_rows(
     out: &mut dyn Write,
     model: &Model,
     format: OutputFormat,
     columns: &[String],
     rows: &[Vec<Val<'_>>],
-    header: bool,
-) -> std::io::Result<()> {
-    match format {
-        OutputFormat::Dot => write_dot(out, model, rows)?,
-        OutputFormat::Jsonl => {
-            for r in rows {
-                let obj: serde_json::Map<String, Json> = columns
-                    .iter()
-                    .cloned()
-                    .zip(r.iter().map(|v| to_json(model, v)))
-                    .collect();
-                writeln!(out, "{}", Json::Object(obj))?;
-            }
-        }
-        OutputFormat::Csv => {
-            let mut w = csv::Writer::from_writer(out);
-            if header {
-                w.write_record(columns).map_err(csv_io)?;
-            }
-            for r in rows {
-                w.write_record(r.iter().map(|v| text(model, v)))
-                    .map_err(csv_io)?;
-            }
-            w.flush()?;
-        }
-        OutputFormat::Table => {
-            let cells: Vec<Vec<String>> = rows
-                .iter()
-                .map(|r| r.iter().map(|v| text(model, v)).collect())
-                .collect();
-            let mut widths: Vec<usize> = columns.iter().map(|c| c.chars().count()).collect();
-            for r in &cells {
-                for (w, c) in widths.iter_mut().zip(r) {
-                    *w = (*w).max(c.chars().count()).min(60);
-                }
-            }
-            let line = |vals: &[String]| -> String {
-                vals.iter()
-                    .zip(&widths)
-                    .map(|(v, &w)| {
-                        let v: String = v.chars().take(w).collect();
-                        format!("{v:<w$}")
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-                    .trim_end()
-                    .to_owned()
-            };
-            if header {
-                writeln!(out, "{}", line(columns))?;
-            }
-            writeln!(
-                out,
-                "{}",
-                widths
-                    .iter()
-                    .map(|&w| "-".repeat(w))
-                    .collect::<Vec<_>>()
-                    .join("-+-")
-            )?;
-            for r in &cells {
-                writeln!(out, "{}", line(r))?;
-            }
+) -> std::io::Result<Finished> {
+    let mut w = RowWriter::new(format, None);
+    w.write(out, model, columns, rows)?;
+    w.finish(out, model, columns)
+}
+
+/// What a [`RowWriter`] noticed once all rows were written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Finished {
+    /// DOT only: the rows held no nodes or relationships, so the digraph is empty (the output
+    /// says why in a comment; the caller should warn too).
+    pub empty_graph: bool,
+}
+
+/// Writes rows batch by batch in one format: JSON lines and CSV row by row, the table with its
+/// column widths taken from the header and the first batch (see [`TableWriter`]); DOT collects
+/// every row and draws the digraph at [`RowWriter::finish`].
+pub struct RowWriter<'v> {
+    format: OutputFormat,
+    table: TableWriter,
+    header_written: bool,
+    dot_rows: Vec<Vec<Val<'v>>>,
+}
+
+impl<'v> RowWriter<'v> {
+    /// A writer for `format`; `max_width` is the width a table must fit in (cells are truncated
+    /// with `…` to fit), `None` for no truncation.
+    pub fn new(format: OutputFormat, max_width: Option<usize>) -> Self {
+        RowWriter {
+            format,
+            table: TableWriter::new(max_width),
+            header_written: false,
+            dot_rows: Vec::new(),
         }
     }
-    Ok(())
+
+    /// Writes one batch of rows (the header first, with the first batch).
+    pub fn write(
+        &mut self,
+        out: &mut dyn Write,
+        model: &Model,
+        columns: &[String],
+        rows: &[Vec<Val<'v>>],
+    ) -> std::io::Result<()> {
+        match self.format {
+            OutputFormat::Dot => self.dot_rows.extend(rows.iter().cloned()),
+            OutputFormat::Jsonl => {
+                for r in rows {
+                    // serde_json keeps insertion order (feature `preserve_order`): RETURN order.
+                    let obj: serde_json::Map<String, Json> = columns
+                        .iter()
+                        .cloned()
+                        .zip(r.iter().map(|v| to_json(model, v)))
+                        .collect();
+                    writeln!(out, "{}", Json::Object(obj))?;
+                }
+            }
+            OutputFormat::Csv => {
+                let mut w = csv::Writer::from_writer(&mut *out);
+                if !self.header_written {
+                    w.write_record(columns).map_err(csv_io)?;
+                }
+                for r in rows {
+                    w.write_record(r.iter().map(|v| csv_text(model, v)))
+                        .map_err(csv_io)?;
+                }
+                w.flush()?;
+            }
+            OutputFormat::Table => {
+                let cells: Vec<Vec<String>> = rows
+                    .iter()
+                    .map(|r| r.iter().map(|v| text(model, v)).collect())
+                    .collect();
+                self.table.write(out, columns, &cells)?;
+            }
+        }
+        self.header_written = true;
+        Ok(())
+    }
+
+    /// Ends the output: the header of an empty table or CSV, the DOT digraph.
+    pub fn finish(
+        &mut self,
+        out: &mut dyn Write,
+        model: &Model,
+        columns: &[String],
+    ) -> std::io::Result<Finished> {
+        match self.format {
+            OutputFormat::Dot => {
+                let rows = std::mem::take(&mut self.dot_rows);
+                return write_dot(out, model, &rows);
+            }
+            OutputFormat::Table => self.table.write(out, columns, &[])?,
+            OutputFormat::Csv if !self.header_written => self.write(out, model, columns, &[])?,
+            _ => {}
+        }
+        Ok(Finished::default())
+    }
+}
+
+/// A value as a CSV field: null is an empty field, everything else its [`text`].
+pub fn csv_text(model: &Model, v: &Val<'_>) -> String {
+    match v {
+        Val::Null => String::new(),
+        v => text(model, v),
+    }
+}
+
+/// A cell with its control characters escaped: `\n`, `\r`, `\t`, and `\u{…}` for the others,
+/// so that one row stays one line.
+pub fn escape_cell(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut e = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => e.push_str("\\n"),
+            '\r' => e.push_str("\\r"),
+            '\t' => e.push_str("\\t"),
+            c if c.is_control() => e.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => e.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(e)
+}
+
+/// The width in terminal columns of `s`.
+fn width(s: &str) -> usize {
+    console::measure_text_width(s)
+}
+
+/// `s` cut to at most `w` terminal columns, ending in `…` when cut.
+pub fn truncate_cell(s: &str, w: usize) -> std::borrow::Cow<'_, str> {
+    if width(s) <= w {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    console::truncate_str(s, w, "…")
+}
+
+/// The narrowest a column is cut to, whatever the terminal's width.
+pub const MIN_CUT_WIDTH: usize = 3;
+
+/// The separator between two cells.
+const SEPARATOR: &str = " | ";
+
+/// Column widths `natural` narrowed so that they and their separators fit in `max_width`: the
+/// widest columns are cut first, each to one common limit (never below [`MIN_CUT_WIDTH`], so a very
+/// narrow terminal still gets a table wider than itself).
+pub fn fit_widths(natural: &[usize], max_width: usize) -> Vec<usize> {
+    let seps = SEPARATOR.len() * natural.len().saturating_sub(1);
+    let budget = max_width.saturating_sub(seps);
+    if natural.iter().sum::<usize>() <= budget {
+        return natural.to_vec();
+    }
+    // The largest common limit under which the columns fit.
+    let top = natural.iter().copied().max().unwrap_or(0);
+    let fits = |limit: usize| natural.iter().map(|&w| w.min(limit)).sum::<usize>() <= budget;
+    let (mut lo, mut hi) = (MIN_CUT_WIDTH, top);
+    if !fits(lo) {
+        hi = lo;
+    }
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    natural.iter().map(|&w| w.min(lo)).collect()
+}
+
+/// An aligned text table written batch by batch.
+///
+/// The column widths come from the header and the first batch of rows (the session hands rows
+/// in batches of up to 1024); later rows are padded to them. A later cell wider than its column
+/// widens its own row (the cells after it shift right) rather than the whole table. Cells have
+/// their control characters escaped ([`escape_cell`]). With a maximum width (the terminal's, when
+/// stdout is one and `--no-trunc` is not given), the widest columns are cut with `…` so the
+/// header and first batch fit in it ([`fit_widths`]), and a later row that would be wider than it
+/// is cut the same way; without one nothing is ever cut.
+pub struct TableWriter {
+    max_width: Option<usize>,
+    widths: Option<Vec<usize>>,
+}
+
+impl TableWriter {
+    /// A table that fits in `max_width` columns (`None`: never truncate).
+    pub fn new(max_width: Option<usize>) -> Self {
+        TableWriter {
+            max_width,
+            widths: None,
+        }
+    }
+
+    /// Writes a batch of rows (with the header and the rule under it before the first batch).
+    pub fn write(
+        &mut self,
+        out: &mut dyn Write,
+        columns: &[String],
+        rows: &[Vec<String>],
+    ) -> std::io::Result<()> {
+        let rows: Vec<Vec<std::borrow::Cow<'_, str>>> = rows
+            .iter()
+            .map(|r| r.iter().map(|c| escape_cell(c)).collect())
+            .collect();
+        let widths = match &self.widths {
+            Some(w) => w.clone(),
+            None => {
+                let header: Vec<_> = columns.iter().map(|c| escape_cell(c)).collect();
+                let mut natural: Vec<usize> = header.iter().map(|c| width(c)).collect();
+                for r in &rows {
+                    for (w, c) in natural.iter_mut().zip(r) {
+                        *w = (*w).max(width(c));
+                    }
+                }
+                let widths = match self.max_width {
+                    Some(m) => fit_widths(&natural, m),
+                    None => natural,
+                };
+                self.write_line(out, &header, &widths)?;
+                writeln!(
+                    out,
+                    "{}",
+                    widths
+                        .iter()
+                        .map(|&w| "-".repeat(w))
+                        .collect::<Vec<_>>()
+                        .join("-+-")
+                )?;
+                self.widths = Some(widths.clone());
+                widths
+            }
+        };
+        for r in &rows {
+            self.write_line(out, r, &widths)?;
+        }
+        Ok(())
+    }
+
+    /// One row: each cell padded to its column's width, or wider when the cell is (cut, with a
+    /// maximum width, so that the row fits).
+    fn write_line<S: AsRef<str>>(
+        &self,
+        out: &mut dyn Write,
+        cells: &[S],
+        widths: &[usize],
+    ) -> std::io::Result<()> {
+        let mut row: Vec<usize> = cells
+            .iter()
+            .zip(widths)
+            .map(|(c, &w)| w.max(width(c.as_ref())))
+            .collect();
+        if let Some(m) = self.max_width {
+            row = fit_widths(&row, m);
+        }
+        let mut line = String::new();
+        for (i, (c, &w)) in cells.iter().zip(&row).enumerate() {
+            if i > 0 {
+                line.push_str(SEPARATOR);
+            }
+            let c = truncate_cell(c.as_ref(), w);
+            line.push_str(&c);
+            line.extend(std::iter::repeat_n(' ', w.saturating_sub(width(&c))));
+        }
+        writeln!(out, "{}", line.trim_end())
+    }
 }
 
 /// A CSV writer's error as the I/O error it is (a closed pipe stays a closed pipe).
@@ -248,5 +465,111 @@ pub fn write_partial_marker(
             "{}",
             serde_json::json!({"_partial": {"reason": reason, "rows": rows}})
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cols(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn rows(cells: &[&[&str]]) -> Vec<Vec<String>> {
+        cells
+            .iter()
+            .map(|r| r.iter().map(|s| s.to_string()).collect())
+            .collect()
+    }
+
+    /// Everything `batches` write through one table of `max_width`.
+    fn table(max_width: Option<usize>, header: &[&str], batches: &[&[&[&str]]]) -> String {
+        let mut out = Vec::new();
+        let mut t = TableWriter::new(max_width);
+        for b in batches {
+            t.write(&mut out, &cols(header), &rows(b)).unwrap();
+        }
+        t.write(&mut out, &cols(header), &[]).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(escape_cell("plain"), "plain");
+        assert!(matches!(
+            escape_cell("plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(escape_cell("a\nb\tc\rd"), "a\\nb\\tc\\rd");
+        assert_eq!(escape_cell("bell\u{7}esc\u{1b}"), "bell\\u{7}esc\\u{1b}");
+        assert_eq!(escape_cell("back\\slash"), "back\\slash");
+        let t = table(None, &["a\nb"], &[&[&["x\ny"]]]);
+        assert_eq!(t, "a\\nb\n----\nx\\ny\n");
+    }
+
+    #[test]
+    fn without_a_width_nothing_is_cut() {
+        let long = "y".repeat(200);
+        let t = table(None, &["k", "v"], &[&[&["1", &long]]]);
+        assert_eq!(t.lines().nth(2).unwrap(), format!("1 | {long}"));
+        assert!(!t.contains('…'));
+    }
+
+    #[test]
+    fn cells_are_cut_with_an_ellipsis_only_when_the_table_is_wider_than_the_terminal() {
+        // Fits in 40 columns: nothing is cut.
+        let t = table(Some(40), &["k", "v"], &[&[&["1", "short"]]]);
+        assert_eq!(t, "k | v\n--+------\n1 | short\n");
+        // 3 + 3 + 50 columns in 30: the wide column is cut to 30 - 3 - 1 = 26, ending in `…`.
+        let long = "z".repeat(50);
+        let t = table(Some(30), &["k", "v"], &[&[&["1", &long]]]);
+        let row = t.lines().nth(2).unwrap();
+        assert_eq!(row, format!("1 | {}…", "z".repeat(25)));
+        assert_eq!(console::measure_text_width(row), 30);
+        for line in t.lines() {
+            assert!(console::measure_text_width(line) <= 30, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn the_widest_columns_are_cut_first() {
+        assert_eq!(fit_widths(&[5, 10], 100), [5, 10]);
+        // Budget 20 - 3 = 17: a common limit of 12 keeps the 5 and cuts the 30.
+        assert_eq!(fit_widths(&[5, 30], 20), [5, 12]);
+        // Two wide columns share the room: 30 - 6 = 24 over 4 + 10 + 10.
+        assert_eq!(fit_widths(&[4, 40, 50], 30), [4, 10, 10]);
+        // Never below the minimum, even when the terminal is narrower.
+        assert_eq!(fit_widths(&[40, 40], 4), [MIN_CUT_WIDTH, MIN_CUT_WIDTH]);
+    }
+
+    #[test]
+    fn later_batches_keep_the_first_batchs_widths() {
+        let t = table(
+            None,
+            &["a", "b"],
+            &[&[&["xx", "1"]], &[&["y", "2"], &["wider", "3"]]],
+        );
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "a  | b");
+        assert_eq!(lines[1], "---+--");
+        assert_eq!(lines[2], "xx | 1");
+        // Padded to the first batch's widths.
+        assert_eq!(lines[3], "y  | 2");
+        // A wider later cell widens its own row only.
+        assert_eq!(lines[4], "wider | 3");
+        // On a terminal, a later row that would be too wide is cut to fit.
+        let long = "w".repeat(40);
+        let t = table(Some(20), &["a", "b"], &[&[&["x", "1"]], &[&[&long, "2"]]]);
+        let last = t.lines().last().unwrap();
+        assert_eq!(last, format!("{}… | 2", "w".repeat(15)));
+    }
+
+    #[test]
+    fn wide_characters_are_measured_in_columns() {
+        let t = table(Some(13), &["k", "v"], &[&[&["1", "日本語日本語"]]]);
+        let row = t.lines().nth(2).unwrap();
+        assert!(row.ends_with('…'), "{row}");
+        assert!(console::measure_text_width(row) <= 13, "{row}");
     }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
-use super::output::{write_partial_marker, write_rows, OutputFormat};
+use super::output::{write_partial_marker, write_rows, Finished, OutputFormat, RowWriter};
 use super::Outcome;
 use crate::gpsense;
 use crate::io::format::Format;
@@ -131,6 +131,10 @@ pub struct MatchArgs {
     /// Print the time of each stage to stderr.
     #[arg(long)]
     pub timings: bool,
+    /// Never cut table cells (by default, on a terminal, the widest cells are cut with `…` so the
+    /// table fits the terminal's width; output to a file or pipe is never cut).
+    #[arg(long)]
+    pub no_trunc: bool,
 }
 
 /// Arguments of `gemp batch`.
@@ -279,21 +283,32 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     )?;
     let session = args.common.open_session(&model)?;
     let stdout = std::io::stdout();
+    let max_width = if args.no_trunc {
+        None
+    } else {
+        terminal_width(&stdout)
+    };
     let mut w = std::io::BufWriter::new(stdout.lock());
     // Rows are written as the session hands them out: while the search runs on the host, at the
-    // end on a device. The table format sizes its columns, so it collects them first.
+    // end on a device. DOT deduplicates over all rows, so it collects them first.
     let streamed = !args.count && args.format.streams();
+    // Matches found and elapsed time on stderr, for searches over a second on a terminal; not
+    // when the rows themselves stream to that terminal (they show the progress, and a spinner
+    // would be drawn over them).
+    let rows_on_terminal = streamed && std::io::IsTerminal::is_terminal(&stdout);
+    let spinner = crate::io::input::SearchSpinner::start(streamed, !rows_on_terminal);
+    let mut finished = Finished::default();
     let (count, partial, timings, report, t_out) = if streamed {
-        let mut header = true;
-        let format = args.format;
+        let mut rows_out = RowWriter::new(args.format, max_width);
         let (summary, report) = session.run_streaming(&query, &opts, &mut |cols, rows| {
-            write_rows(&mut w, &model, format, cols, rows, header)?;
-            header = false;
+            spinner.add(rows.len() as u64);
+            rows_out.write(&mut w, &model, cols, rows)?;
+            // A table's first lines show at once, not when the buffer fills.
+            w.flush()?;
             Ok(())
         })?;
-        if header {
-            write_rows(&mut w, &model, args.format, &summary.columns, &[], true)?;
-        }
+        drop(spinner);
+        rows_out.finish(&mut w, &model, &summary.columns)?;
         (
             summary.count,
             summary.partial,
@@ -303,14 +318,21 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
         )
     } else {
         let (out, report) = session.run(&query, &opts)?;
+        drop(spinner);
         let t_out = Instant::now();
         if args.count {
             writeln!(w, "{}", count_text(&model, &out, single_aggregate))?;
         } else {
-            write_rows(&mut w, &model, args.format, &out.columns, &out.rows, true)?;
+            finished = write_rows(&mut w, &model, args.format, &out.columns, &out.rows)?;
         }
         (out.count, out.partial, out.timings, report, t_out)
     };
+    if finished.empty_graph {
+        log::warn!(
+            "the rows hold no nodes or relationships, so the digraph is empty; use --format \
+             table, jsonl or csv for this query"
+        );
+    }
     let reason = partial_reason(opts.timeout);
     if partial && !args.count {
         write_partial_marker(&mut w, args.format, count, &reason)?;
@@ -345,6 +367,16 @@ fn count_text(model: &Model, out: &matcher::QueryOutput<'_>, single_aggregate: b
         Some(v) if single_aggregate => super::output::text(model, v),
         _ => out.count.to_string(),
     }
+}
+
+/// The width of the terminal stdout is, or `None` when it is not a terminal.
+fn terminal_width(stdout: &std::io::Stdout) -> Option<usize> {
+    if !std::io::IsTerminal::is_terminal(stdout) {
+        return None;
+    }
+    console::Term::stdout()
+        .size_checked()
+        .map(|(_, cols)| usize::from(cols))
 }
 
 /// Why a result is partial, for its marker.
@@ -434,7 +466,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
                 if args.count {
                     writeln!(f, "{}", count_text(&model, &out, single_aggregate))?;
                 } else {
-                    write_rows(&mut f, &model, args.format, &out.columns, &out.rows, true)?;
+                    write_rows(&mut f, &model, args.format, &out.columns, &out.rows)?;
                 }
                 if out.partial {
                     partials += 1;

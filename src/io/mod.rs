@@ -106,6 +106,7 @@ pub fn load_with_metamodel(
         builder.edge_count()
     );
     let start = std::time::Instant::now();
+    input::load_phase(input::LoadPhase::Freeze);
     let model = builder.freeze()?;
     log::debug!("froze the model in {:.2?}", start.elapsed());
     Ok((model, report))
