@@ -23,10 +23,10 @@ pub enum OutputFormat {
 }
 
 impl OutputFormat {
-    /// True when rows can be written batch by batch while the search runs (DOT deduplicates
-    /// nodes and edges over all rows, so it collects them).
+    /// True when rows can be written batch by batch while the search runs: every format (DOT
+    /// keeps only the distinct nodes and relationships until the end).
     pub fn streams(self) -> bool {
-        !matches!(self, OutputFormat::Dot)
+        true
     }
 }
 
@@ -56,19 +56,44 @@ fn collect_graph(v: &Val<'_>, nodes: &mut Vec<u32>, rels: &mut Vec<u32>) {
     }
 }
 
+/// The nodes and relationships rows returned so far, each once: a DOT output's whole state while
+/// rows stream (bounded by the graph, not by the number of rows).
+#[derive(Debug, Default)]
+struct DotGraph {
+    nodes: Vec<u32>,
+    rels: Vec<u32>,
+    /// Rows seen.
+    rows: u64,
+}
+
+impl DotGraph {
+    /// Adds the nodes and relationships of `rows`; duplicates are dropped whenever the lists
+    /// double, so they stay within twice the distinct ids.
+    fn add(&mut self, rows: &[Vec<Val<'_>>]) {
+        let (n0, r0) = (self.nodes.len(), self.rels.len());
+        for v in rows.iter().flatten() {
+            collect_graph(v, &mut self.nodes, &mut self.rels);
+        }
+        self.rows += rows.len() as u64;
+        for (list, before) in [(&mut self.nodes, n0), (&mut self.rels, r0)] {
+            if list.len() > 2 * before.max(4096) {
+                list.sort_unstable();
+                list.dedup();
+            }
+        }
+    }
+}
+
 /// Writes the nodes and relationships of `rows` as one digraph: a node is drawn with its key and
 /// labels, a relationship with its type; a relationship's endpoints are drawn even when the rows do
 /// not return them. Rows without any node or relationship (an aggregate) give an empty digraph
 /// with a comment saying why.
-fn write_dot(
-    out: &mut dyn Write,
-    model: &Model,
-    rows: &[Vec<Val<'_>>],
-) -> std::io::Result<Finished> {
-    let (mut nodes, mut rels) = (Vec::new(), Vec::new());
-    for v in rows.iter().flatten() {
-        collect_graph(v, &mut nodes, &mut rels);
-    }
+fn write_dot(out: &mut dyn Write, model: &Model, graph: DotGraph) -> std::io::Result<Finished> {
+    let DotGraph {
+        mut nodes,
+        mut rels,
+        rows,
+    } = graph;
     rels.sort_unstable();
     rels.dedup();
     let mut edges = Vec::with_capacity(rels.len());
@@ -80,7 +105,7 @@ fn write_dot(
     }
     nodes.sort_unstable();
     nodes.dedup();
-    let empty_graph = !rows.is_empty() && nodes.is_empty();
+    let empty_graph = rows > 0 && nodes.is_empty();
     writeln!(out, "digraph matches {{")?;
     if empty_graph {
         writeln!(
@@ -183,16 +208,16 @@ pub struct Finished {
 }
 
 /// Writes rows batch by batch in one format: JSON lines and CSV row by row, the table with its
-/// column widths taken from the header and the first batch (see [`TableWriter`]); DOT collects
-/// every row and draws the digraph at [`RowWriter::finish`].
-pub struct RowWriter<'v> {
+/// column widths taken from the header and the first batch (see [`TableWriter`]); DOT keeps the
+/// distinct nodes and relationships of every row and draws the digraph at [`RowWriter::finish`].
+pub struct RowWriter {
     format: OutputFormat,
     table: TableWriter,
     header_written: bool,
-    dot_rows: Vec<Vec<Val<'v>>>,
+    dot: DotGraph,
 }
 
-impl<'v> RowWriter<'v> {
+impl RowWriter {
     /// A writer for `format`; `max_width` is the width a table must fit in (cells are truncated
     /// with `…` to fit), `None` for no truncation.
     pub fn new(format: OutputFormat, max_width: Option<usize>) -> Self {
@@ -200,7 +225,7 @@ impl<'v> RowWriter<'v> {
             format,
             table: TableWriter::new(max_width),
             header_written: false,
-            dot_rows: Vec::new(),
+            dot: DotGraph::default(),
         }
     }
 
@@ -210,10 +235,10 @@ impl<'v> RowWriter<'v> {
         out: &mut dyn Write,
         model: &Model,
         columns: &[String],
-        rows: &[Vec<Val<'v>>],
+        rows: &[Vec<Val<'_>>],
     ) -> std::io::Result<()> {
         match self.format {
-            OutputFormat::Dot => self.dot_rows.extend(rows.iter().cloned()),
+            OutputFormat::Dot => self.dot.add(rows),
             OutputFormat::Jsonl => {
                 for r in rows {
                     // serde_json keeps insertion order (feature `preserve_order`): RETURN order.
@@ -257,8 +282,7 @@ impl<'v> RowWriter<'v> {
     ) -> std::io::Result<Finished> {
         match self.format {
             OutputFormat::Dot => {
-                let rows = std::mem::take(&mut self.dot_rows);
-                return write_dot(out, model, &rows);
+                return write_dot(out, model, std::mem::take(&mut self.dot));
             }
             OutputFormat::Table => self.table.write(out, columns, &[])?,
             OutputFormat::Csv if !self.header_written => self.write(out, model, columns, &[])?,

@@ -308,7 +308,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
             Ok(())
         })?;
         drop(spinner);
-        rows_out.finish(&mut w, &model, &summary.columns)?;
+        finished = rows_out.finish(&mut w, &model, &summary.columns)?;
         (
             summary.count,
             summary.partial,

@@ -84,7 +84,7 @@ fn spread_rels<'a>(named: &[usize], edges: &[u32], scratch: &'a mut [u32]) -> &'
     scratch
 }
 
-/// Rows turned into values and handed to a streaming consumer at a time.
+/// Rows turned into values at a time (handed to a streaming consumer, or to the result stage).
 const STREAM_ROWS: usize = 1 << 14;
 
 /// The device pipeline over one model: the OpenCL device, the model's uploaded topology (reused
@@ -715,20 +715,24 @@ impl<'m> DeviceMatcher<'m> {
                     let mut survivors = 0u64;
                     let mut absorb = |rows: &[u32]| -> Result<()> {
                         survivors += (rows.len() / w) as u64;
-                        let sinks: Vec<RowSink<'_, 'm>> = rows
-                            .par_chunks(w * ROW_CHUNK)
-                            .map(|chunk| {
-                                let mut s = RowSink::new(self.model, f, Some(oracle_ref));
-                                let mut scratch = vec![u32::MAX; r];
-                                for row in chunk.chunks_exact(w) {
-                                    let rels = spread_rels(named, &row[k..], &mut scratch);
-                                    s.push(&row[..k], rels, &[]);
-                                }
-                                s
-                            })
-                            .collect();
-                        for s in sinks {
-                            merged.merge(s);
+                        // A slice at a time, so a round's rows never exist as values at once
+                        // (a top-k or grouping sink keeps only its state between slices).
+                        for slice in rows.chunks(w * STREAM_ROWS) {
+                            let sinks: Vec<RowSink<'_, 'm>> = slice
+                                .par_chunks(w * ROW_CHUNK)
+                                .map(|chunk| {
+                                    let mut s = RowSink::new(self.model, f, Some(oracle_ref));
+                                    let mut scratch = vec![u32::MAX; r];
+                                    for row in chunk.chunks_exact(w) {
+                                        let rels = spread_rels(named, &row[k..], &mut scratch);
+                                        s.push(&row[..k], rels, &[]);
+                                    }
+                                    s
+                                })
+                                .collect();
+                            for s in sinks {
+                                merged.merge(s);
+                            }
                         }
                         Ok(())
                     };
