@@ -86,6 +86,18 @@ pub enum Error {
         /// What is there and why it was not replaced.
         message: String,
     },
+    /// The heap in use passed `--memory-limit` while a query ran (see [`crate::memory`]).
+    #[error(
+        "memory limit of {} reached in {stage}; raise --memory-limit, or narrow the query \
+         (a LIMIT, fewer grouping keys or DISTINCT columns)",
+        crate::gpu::human_bytes(*limit)
+    )]
+    MemoryLimit {
+        /// The stage that found the limit passed (e.g. "the result stage's grouping state").
+        stage: String,
+        /// The limit in bytes.
+        limit: u64,
+    },
     /// A caller passed an argument that is out of range or inconsistent.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

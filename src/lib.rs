@@ -13,6 +13,7 @@ pub mod gpsense;
 pub mod gpu;
 pub mod io;
 pub mod matcher;
+pub mod memory;
 pub mod model;
 pub mod pattern;
 pub mod session;

@@ -194,3 +194,58 @@ fn ten_million_rows_on_the_device_run_in_bounded_memory_in_every_format() {
     let snap = sample_snapshot(dir.path());
     check_backend(&snap, dir.path(), "opencl");
 }
+
+/// State as large as the result (16 M distinct pairs, 16 M groups) passes the memory limit: the
+/// query stops with an error naming the stage (exit 1), never an abort — under the default limit
+/// (a third of `ulimit -d`) and under `--memory-limit`.
+#[test]
+fn state_beyond_the_memory_limit_is_a_clear_error_naming_the_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = sample_snapshot(dir.path());
+    let snap = snap.to_str().unwrap();
+    let distinct = dir.path().join("distinct.cypher");
+    std::fs::write(
+        &distinct,
+        "MATCH (a:Person), (b:Person) RETURN DISTINCT a.primaryName AS x, b.primaryName AS y",
+    )
+    .unwrap();
+    let (code, _, _, err) = run_capped(&[
+        "-q",
+        "match",
+        "--model",
+        snap,
+        "--backend",
+        "host",
+        "--format",
+        "csv",
+        distinct.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("memory limit of"), "{err}");
+    assert!(err.contains("DISTINCT state"), "{err}");
+    let grouped = dir.path().join("grouped.cypher");
+    std::fs::write(
+        &grouped,
+        "MATCH (a:Person), (b:Person) RETURN a.primaryName AS x, b.primaryName AS y, count(*) AS c",
+    )
+    .unwrap();
+    let out = common::gemp(&[
+        "-q",
+        "--memory-limit",
+        "64M",
+        "match",
+        "--model",
+        snap,
+        "--backend",
+        "host",
+        grouped.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("memory limit of 64.0 MiB reached in the result stage's grouping state"),
+        "{err}"
+    );
+    let out = common::gemp(&["--memory-limit", "lots", "match", "x.cypher"]);
+    assert_eq!(out.status.code(), Some(2), "a bad limit is a usage error");
+}

@@ -42,6 +42,12 @@ pub struct Cli {
     /// Only errors; no progress bars.
     #[arg(short, long, global = true)]
     quiet: bool,
+    /// Stop a query with an error naming the stage when the heap passes this: bytes with K/M/G
+    /// (e.g. 4G), a share of physical memory (50%), or `none` (default: half of physical
+    /// memory, or a third of `ulimit -d` when lower; heap bytes requested, so resident memory is
+    /// somewhat larger).
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_memory_limit)]
+    memory_limit: Option<MemoryLimit>,
     #[command(subcommand)]
     command: Command,
 }
@@ -81,6 +87,10 @@ pub fn main() -> ExitCode {
     if let Err(e) = crate::io::safe_write::install_signal_cleanup() {
         log::warn!("{e}");
     }
+    crate::memory::set_limit(match cli.memory_limit {
+        Some(MemoryLimit(limit)) => limit,
+        None => crate::memory::default_limit(),
+    });
     let complete = |r: anyhow::Result<()>| r.map(|()| Outcome::Complete);
     let result = match cli.command {
         Command::Generate(a) => complete(load::generate(a)),
@@ -110,6 +120,14 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A parsed `--memory-limit` (`None`: no limit).
+#[derive(Debug, Clone, Copy)]
+struct MemoryLimit(Option<u64>);
+
+fn parse_memory_limit(text: &str) -> Result<MemoryLimit, String> {
+    crate::memory::parse_limit(text).map(MemoryLimit)
 }
 
 /// How a command that can stop early ended.

@@ -67,8 +67,13 @@ impl Control {
     }
 
     /// False (after stopping every worker and marking the search timed out) once the deadline has
-    /// passed; otherwise whether no stop was requested.
+    /// passed, false (after stopping every worker) once the heap passed `--memory-limit`
+    /// ([`crate::memory`]); otherwise whether no stop was requested.
     pub fn check_deadline(&self) -> bool {
+        if crate::memory::check("the search") {
+            self.stop();
+            return false;
+        }
         if let Some(d) = self.deadline {
             if Instant::now() >= d {
                 self.timed_out.store(true, Ordering::Relaxed);

@@ -307,6 +307,8 @@ pub struct RowSink<'q, 'm> {
     /// `ORDER BY … LIMIT`: only the first `SKIP + LIMIT` rows in order can be returned, so `rows`
     /// is cut back to them whenever it doubles (a top-k buffer: memory bounded by the query).
     top_k: Option<usize>,
+    /// Inputs since the last look at the memory limit.
+    since_memory_check: u32,
 }
 
 /// Rows handed to a streaming consumer at a time.
@@ -335,6 +337,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             scratch: Vec::new(),
             unit_weight: Vec::new(),
             top_k: top_k(projector.proj, false),
+            since_memory_check: 0,
         }
     }
 
@@ -359,6 +362,33 @@ impl<'q, 'm> RowSink<'q, 'm> {
         self
     }
 
+    /// Every 1,024 inputs: false (and every worker stopped) once the heap passed
+    /// `--memory-limit`, naming this stage.
+    fn memory_ok(&mut self) -> bool {
+        self.since_memory_check += 1;
+        if self.since_memory_check < 1024 {
+            return true;
+        }
+        self.since_memory_check = 0;
+        let proj = self.projector.proj;
+        let stage = if self.projector.is_grouped() {
+            "the result stage's grouping state"
+        } else if proj.distinct {
+            "the result stage's DISTINCT state"
+        } else if !proj.order_by.is_empty() {
+            "the rows held for ORDER BY"
+        } else {
+            "the result rows"
+        };
+        if crate::memory::check(stage) {
+            if let Some(c) = self.control {
+                c.stop();
+            }
+            return false;
+        }
+        true
+    }
+
     /// Cuts `rows` back to the first `SKIP + LIMIT` in order once it holds twice that many
     /// (`ORDER BY … LIMIT` without `DISTINCT`).
     fn bound_rows(&mut self) {
@@ -375,6 +405,9 @@ impl<'q, 'm> RowSink<'q, 'm> {
     /// and sums are scaled by `weight`; `DISTINCT`, `min` and `max` see it once. The projection
     /// must group (have aggregates).
     pub fn push_weighted(&mut self, nodes: &[u32], weight: u64) -> bool {
+        if !self.memory_ok() {
+            return false;
+        }
         if self.count_only {
             // The lone count item counts bindings when it is a unit-weight item.
             let w = if self.unit_weight.is_empty() {
@@ -479,6 +512,9 @@ impl<'q, 'm> RowSink<'q, 'm> {
         if self.count_only {
             self.count += 1;
             return true;
+        }
+        if !self.memory_ok() {
+            return false;
         }
         let env = Env {
             model: self.model,

@@ -198,13 +198,19 @@ impl<'m> Session<'m> {
         options: &MatchOptions,
     ) -> Result<(QueryOutput<'m>, TaskReport)> {
         let start = Instant::now();
-        match self.engine.run(query, options) {
+        crate::memory::reset();
+        let result = match self.engine.run(query, options) {
             Ok(run) => Ok((run.output, self.report(start, None, run.device))),
             Err(e) => {
                 let why = self.fallback_reason(e)?;
                 let run = self.host.run(query, options)?;
                 Ok((run.output, self.report(start, Some(why), None)))
             }
+        };
+        // A run stopped by the memory limit is an error, never a short answer.
+        match crate::memory::take_error() {
+            Some(e) => Err(e),
+            None => result,
         }
     }
 
@@ -218,12 +224,13 @@ impl<'m> Session<'m> {
         consume: RowConsumer<'_, 'm>,
     ) -> Result<(StreamSummary, TaskReport)> {
         let start = Instant::now();
+        crate::memory::reset();
         let mut handed_out = false;
         let mut counted = |columns: &[String], rows: &[Vec<Val<'m>>]| {
             handed_out |= !rows.is_empty();
             consume(columns, rows)
         };
-        match self.engine.run_streaming(query, options, &mut counted) {
+        let result = match self.engine.run_streaming(query, options, &mut counted) {
             Ok((summary, device)) => Ok((summary, self.report(start, None, device))),
             // Rows are out already: running the query again on the host would repeat them.
             Err(e) if handed_out => Err(e),
@@ -232,6 +239,10 @@ impl<'m> Session<'m> {
                 let (summary, _) = self.host.run_streaming(query, options, consume)?;
                 Ok((summary, self.report(start, Some(why), None)))
             }
+        };
+        match crate::memory::take_error() {
+            Some(e) => Err(e),
+            None => result,
         }
     }
 

@@ -31,6 +31,29 @@ fn starts_with_minus(e: &Expr) -> bool {
     }
 }
 
+/// True when `e` may print starting with `[` (a list literal, possibly under a property access or
+/// as the left operand of an operator).
+fn starts_with_bracket(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::List(_) => true,
+        ExprKind::Binary { lhs, .. } | ExprKind::StringPredicate { lhs, .. } => {
+            starts_with_bracket(lhs)
+        }
+        ExprKind::In { expr, .. } | ExprKind::IsNull { expr, .. } => starts_with_bracket(expr),
+        ExprKind::Property { base, .. } | ExprKind::HasLabels { base, .. } => {
+            starts_with_bracket(base)
+        }
+        _ => false,
+    }
+}
+
+/// True when `e`, printed right after a minus sign that follows a parenthesised operand, could
+/// read as a relationship arrow (`(…) - -`, `(…) - [`, `(…) <- [`): such operands are printed
+/// in parentheses.
+fn reads_like_arrow_body(e: &Expr) -> bool {
+    starts_with_minus(e) || starts_with_bracket(e)
+}
+
 /// Writes a name that may be a keyword without quoting (labels, types, property keys).
 fn write_key(f: &mut Formatter<'_>, name: &str) -> fmt::Result {
     if is_identifier(name) {
@@ -156,10 +179,12 @@ fn write_kind(f: &mut Formatter<'_>, kind: &ExprKind) -> fmt::Result {
                 f.write_char('-')?;
                 // `-5` parses as a negative literal, so a negated number literal needs parentheses
                 // to print back to the same tree.
+                // `-[…]` and `--…` after a parenthesised operand read like an arrow.
                 if matches!(
                     expr.kind,
                     ExprKind::Literal(Literal::Int(_) | Literal::Float(_))
-                ) {
+                ) || reads_like_arrow_body(expr)
+                {
                     f.write_char('(')?;
                     write_expr(f, expr, 0)?;
                     f.write_char(')')
@@ -174,9 +199,9 @@ fn write_kind(f: &mut Formatter<'_>, kind: &ExprKind) -> fmt::Result {
             let left_min = if op.is_comparison() { p + 1 } else { p };
             write_expr(f, lhs, left_min)?;
             write!(f, " {} ", op.symbol())?;
-            if matches!(op, BinaryOp::Add | BinaryOp::Sub) && starts_with_minus(rhs) {
-                // `x - -y` would print two adjacent minus signs, which read like a `--` arrow
-                // after a parenthesised operand.
+            if matches!(op, BinaryOp::Add | BinaryOp::Sub) && reads_like_arrow_body(rhs) {
+                // `x - -y` and `x - [1]` read like a `--` or `-[` arrow after a parenthesised
+                // operand.
                 f.write_char('(')?;
                 write_expr(f, rhs, 0)?;
                 f.write_char(')')

@@ -1,0 +1,221 @@
+//! Memory accounting behind `--memory-limit`: a counting global allocator (installed by the
+//! `gemp` binary; a library user may install it too), a limit, and a trip flag that the search
+//! and the result stage raise when the heap in use passes the limit. The session then returns
+//! [`crate::Error::MemoryLimit`] naming the stage, instead of the process aborting on a failed
+//! allocation.
+//!
+//! Without the allocator installed nothing is counted and no limit ever trips.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Heap bytes in use (allocated through [`CountingAllocator`] and not freed).
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+/// The limit in bytes (`usize::MAX`: none).
+static LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
+/// The stage that first found the limit passed during the current run.
+static TRIPPED: Mutex<Option<String>> = Mutex::new(None);
+
+/// The system allocator, counting the bytes in use.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CountingAllocator;
+
+// SAFETY: every call is forwarded to `System` unchanged; only a counter is updated beside it.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            IN_USE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            IN_USE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was allocated by `System` with `layout` (through this allocator).
+        unsafe { System.dealloc(ptr, layout) };
+        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: `ptr` was allocated by `System` with `layout`; forwarded unchanged.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                IN_USE.fetch_add(new_size - layout.size(), Ordering::Relaxed);
+            } else {
+                IN_USE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+/// Heap bytes in use (0 unless [`CountingAllocator`] is the global allocator).
+pub fn in_use() -> usize {
+    IN_USE.load(Ordering::Relaxed)
+}
+
+/// Sets the limit (`None`: no limit).
+pub fn set_limit(bytes: Option<u64>) {
+    let b = bytes.map_or(usize::MAX, |b| usize::try_from(b).unwrap_or(usize::MAX));
+    LIMIT.store(b, Ordering::Relaxed);
+}
+
+/// The limit, if one is set.
+pub fn limit() -> Option<u64> {
+    match LIMIT.load(Ordering::Relaxed) {
+        usize::MAX => None,
+        b => Some(b as u64),
+    }
+}
+
+/// True when the heap in use has passed the limit.
+pub fn over_limit() -> bool {
+    in_use() > LIMIT.load(Ordering::Relaxed)
+}
+
+/// Records that `stage` found the limit passed (the first stage of a run is kept); returns true
+/// when the limit is passed or was found passed earlier in this run.
+pub fn check(stage: &str) -> bool {
+    if over_limit() {
+        let mut t = TRIPPED.lock().unwrap_or_else(|e| e.into_inner());
+        if t.is_none() {
+            *t = Some(stage.to_owned());
+        }
+        return true;
+    }
+    tripped()
+}
+
+/// True once a stage of the current run found the limit passed.
+pub fn tripped() -> bool {
+    TRIPPED.lock().map(|t| t.is_some()).unwrap_or(true)
+}
+
+/// Clears the trip flag before a run.
+pub fn reset() {
+    *TRIPPED.lock().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
+/// The error for a run that passed the limit, if it did (and clears the flag).
+pub fn take_error() -> Option<crate::Error> {
+    let stage = TRIPPED.lock().unwrap_or_else(|e| e.into_inner()).take()?;
+    Some(crate::Error::MemoryLimit {
+        stage,
+        limit: limit().unwrap_or(u64::MAX),
+    })
+}
+
+/// The default limit: half of physical memory, or a third of the data-segment limit (`ulimit -d`)
+/// when that is lower (Linux; `None` elsewhere). The limit counts heap bytes requested; the
+/// process's resident memory is larger by the allocator's overhead (up to about 2.5× for
+/// millions of small rows), hence the margins.
+pub fn default_limit() -> Option<u64> {
+    let physical = physical_memory().map(|b| b / 2);
+    let data = data_rlimit().map(|b| b / 3);
+    match (physical, data) {
+        (Some(p), Some(d)) => Some(p.min(d)),
+        (p, d) => p.or(d),
+    }
+}
+
+/// Physical memory in bytes (Linux: `MemTotal` of `/proc/meminfo`).
+fn physical_memory() -> Option<u64> {
+    let m = std::fs::read_to_string("/proc/meminfo").ok()?;
+    m.lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kib| kib * 1024)
+}
+
+/// The soft data-segment limit in bytes, when finite.
+#[cfg(unix)]
+fn data_rlimit() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct we pass.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_DATA, &mut r) } == 0;
+    (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur)
+}
+
+#[cfg(not(unix))]
+fn data_rlimit() -> Option<u64> {
+    None
+}
+
+/// Parses a limit as the CLI takes it: bytes with an optional K/M/G/T suffix (powers of 1024),
+/// a percentage of physical memory (`50%`), or `none`.
+pub fn parse_limit(text: &str) -> Result<Option<u64>, String> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    if let Some(p) = t.strip_suffix('%') {
+        let pct: f64 = p
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{text}`: not a percentage"))?;
+        if !(pct > 0.0 && pct <= 100.0) {
+            return Err(format!("`{text}`: a percentage must be in (0, 100]"));
+        }
+        let physical = physical_memory()
+            .ok_or_else(|| format!("`{text}`: physical memory is unknown here"))?;
+        return Ok(Some((physical as f64 * pct / 100.0) as u64));
+    }
+    let (digits, unit) = match t.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => t.split_at(i),
+        None => (t, ""),
+    };
+    let n: f64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}`: expected a size such as 512M, 4G or 80%"))?;
+    let scale: u64 = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        "T" | "TB" | "TIB" => 1 << 40,
+        other => return Err(format!("`{text}`: unknown unit `{other}`")),
+    };
+    if n.is_nan() || n <= 0.0 {
+        return Err(format!("`{text}`: the limit must be positive"));
+    }
+    Ok(Some((n * scale as f64) as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_parse_as_sizes_percentages_or_none() {
+        assert_eq!(parse_limit("512M"), Ok(Some(512 << 20)));
+        assert_eq!(parse_limit("2g"), Ok(Some(2 << 30)));
+        assert_eq!(parse_limit("1.5K"), Ok(Some(1536)));
+        assert_eq!(parse_limit("4096"), Ok(Some(4096)));
+        assert_eq!(parse_limit("none"), Ok(None));
+        assert!(parse_limit("0").is_err());
+        assert!(parse_limit("12Q").is_err());
+        assert!(parse_limit("abc").is_err());
+        assert!(parse_limit("150%").is_err());
+        if default_limit().is_some() {
+            let half = parse_limit("50%").unwrap().unwrap();
+            let all = parse_limit("100%").unwrap().unwrap();
+            assert!(half > 0 && half < all);
+        }
+    }
+}
