@@ -98,6 +98,17 @@ pub fn check(stage: &str) -> bool {
     tripped()
 }
 
+/// For places polled often that hold little themselves (the search loop): true once a stage
+/// found the limit passed, or when the heap is an eighth beyond it (then `stage` is recorded).
+/// The stages that hold memory check first with [`check`], so the error names them.
+pub fn check_beyond(stage: &str) -> bool {
+    let limit = LIMIT.load(Ordering::Relaxed);
+    if in_use() > limit.saturating_add(limit / 8) {
+        return check(stage);
+    }
+    tripped()
+}
+
 /// True once a stage of the current run found the limit passed.
 pub fn tripped() -> bool {
     TRIPPED.lock().map(|t| t.is_some()).unwrap_or(true)

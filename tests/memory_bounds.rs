@@ -100,17 +100,20 @@ fn check_backend(snap: &Path, dir: &Path, backend: &str) {
     for format in ["jsonl", "csv", "table", "dot"] {
         // DOT draws nodes: the rows return them.
         let all = if format == "dot" { &pair_nodes } else { &pairs };
-        let (code, lines, last, err) = run_capped(&[
-            "-q",
-            "match",
-            "--model",
-            snap,
-            "--backend",
-            backend,
-            "--format",
-            format,
-            all.to_str().unwrap(),
-        ]);
+        let run = |query: &Path| {
+            run_capped(&[
+                "-q",
+                "match",
+                "--model",
+                snap,
+                "--backend",
+                backend,
+                "--format",
+                format,
+                query.to_str().unwrap(),
+            ])
+        };
+        let (code, lines, last, err) = run(all);
         assert_eq!(code, Some(0), "{backend} {format}: {err}");
         let expected = match format {
             "jsonl" => rows,
@@ -120,17 +123,7 @@ fn check_backend(snap: &Path, dir: &Path, backend: &str) {
             _ => PERSONS + 2,
         };
         assert_eq!(lines, expected, "{backend} {format}: lines");
-        let (code, lines, last_top, err) = run_capped(&[
-            "-q",
-            "match",
-            "--model",
-            snap,
-            "--backend",
-            backend,
-            "--format",
-            format,
-            top.to_str().unwrap(),
-        ]);
+        let (code, lines, last_top, err) = run(&top);
         assert_eq!(code, Some(0), "{backend} {format} ORDER BY … LIMIT: {err}");
         match format {
             "jsonl" => {

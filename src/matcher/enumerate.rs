@@ -70,7 +70,7 @@ impl Control {
     /// passed, false (after stopping every worker) once the heap passed `--memory-limit`
     /// ([`crate::memory`]); otherwise whether no stop was requested.
     pub fn check_deadline(&self) -> bool {
-        if crate::memory::check("the search") {
+        if crate::memory::check_beyond("the search") {
             self.stop();
             return false;
         }

@@ -418,27 +418,23 @@ impl<'m> DeviceMatcher<'m> {
         t: &mut DeviceTimings,
     ) -> Result<Vec<u32>> {
         // The device's rows are filtered round by round (phase 2 per round), so only survivors
-        // accumulate.
-        let mut ft = DeviceTimings::default();
-        let mut filter =
-            |rows: Vec<u32>| self.filter_rows(query, p, semantics, control, rows, &mut ft);
-        let r = self.phase1(
+        // accumulate; the host threads' rows come last.
+        let mut rows = Vec::new();
+        let mut last_start = 0;
+        self.phase1_into(
             query,
             p,
             semantics,
-            Phase1Mode::Bindings,
             control,
             stop_after,
-            Some(&mut filter),
+            &mut |survivors| {
+                last_start = rows.len();
+                rows.extend_from_slice(survivors);
+                Ok(())
+            },
             t,
         )?;
-        t.phase1 = t.phase1.saturating_sub(ft.phase2);
-        t.phase2 += ft.phase2;
-        t.phase2_buffers += ft.phase2_buffers;
-        t.upload_bytes += ft.upload_bytes;
-        let mut rows = r.device.rows;
-        if !r.host_rows.is_empty() {
-            rows.extend_from_slice(&r.host_rows);
+        if rows.len() > last_start {
             topology::sort_by_pivot(&mut rows, p.enc.row_words.max(1), p.enc.pivot_slot);
         }
         Ok(rows)
