@@ -406,6 +406,37 @@ impl<'m> DeviceMatcher<'m> {
         part
     }
 
+    /// The host evaluator of `EXISTS` sub-patterns for rows of `p`.
+    fn exists_oracle<'a>(
+        &'a self,
+        query: &'a BoundQuery,
+        p: &'a Prepared,
+        semantics: Semantics,
+        control: &'a Control,
+    ) -> Enumerator<'a> {
+        Enumerator::new(
+            self.model, query, &p.plan, &p.cands, semantics, control, false,
+        )
+    }
+
+    /// A result-stage sink for `projector` holding the device rows `rows` (row format of `p`).
+    fn sink_of<'q>(
+        &self,
+        p: &Prepared,
+        projector: &'q Projector<'q>,
+        oracle: &'q (dyn crate::matcher::eval::ExistsOracle + Sync),
+        rows: &[u32],
+    ) -> RowSink<'q, 'm> {
+        let (w, k, r) = (p.enc.row_words.max(1), p.enc.k, p.enc.r);
+        let mut sink = RowSink::new(self.model, projector, Some(oracle));
+        let mut scratch = vec![u32::MAX; r];
+        for row in rows.chunks_exact(w) {
+            let rels = spread_rels(&p.enc.named, &row[k..], &mut scratch);
+            sink.push(&row[..k], rels, &[]);
+        }
+        sink
+    }
+
     /// Phase 1 in bindings mode, then the device rows' filters; with the host threads' rows, in
     /// pivot order.
     fn matches_of(
@@ -542,9 +573,7 @@ impl<'m> DeviceMatcher<'m> {
             return rows;
         }
         let (k, w, r) = (p.enc.k, p.enc.row_words, p.enc.r);
-        let oracle = Enumerator::new(
-            self.model, query, &p.plan, &p.cands, semantics, control, false,
-        );
+        let oracle = self.exists_oracle(query, p, semantics, control);
         let parts: Vec<Vec<u32>> = rows
             .par_chunks(w * ROW_CHUNK)
             .map(|chunk| {
@@ -694,17 +723,8 @@ impl<'m> DeviceMatcher<'m> {
                     count = t.phase2_matches;
                 }
                 Some(f) => {
-                    let oracle = Enumerator::new(
-                        self.model,
-                        query,
-                        &p.plan,
-                        &p.cands,
-                        options.semantics,
-                        &control,
-                        false,
-                    );
+                    let oracle = self.exists_oracle(query, &p, options.semantics, &control);
                     let oracle_ref: &(dyn crate::matcher::eval::ExistsOracle + Sync) = &oracle;
-                    let (k, r, named) = (p.enc.k, p.enc.r, &p.enc.named);
                     // Each round's survivors enter the result stage at once (its grouping,
                     // top-k and DISTINCT state), so matches never accumulate.
                     let mut merged = RowSink::new(self.model, f, Some(oracle_ref));
@@ -716,15 +736,7 @@ impl<'m> DeviceMatcher<'m> {
                         for slice in rows.chunks(w * STREAM_ROWS) {
                             let sinks: Vec<RowSink<'_, 'm>> = slice
                                 .par_chunks(w * ROW_CHUNK)
-                                .map(|chunk| {
-                                    let mut s = RowSink::new(self.model, f, Some(oracle_ref));
-                                    let mut scratch = vec![u32::MAX; r];
-                                    for row in chunk.chunks_exact(w) {
-                                        let rels = spread_rels(named, &row[k..], &mut scratch);
-                                        s.push(&row[..k], rels, &[]);
-                                    }
-                                    s
-                                })
+                                .map(|chunk| self.sink_of(&p, f, oracle_ref, chunk))
                                 .collect();
                             for s in sinks {
                                 merged.merge(s);
@@ -815,17 +827,9 @@ impl<'m> DeviceMatcher<'m> {
             .limit
             .filter(|_| p.topology_decides())
             .map(|l| l.saturating_add(skip));
-        let oracle = Enumerator::new(
-            self.model,
-            query,
-            &p.plan,
-            &p.cands,
-            options.semantics,
-            &control,
-            false,
-        );
+        let oracle = self.exists_oracle(query, &p, options.semantics, &control);
         let oracle_ref: &(dyn crate::matcher::eval::ExistsOracle + Sync) = &oracle;
-        let (w, k, r, named) = (p.enc.row_words.max(1), p.enc.k, p.enc.r, &p.enc.named);
+        let w = p.enc.row_words.max(1);
         let (mut seen, mut written) = (0u64, 0u64);
         // Rows become values a slice at a time, so a round of millions of matches never
         // exists as values all at once.
@@ -834,12 +838,7 @@ impl<'m> DeviceMatcher<'m> {
                 if written >= limit {
                     break;
                 }
-                let mut sink = RowSink::new(self.model, &projector, Some(oracle_ref));
-                let mut scratch = vec![u32::MAX; r];
-                for row in slice.chunks_exact(w) {
-                    let rels = spread_rels(named, &row[k..], &mut scratch);
-                    sink.push(&row[..k], rels, &[]);
-                }
+                let mut sink = self.sink_of(&p, &projector, oracle_ref, slice);
                 let batch = std::mem::take(&mut sink.rows);
                 let from = skip.saturating_sub(seen).min(batch.len() as u64) as usize;
                 seen += batch.len() as u64;
