@@ -7,15 +7,17 @@
 //! Without the allocator installed nothing is counted and no limit ever trips.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Heap bytes in use (allocated through [`CountingAllocator`] and not freed).
 static IN_USE: AtomicUsize = AtomicUsize::new(0);
 /// The limit in bytes (`usize::MAX`: none).
 static LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
+/// Set once a stage found the limit passed during the current run (read without a lock).
+static TRIPPED: AtomicBool = AtomicBool::new(false);
 /// The stage that first found the limit passed during the current run.
-static TRIPPED: Mutex<Option<String>> = Mutex::new(None);
+static TRIPPED_STAGE: Mutex<Option<String>> = Mutex::new(None);
 
 /// The system allocator, counting the bytes in use.
 #[derive(Debug, Default, Clone, Copy)]
@@ -89,10 +91,11 @@ pub fn over_limit() -> bool {
 /// when the limit is passed or was found passed earlier in this run.
 pub fn check(stage: &str) -> bool {
     if over_limit() {
-        let mut t = TRIPPED.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = TRIPPED_STAGE.lock().unwrap_or_else(|e| e.into_inner());
         if t.is_none() {
             *t = Some(stage.to_owned());
         }
+        TRIPPED.store(true, Ordering::Relaxed);
         return true;
     }
     tripped()
@@ -111,17 +114,22 @@ pub fn check_beyond(stage: &str) -> bool {
 
 /// True once a stage of the current run found the limit passed.
 pub fn tripped() -> bool {
-    TRIPPED.lock().map(|t| t.is_some()).unwrap_or(true)
+    TRIPPED.load(Ordering::Relaxed)
 }
 
 /// Clears the trip flag before a run.
 pub fn reset() {
-    *TRIPPED.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    *TRIPPED_STAGE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    TRIPPED.store(false, Ordering::Relaxed);
 }
 
 /// The error for a run that passed the limit, if it did (and clears the flag).
 pub fn take_error() -> Option<crate::Error> {
-    let stage = TRIPPED.lock().unwrap_or_else(|e| e.into_inner()).take()?;
+    TRIPPED.store(false, Ordering::Relaxed);
+    let stage = TRIPPED_STAGE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()?;
     Some(crate::Error::MemoryLimit {
         stage,
         limit: limit().unwrap_or(u64::MAX),

@@ -62,6 +62,8 @@ fn collect_graph(v: &Val<'_>, nodes: &mut Vec<u32>, rels: &mut Vec<u32>) {
 struct DotGraph {
     nodes: Vec<u32>,
     rels: Vec<u32>,
+    /// Lengths of `nodes` and `rels` after their last deduplication.
+    distinct: [usize; 2],
     /// Rows seen.
     rows: u64,
 }
@@ -70,15 +72,18 @@ impl DotGraph {
     /// Adds the nodes and relationships of `rows`; duplicates are dropped whenever the lists
     /// double, so they stay within twice the distinct ids.
     fn add(&mut self, rows: &[Vec<Val<'_>>]) {
-        let (n0, r0) = (self.nodes.len(), self.rels.len());
         for v in rows.iter().flatten() {
             collect_graph(v, &mut self.nodes, &mut self.rels);
         }
         self.rows += rows.len() as u64;
-        for (list, before) in [(&mut self.nodes, n0), (&mut self.rels, r0)] {
-            if list.len() > 2 * before.max(4096) {
+        for (list, distinct) in [&mut self.nodes, &mut self.rels]
+            .into_iter()
+            .zip(&mut self.distinct)
+        {
+            if list.len() > 2 * (*distinct).max(4096) {
                 list.sort_unstable();
                 list.dedup();
+                *distinct = list.len();
             }
         }
     }
@@ -93,6 +98,7 @@ fn write_dot(out: &mut dyn Write, model: &Model, graph: DotGraph) -> std::io::Re
         mut nodes,
         mut rels,
         rows,
+        ..
     } = graph;
     rels.sort_unstable();
     rels.dedup();

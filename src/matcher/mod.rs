@@ -403,6 +403,18 @@ pub struct StreamSummary {
     pub timings: Timings,
 }
 
+/// Hands a collected output's rows to `consume` at once (for runs that cannot stream) and
+/// returns its summary.
+pub fn hand_over<'m>(out: QueryOutput<'m>, consume: RowConsumer<'_, 'm>) -> Result<StreamSummary> {
+    consume(&out.columns, &out.rows).map_err(|e| crate::Error::io("<output>", e))?;
+    Ok(StreamSummary {
+        columns: out.columns,
+        count: out.count,
+        partial: out.partial,
+        timings: out.timings,
+    })
+}
+
 /// True when `query` returns a single aggregate (`RETURN count(*)`, `RETURN sum(x.v) AS s`): its
 /// answer is that one value, not a number of rows (what `--count` prints for it).
 pub fn is_single_aggregate(query: &BoundQuery) -> bool {
@@ -429,14 +441,7 @@ pub fn execute_streaming<'m>(
     consume: RowConsumer<'_, 'm>,
 ) -> Result<StreamSummary> {
     if !is_streamable(query) || options.count_only {
-        let out = execute(model, query, options)?;
-        consume(&out.columns, &out.rows).map_err(|e| crate::Error::io("<output>", e))?;
-        return Ok(StreamSummary {
-            columns: out.columns,
-            count: out.count,
-            partial: out.partial,
-            timings: out.timings,
-        });
+        return hand_over(execute(model, query, options)?, consume);
     }
     let (plan, cands, mut timings) = prepare_host(model, query, options.semantics);
     let control = Control::new(options.timeout.map(|d| Instant::now() + d));

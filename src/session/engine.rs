@@ -49,16 +49,6 @@ pub trait Engine<'m>: std::fmt::Debug {
         consume: RowConsumer<'_, 'm>,
     ) -> Result<(StreamSummary, Option<DeviceTimings>)> {
         let run = self.run(query, options)?;
-        let out = run.output;
-        consume(&out.columns, &out.rows).map_err(|e| crate::Error::io("<output>", e))?;
-        Ok((
-            StreamSummary {
-                columns: out.columns,
-                count: out.count,
-                partial: out.partial,
-                timings: out.timings,
-            },
-            run.device,
-        ))
+        Ok((crate::matcher::hand_over(run.output, consume)?, run.device))
     }
 }

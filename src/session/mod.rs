@@ -207,11 +207,7 @@ impl<'m> Session<'m> {
                 Ok((run.output, self.report(start, Some(why), None)))
             }
         };
-        // A run stopped by the memory limit is an error, never a short answer.
-        match crate::memory::take_error() {
-            Some(e) => Err(e),
-            None => result,
-        }
+        unless_memory_limit(result)
     }
 
     /// Runs a query and hands its rows to `consume`: while the search runs where the engine can
@@ -240,10 +236,7 @@ impl<'m> Session<'m> {
                 Ok((summary, self.report(start, Some(why), None)))
             }
         };
-        match crate::memory::take_error() {
-            Some(e) => Err(e),
-            None => result,
-        }
+        unless_memory_limit(result)
     }
 
     /// Under `auto`, a query beyond the device's limits or an OpenCL failure sends the query to
@@ -253,19 +246,13 @@ impl<'m> Session<'m> {
         if !(self.backend == Backend::Auto && self.engine.uses_device()) {
             return Err(e);
         }
+        let why = e.to_string();
         match e {
-            Error::OpenCl(_) => {
-                let why = e.to_string();
-                log::warn!("OpenCL failed ({why}): running the query on the host");
-                Ok(why)
-            }
-            Error::DeviceLimit(_) => {
-                let why = e.to_string();
-                log::info!("{why}: running the query on the host");
-                Ok(why)
-            }
-            other => Err(other),
+            Error::OpenCl(_) => log::warn!("OpenCL failed ({why}): running the query on the host"),
+            Error::DeviceLimit(_) => log::info!("{why}: running the query on the host"),
+            other => return Err(other),
         }
+        Ok(why)
     }
 
     fn report(
@@ -284,6 +271,14 @@ impl<'m> Session<'m> {
             device,
             total: start.elapsed(),
         }
+    }
+}
+
+/// A run stopped by the memory limit is an error, never a short answer.
+fn unless_memory_limit<T>(result: Result<T>) -> Result<T> {
+    match crate::memory::take_error() {
+        Some(e) => Err(e),
+        None => result,
     }
 }
 

@@ -797,14 +797,7 @@ impl<'m> DeviceMatcher<'m> {
     ) -> Result<(StreamSummary, DeviceTimings)> {
         let collected = |consume: RowConsumer<'_, 'm>| -> Result<(StreamSummary, DeviceTimings)> {
             let (out, t) = self.execute_timed(query, options)?;
-            consume(&out.columns, &out.rows).map_err(|e| Error::io("<output>", e))?;
-            let summary = StreamSummary {
-                columns: out.columns,
-                count: out.count,
-                partial: out.partial,
-                timings: out.timings,
-            };
-            Ok((summary, t))
+            Ok((crate::matcher::hand_over(out, consume)?, t))
         };
         if !crate::matcher::is_streamable(query) || options.count_only {
             return collected(consume);
