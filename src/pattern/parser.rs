@@ -8,7 +8,7 @@
 //! The work is split by grammar area: `clauses` (MATCH, WITH, RETURN), `patterns` (paths, nodes,
 //! relationships), `expr` (operator precedence) and `unsupported` (recognising Cypher that gemp rejects).
 
-use super::ast::{Query, Span};
+use super::ast::{Query, Span, Statement};
 use super::error::QueryError;
 use super::lexer::{Keyword, Lexer, Token, TokenKind};
 
@@ -16,6 +16,7 @@ mod clauses;
 mod expr;
 mod patterns;
 mod unsupported;
+mod updates;
 
 #[cfg(test)]
 mod tests;
@@ -47,6 +48,24 @@ pub const MAX_DEPTH: usize = 256;
 /// ```
 pub fn parse_query(source: &str) -> Result<Query, QueryError> {
     Parser::new(source).query().map_err(|e| *e)
+}
+
+/// Parses a rule file: statements separated by `;`, each an optional read part (`MATCH … WHERE …`,
+/// `WITH …`) followed by updating clauses (`CREATE`, `MERGE`, `SET`, `REMOVE`, `DELETE`,
+/// `DETACH DELETE`); see `docs/query-language.md`, "Transformation".
+///
+/// Errors are of kind `Syntax` or `Unsupported`, with line and column. Never panics.
+///
+/// ```
+/// use gemp::pattern::parser::parse_rules;
+///
+/// let rules = parse_rules("MATCH (s:Segment) WHERE s.length <= 0 SET s.length = -s.length + 1;\n\
+///                          CREATE (:Sensor {name: 'x'})").unwrap();
+/// assert_eq!(rules.len(), 2);
+/// assert!(parse_rules("MATCH (n) RETURN n").is_err());
+/// ```
+pub fn parse_rules(source: &str) -> Result<Vec<Statement>, QueryError> {
+    Parser::new(source).rules().map_err(|e| *e)
 }
 
 /// Errors are boxed inside the parser: it keeps the recursive functions' stack frames small, which is

@@ -74,7 +74,7 @@ impl Parser<'_> {
     }
 
     /// The patterns and optional `WHERE` of one `MATCH` clause (keyword already consumed).
-    fn match_body(
+    pub(super) fn match_body(
         &mut self,
         matches: &mut Vec<PathPattern>,
         filters: &mut Vec<Expr>,
@@ -92,7 +92,7 @@ impl Parser<'_> {
     }
 
     /// Joins the filters of several `MATCH` clauses with `AND`.
-    fn conjunction(&mut self, filters: Vec<Expr>) -> PResult<Option<Expr>> {
+    pub(super) fn conjunction(&mut self, filters: Vec<Expr>) -> PResult<Option<Expr>> {
         let saved = self.depth;
         let mut combined: Option<Expr> = None;
         for filter in filters {
@@ -144,7 +144,7 @@ impl Parser<'_> {
     }
 
     /// A `WITH` clause body and its optional `WHERE` (keyword at `keyword` already consumed).
-    fn with_clause(&mut self, keyword: Span) -> PResult<WithClause> {
+    pub(super) fn with_clause(&mut self, keyword: Span) -> PResult<WithClause> {
         let projection = self.projection(keyword)?;
         let where_clause = match self.eat_keyword(Keyword::Where) {
             Some(_) => Some(self.expr()?),

@@ -143,7 +143,7 @@ impl Parser<'_> {
     }
 
     /// `{key: value, ...}`; empty when the next token is not `{`.
-    fn property_map(&mut self) -> PResult<Vec<PropertyEntry>> {
+    pub(super) fn property_map(&mut self) -> PResult<Vec<PropertyEntry>> {
         if let TokenKind::Param(_) = self.peek_kind() {
             return Err(Box::new(
                 QueryError::unsupported(

@@ -5,7 +5,8 @@ use super::{PResult, Parser};
 use crate::pattern::error::QueryError;
 use crate::pattern::lexer::{Keyword, TokenKind};
 
-const READ_ONLY: &str = "gemp only reads graphs; writing clauses are not available";
+const READ_ONLY: &str =
+    "a query only reads; updating clauses belong in rule files run by `gemp transform`";
 
 impl Parser<'_> {
     /// The upper-cased word `n` tokens ahead, if it is an unquoted word (keyword or identifier).

@@ -15,6 +15,7 @@ mod fuzz;
 mod patterns;
 mod queries;
 mod roundtrip;
+mod updates;
 
 // ----- running the parser -----
 
