@@ -43,6 +43,11 @@ use crate::pattern::binder::Params;
 use crate::pattern::ir::BoundQuery;
 use crate::session::{EngineKind, Session, SessionOptions};
 use crate::task::{Backend, TaskReport};
+use crate::transform::{ApplyOptions, ChangeReport, Rules};
+
+mod transaction;
+
+pub use transaction::Transaction;
 
 /// A loaded model, ready for queries.
 #[derive(Debug)]
@@ -165,6 +170,42 @@ impl Graph {
     /// What loading did (rows per file, malformed rows); `None` for snapshots and wrapped models.
     pub fn load_report(&self) -> Option<&LoadReport> {
         self.report.as_ref()
+    }
+
+    /// Applies a rule file (statements of Cypher updating clauses separated by `;`, see
+    /// `docs/query-language.md`, "Transformation"): each statement finds all its matches on the
+    /// graph as it stands, then applies them as one change. Later queries see the result. On an
+    /// error the graph is left as it was (no statement of the call is kept).
+    ///
+    /// ```
+    /// use gemp::api::Graph;
+    ///
+    /// let mut graph = Graph::from_json_str(r#"{
+    ///   "nodes": [ {"id": "s", "labels": ["Segment"], "properties": {"length": -3}} ],
+    ///   "edges": [] }"#)?;
+    /// let report = graph.apply("MATCH (s:Segment) WHERE s.length <= 0 SET s.length = -s.length + 1")?;
+    /// assert_eq!(report.totals().properties_set, 1);
+    /// assert_eq!(graph.count("MATCH (s:Segment) WHERE s.length = 4 RETURN s")?, 1);
+    /// # Ok::<(), gemp::Error>(())
+    /// ```
+    pub fn apply(&mut self, rules: &str) -> Result<ChangeReport> {
+        self.apply_with(rules, &ApplyOptions::default())
+    }
+
+    /// [`Graph::apply`] with options: repeat until a fixpoint, parameters.
+    pub fn apply_with(&mut self, rules: &str, options: &ApplyOptions) -> Result<ChangeReport> {
+        let rules = Rules::parse(rules, None)?;
+        let (model, report) = crate::transform::apply(&self.model, &rules, options)?;
+        if let Some(m) = model {
+            self.model = m;
+        }
+        Ok(report)
+    }
+
+    /// A transaction: rule files applied one after another, queried, then committed or rolled
+    /// back as one change.
+    pub fn transaction(&mut self) -> Transaction<'_> {
+        Transaction::new(self)
     }
 
     /// Saves the model as a `.gemp` snapshot.

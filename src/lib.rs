@@ -19,6 +19,7 @@ pub mod pattern;
 pub mod session;
 pub mod similarity;
 pub mod task;
+pub mod transform;
 pub mod trust;
 
 pub use error::{Error, Result};

@@ -63,6 +63,9 @@ struct Binder<'a> {
     /// The query text, to quote expressions in warnings (absent when binding a bare AST).
     source: Option<&'a str>,
     warnings: RefCell<Vec<QueryWarning>>,
+    /// Unknown property keys read as null instead of being errors (rule files: a property may be
+    /// created by an earlier statement).
+    lenient_properties: bool,
 }
 
 /// Something suspicious in a query that binds: reported, never an error.
@@ -131,7 +134,7 @@ pub fn compile_with_warnings(
     params: &Params,
 ) -> BResult<(BoundQuery, Vec<QueryWarning>)> {
     let ast = super::parse_query(source)?;
-    bind_inner(&ast, model, params, Some(source))
+    bind_inner(&ast, model, params, Some(source), false)
 }
 
 /// Binds a parsed query against `model`. Warnings are logged (see [`bind_with_warnings`]).
@@ -145,7 +148,14 @@ pub fn bind_with_warnings(
     model: &Model,
     params: &Params,
 ) -> BResult<(BoundQuery, Vec<QueryWarning>)> {
-    bind_inner(query, model, params, None)
+    bind_inner(query, model, params, None, false)
+}
+
+/// Binds a parsed query against `model` like [`bind`], except that property keys the model does
+/// not have read as null instead of being errors: the read part of a rule statement may test
+/// properties that an earlier statement creates (or that no element has yet). Warnings are logged.
+pub fn bind_lenient(query: &ast::Query, model: &Model, params: &Params) -> BResult<BoundQuery> {
+    bind_inner(query, model, params, None, true).map(|(q, _)| q)
 }
 
 fn bind_inner(
@@ -153,6 +163,7 @@ fn bind_inner(
     model: &Model,
     params: &Params,
     source: Option<&str>,
+    lenient_properties: bool,
 ) -> BResult<(BoundQuery, Vec<QueryWarning>)> {
     let schema = model.schema();
     let kinds = |props: &[crate::model::PropertyInfo]| {
@@ -191,6 +202,7 @@ fn bind_inner(
         edge_kinds,
         source,
         warnings: RefCell::new(Vec::new()),
+        lenient_properties,
     };
     let bound = b.query(query)?;
     let warnings = b.warnings.into_inner();
@@ -326,7 +338,7 @@ impl Binder<'_> {
                 .map(String::as_str)
                 .collect(),
         };
-        if known.contains(&key.name.as_str()) {
+        if self.lenient_properties || known.contains(&key.name.as_str()) {
             return Ok(());
         }
         let what = match on_rel {

@@ -1,0 +1,180 @@
+//! Compaction: folds a frozen [`Model`] and a [`Delta`] over it into a new frozen model through
+//! [`ModelBuilder`].
+//!
+//! Labels, relationship types and property names keep their ids (they are interned in the old
+//! model's order first; new ones follow). Node ids: the builder numbers nodes by primary label, so a
+//! surviving node keeps its id when no node was created in or deleted from its label group or an
+//! earlier one; otherwise ids shift. External keys never change, and created nodes get fresh keys
+//! `new:<n>` (the first free `n` from the old node count on), so keys are what identifies a node
+//! across a transformation. Edge ids are positions in the sorted adjacency and are renumbered.
+
+use std::collections::BTreeMap;
+
+use hashbrown::HashSet;
+
+use super::delta::{Delta, EdgeId, NodeId};
+use crate::error::{Error, Result};
+use crate::model::{Model, ModelBuilder, Value};
+
+/// The new frozen model: `model` with `delta` applied.
+///
+/// Errors: properties of one name that end up with values of incompatible types in one label
+/// group (or over all relationships) — the builder's type check, named here by the node's key.
+pub fn compact(model: &Model, delta: &Delta) -> Result<Model> {
+    let mut b = ModelBuilder::new();
+    for name in model.labels().names() {
+        b.label(name);
+    }
+    for name in model.rel_types().names() {
+        b.rel_type(name);
+    }
+    let mut node_keys = Vec::new();
+    for g in model.groups() {
+        for c in &g.columns {
+            node_keys.push(b.node_property(&c.name));
+        }
+    }
+    for c in model.edge_columns() {
+        b.edge_property(&c.name);
+    }
+
+    let mut new_of_base: Vec<Option<u32>> = vec![None; model.node_count()];
+    for n in 0..model.node_count() as u32 {
+        if !delta.node_alive(model, NodeId::Base(n)) {
+            continue;
+        }
+        let key = model.node_key(n).unwrap_or("");
+        let id = b.push_unique_node(key);
+        new_of_base[n as usize] = Some(id);
+        add_labels(&mut b, id, &delta.node_labels(model, NodeId::Base(n)));
+        let mut props: BTreeMap<&str, Value> = BTreeMap::new();
+        if let Some(g) = model.group_of(n) {
+            for c in &g.columns {
+                props.insert(&c.name, c.get((n - g.start) as usize).to_owned());
+            }
+        }
+        if let Some(changed) = delta.node_props.get(&n) {
+            for (k, v) in changed {
+                props.insert(k, v.clone());
+            }
+        }
+        set_node_props(&mut b, id, key, props)?;
+    }
+
+    let mut used: HashSet<String> = HashSet::new();
+    let mut counter = model.node_count() as u64;
+    let mut new_of_created: Vec<Option<u32>> = vec![None; delta.new_nodes().len()];
+    for (i, node) in delta.new_nodes().iter().enumerate() {
+        if node.deleted {
+            continue;
+        }
+        let key = loop {
+            let candidate = format!("new:{counter}");
+            counter += 1;
+            if model.node_by_key(&candidate).is_none() && !used.contains(&candidate) {
+                break candidate;
+            }
+        };
+        let id = b.push_unique_node(&key);
+        new_of_created[i] = Some(id);
+        add_labels(&mut b, id, &node.labels);
+        let props = node
+            .props
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        set_node_props(&mut b, id, &key, props)?;
+        used.insert(key);
+    }
+
+    let map = |node: NodeId| match node {
+        NodeId::Base(n) => new_of_base.get(n as usize).copied().flatten(),
+        NodeId::New(i) => new_of_created.get(i as usize).copied().flatten(),
+    };
+    for e in 0..model.edge_count() as u32 {
+        if !delta.edge_alive(model, EdgeId::Base(e)) {
+            continue;
+        }
+        let (Some(src), Some((dst, ty))) = (model.edge_source(e), model.edge_target(e)) else {
+            continue;
+        };
+        let (Some(s), Some(d)) = (map(NodeId::Base(src)), map(NodeId::Base(dst))) else {
+            continue;
+        };
+        let id = b.add_edge(s, d, ty)?;
+        let mut props: BTreeMap<&str, Value> = model
+            .edge_columns()
+            .iter()
+            .map(|c| (c.name.as_str(), c.get(e as usize).to_owned()))
+            .collect();
+        if let Some(changed) = delta.edge_props.get(&e) {
+            for (k, v) in changed {
+                props.insert(k, v.clone());
+            }
+        }
+        set_edge_props(&mut b, id, props)?;
+    }
+    for edge in delta.new_edges() {
+        if edge.deleted {
+            continue;
+        }
+        let (Some(s), Some(d)) = (map(edge.src), map(edge.dst)) else {
+            return Err(Error::Model(format!(
+                "a created `{}` relationship ends at a deleted node",
+                edge.rel_type
+            )));
+        };
+        let ty = b.rel_type(&edge.rel_type);
+        let id = b.add_edge(s, d, ty)?;
+        let props = edge
+            .props
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        set_edge_props(&mut b, id, props)?;
+    }
+    b.freeze()
+}
+
+fn add_labels(b: &mut ModelBuilder, node: u32, labels: &[String]) {
+    for l in labels {
+        let id = b.label(l);
+        b.add_label(node, id);
+    }
+}
+
+fn set_node_props(
+    b: &mut ModelBuilder,
+    node: u32,
+    key: &str,
+    props: BTreeMap<&str, Value>,
+) -> Result<()> {
+    for (name, value) in props {
+        if matches!(value, Value::Null) {
+            continue;
+        }
+        let k = b.node_property(name);
+        b.set_node_property(node, k, value.as_ref())
+            .map_err(|e| Error::Model(format!("node `{key}`: {}", message(e))))?;
+    }
+    Ok(())
+}
+
+fn set_edge_props(b: &mut ModelBuilder, edge: u32, props: BTreeMap<&str, Value>) -> Result<()> {
+    for (name, value) in props {
+        if matches!(value, Value::Null) {
+            continue;
+        }
+        let k = b.edge_property(name);
+        b.set_edge_property(edge, k, value.as_ref())?;
+    }
+    Ok(())
+}
+
+/// The text of a model error, without its variant's prefix.
+fn message(e: Error) -> String {
+    match e {
+        Error::Model(m) | Error::InvalidArgument(m) => m,
+        other => other.to_string(),
+    }
+}

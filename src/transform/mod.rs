@@ -1,0 +1,138 @@
+//! Model transformation: rule files of Cypher updating statements applied to a frozen [`Model`].
+//!
+//! A rule file ([`Rules`]) is a sequence of statements separated by `;`. Each statement is a read
+//! part (`MATCH … WHERE …`, `WITH …`, optional) followed by updating clauses (`CREATE`, `MERGE`,
+//! `SET`, `REMOVE`, `DELETE`, `DETACH DELETE`). Statements run in order ([`apply`]):
+//!
+//! 1. the read part finds **all** its matches on the model as it stands ([`execute`]: the host
+//!    matcher through [`crate::session::Session`]; written values are evaluated there too);
+//! 2. every updating clause is applied to every match, clause by clause, into a [`Delta`] over the
+//!    frozen model — one atomic change: an error (a `DELETE` of a node that keeps relationships, a
+//!    value of the wrong type, a `SET` on a deleted node) discards the whole statement;
+//! 3. the delta is folded into a new frozen model ([`compact`]) that the next statement reads.
+//!
+//! The matchers only read frozen models, so step 3 rebuilds the model after every statement that
+//! changed something; reading base + delta without a rebuild (and re-checking queries
+//! incrementally) is a later step. Per statement, a [`ChangeReport`] entry counts what changed.
+//!
+//! Files: `plan` (binding a statement), `execute` (running it), `delta` (the change layer),
+//! `compact` (folding), `report` (the change report).
+
+pub mod compact;
+pub mod delta;
+pub mod execute;
+pub mod plan;
+pub mod report;
+
+pub use compact::compact;
+pub use delta::{Delta, EdgeId, NodeId};
+pub use report::{ChangeReport, Counts, StatementReport};
+
+use crate::error::{Error, Result};
+use crate::model::Model;
+use crate::pattern::ast::Statement;
+use crate::pattern::Params;
+use execute::Source;
+
+/// A parsed rule file.
+#[derive(Debug, Clone)]
+pub struct Rules {
+    text: String,
+    file: Option<String>,
+    statements: Vec<Statement>,
+}
+
+impl Rules {
+    /// Parses rule text; `file` names it in error messages. Syntax errors show the offending line.
+    pub fn parse(text: &str, file: Option<&str>) -> Result<Rules> {
+        let statements = crate::pattern::parser::parse_rules(text)
+            .map_err(|e| Error::Query(e.render(text, file)))?;
+        Ok(Rules {
+            text: text.to_owned(),
+            file: file.map(str::to_owned),
+            statements,
+        })
+    }
+
+    /// The statements, in order.
+    pub fn statements(&self) -> &[Statement] {
+        &self.statements
+    }
+
+    fn source(&self) -> Source<'_> {
+        Source {
+            text: &self.text,
+            file: self.file.as_deref(),
+        }
+    }
+}
+
+/// How [`apply`] runs a rule file.
+#[derive(Debug, Clone)]
+pub struct ApplyOptions {
+    /// Repeat the rule file until a pass changes nothing.
+    pub until_fixpoint: bool,
+    /// Most passes with `until_fixpoint` (at least 1).
+    pub max_iterations: usize,
+    /// Query parameters (`$name`).
+    pub params: Params,
+}
+
+impl Default for ApplyOptions {
+    fn default() -> Self {
+        ApplyOptions {
+            until_fixpoint: false,
+            max_iterations: 100,
+            params: Params::default(),
+        }
+    }
+}
+
+/// Applies `rules` to `model`: the transformed model (`None` when nothing changed) and the report.
+///
+/// Each statement is atomic; the run as a whole is too, for the caller: on an error nothing is
+/// returned and `model` is untouched. With `until_fixpoint`, passes repeat until one changes
+/// nothing or `max_iterations` passes ran ([`ChangeReport::fixpoint_reached`] says which).
+pub fn apply(
+    model: &Model,
+    rules: &Rules,
+    options: &ApplyOptions,
+) -> Result<(Option<Model>, ChangeReport)> {
+    let mut current: Option<Model> = None;
+    let mut report = ChangeReport::default();
+    let passes = if options.until_fixpoint {
+        options.max_iterations.max(1)
+    } else {
+        1
+    };
+    for pass in 1..=passes {
+        let mut changed = false;
+        for (i, stmt) in rules.statements.iter().enumerate() {
+            let m = current.as_ref().unwrap_or(model);
+            let (delta, mut entry) =
+                execute::run_statement(m, stmt, i + 1, &options.params, rules.source())?;
+            entry.iteration = pass;
+            if !delta.is_empty() {
+                let next = compact(m, &delta).map_err(|e| {
+                    Error::Query(format!(
+                        "statement {} (line {}): {e}",
+                        i + 1,
+                        stmt.span.line
+                    ))
+                })?;
+                current = Some(next);
+            }
+            changed |= !entry.counts.is_empty();
+            report.statements.push(entry);
+        }
+        report.iterations = pass;
+        if !changed {
+            report.fixpoint_reached = true;
+            break;
+        }
+    }
+    if !options.until_fixpoint {
+        report.fixpoint_reached = !report.changed();
+    }
+    Ok((current, report))
+}
