@@ -9,6 +9,7 @@ mod logging;
 pub mod output;
 mod query;
 mod similarity;
+mod transform;
 mod trust;
 
 use std::process::ExitCode;
@@ -70,6 +71,8 @@ enum Command {
     Devices(devices::DevicesArgs),
     /// TruST inexact graph matching of a template graph in a data graph (string node values).
     Trust(trust::TrustArgs),
+    /// Apply a rule file (Cypher updating statements) to a model and write the result.
+    Transform(transform::TransformArgs),
     /// Write a model as a JSON graph or as Neo4j-style CSV.
     Export(export::ExportArgs),
     /// A* / AMonG similarity of a query graph against a case base of semantic graphs (top k).
@@ -101,6 +104,7 @@ pub fn main() -> ExitCode {
         Command::Explain(a) => complete(query::run_explain(a)),
         Command::Devices(a) => complete(devices::devices(a)),
         Command::Trust(a) => complete(trust::trust(a)),
+        Command::Transform(a) => complete(transform::transform(a)),
         Command::Export(a) => complete(export::export(a)),
         Command::Similarity(a) => complete(similarity::run_similarity(a)),
         Command::Recipes(a) => complete(similarity::run_recipes(a)),

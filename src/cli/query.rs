@@ -208,8 +208,13 @@ fn open_model(args: &QueryArgs) -> anyhow::Result<Model> {
 }
 
 fn params(args: &QueryArgs) -> anyhow::Result<Params> {
+    parse_params(&args.params)
+}
+
+/// `--param NAME=VALUE` arguments as query parameters.
+pub(super) fn parse_params(list: &[String]) -> anyhow::Result<Params> {
     let mut p = Params::new();
-    for kv in &args.params {
+    for kv in list {
         let Some((k, v)) = kv.split_once('=') else {
             bail!("--param takes NAME=VALUE, got `{kv}`");
         };

@@ -1,0 +1,7 @@
+// Train Benchmark SwitchSet repair: the switch is set to the position the route follows.
+MATCH (route:Route)-[:entry]->(semaphore:Semaphore),
+      (route)-[:follows]->(swP:SwitchPosition)-[:target]->(sw:Switch)
+WHERE route.active = true
+  AND semaphore.signal = 'GO'
+  AND sw.currentPosition <> swP.position
+SET sw.currentPosition = swP.position

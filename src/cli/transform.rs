@@ -1,0 +1,125 @@
+//! `gemp transform`: apply a rule file to a model, print the change report, write the result as a
+//! snapshot (atomically, through `safe_write`).
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::Args;
+
+use crate::io::format::Format;
+use crate::io::safe_write::WriteOptions;
+use crate::model::snapshot;
+use crate::transform::{ApplyOptions, Rules};
+
+/// Arguments of `gemp transform`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  gemp transform --model railway.gemp datasets/queries/trainbenchmark/PosLength.repair.cypher -o repaired.gemp
+  gemp transform --model m.gemp rules.cypher --in-place --until-fixpoint --max-iterations 50
+  gemp transform --model m.gemp rules.cypher --json        # report only; nothing is written
+  gemp export repaired.gemp --format json -o repaired.json
+
+Each statement finds all its matches on the model as it stands, then applies them as one change;
+a failing statement (e.g. DELETE of a node that keeps relationships) stops the run and nothing is
+written. The output snapshot is written atomically: a kill at any moment leaves the old file.")]
+pub struct TransformArgs {
+    /// The model: a .gemp snapshot or anything `gemp load` reads; repeat for several input files.
+    #[arg(long, short = 'm', required = true)]
+    pub model: Vec<PathBuf>,
+    /// Format of --model inputs.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub model_format: Format,
+    /// The rule file: statements separated by `;`.
+    pub rules: PathBuf,
+    /// Write the transformed model to this snapshot.
+    #[arg(short, long, conflicts_with = "in_place")]
+    pub output: Option<PathBuf>,
+    /// Replace the input snapshot (atomically) with the transformed model.
+    #[arg(long)]
+    pub in_place: bool,
+    /// Replace an existing output file (only a regular file).
+    #[arg(long)]
+    pub force: bool,
+    /// Repeat the rule file until a pass changes nothing.
+    #[arg(long)]
+    pub until_fixpoint: bool,
+    /// Most passes with --until-fixpoint.
+    #[arg(
+        long,
+        default_value_t = 100,
+        requires = "until_fixpoint",
+        value_name = "N"
+    )]
+    pub max_iterations: usize,
+    /// Query parameter `name=value` (JSON scalars are typed: 42, 1.5, true, "x"; else a string).
+    #[arg(long = "param", short = 'p', value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Print the change report as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `gemp transform`.
+pub fn transform(args: TransformArgs) -> anyhow::Result<()> {
+    let target = match (&args.output, args.in_place) {
+        (Some(out), _) => Some((out.clone(), WriteOptions::force(args.force))),
+        (None, true) => {
+            let [input] = &args.model[..] else {
+                bail!("--in-place needs exactly one --model snapshot");
+            };
+            if !snapshot::is_snapshot(input) {
+                bail!(
+                    "--in-place replaces a .gemp snapshot; {} is not one (write with -o instead)",
+                    input.display()
+                );
+            }
+            Some((input.clone(), WriteOptions::REPLACE))
+        }
+        (None, false) => None,
+    };
+    if let Some((path, options)) = &target {
+        crate::io::safe_write::check(path, options)?;
+    }
+    let text = std::fs::read_to_string(&args.rules)
+        .with_context(|| format!("reading {}", args.rules.display()))?;
+    let rules = Rules::parse(&text, Some(&args.rules.display().to_string()))?;
+    let options = ApplyOptions {
+        until_fixpoint: args.until_fixpoint,
+        max_iterations: args.max_iterations,
+        params: super::query::parse_params(&args.params)?,
+    };
+    let (model, _) = super::load::load_model(&args.model, args.model_format, false)?;
+    let (changed, report) = crate::transform::apply(&model, &rules, &options)?;
+    if args.json {
+        let value = serde_json::json!({
+            "statements": report.statements,
+            "iterations": report.iterations,
+            "fixpoint_reached": report.fixpoint_reached,
+            "totals": report.totals(),
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        print!("{}", report.to_table());
+    }
+    if args.until_fixpoint && !report.fixpoint_reached {
+        log::warn!(
+            "no fixpoint after {} passes (--max-iterations): the last pass still changed the model",
+            report.iterations
+        );
+    }
+    match target {
+        Some((path, options)) => {
+            let out = changed.as_ref().unwrap_or(&model);
+            snapshot::write_with(out, &path, &options)
+                .with_context(|| format!("writing {}", path.display()))?;
+            log::info!(
+                "wrote {} ({} nodes, {} relationships)",
+                path.display(),
+                out.node_count(),
+                out.edge_count()
+            );
+        }
+        None => log::info!("no -o or --in-place: the transformed model is not written"),
+    }
+    Ok(())
+}
