@@ -178,3 +178,64 @@ fn message(e: Error) -> String {
         other => other.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ValueRef;
+
+    /// p1:P, p2:P, q:Q; p1 -R-> q (w = 1), p2 -R-> q.
+    fn model() -> Model {
+        let mut b = ModelBuilder::new();
+        let p1 = b.add_node("p1", &["P"]);
+        let p2 = b.add_node("p2", &["P"]);
+        let q = b.add_node("q", &["Q"]);
+        let r = b.rel_type("R");
+        let e = b.add_edge(p1, q, r).unwrap();
+        b.add_edge(p2, q, r).unwrap();
+        let w = b.edge_property("w");
+        b.set_edge_property(e, w, ValueRef::Int(1)).unwrap();
+        b.freeze().unwrap()
+    }
+
+    #[test]
+    fn an_empty_delta_gives_the_same_model_and_ids() {
+        let m = model();
+        let c = compact(&m, &Delta::new()).unwrap();
+        assert_eq!(c.node_count(), 3);
+        assert_eq!(c.edge_count(), 2);
+        for n in 0..3 {
+            assert_eq!(c.node_key(n), m.node_key(n));
+            assert_eq!(c.node_labels(n), m.node_labels(n));
+        }
+        assert_eq!(c.edge_property(0, "w"), m.edge_property(0, "w"));
+    }
+
+    #[test]
+    fn changes_are_folded_in_and_keys_kept() {
+        let m = model();
+        let p1 = m.node_by_key("p1").unwrap();
+        let q = m.node_by_key("q").unwrap();
+        let mut d = Delta::new();
+        d.delete_node(&m, NodeId::Base(p1));
+        d.delete_edge(&m, EdgeId::Base(0));
+        let mut props = BTreeMap::new();
+        props.insert("name".to_string(), Value::Str("new".into()));
+        let n = d.create_node(vec!["P".into(), "X".into()], props);
+        d.create_edge(n, NodeId::Base(q), "S".into(), BTreeMap::new());
+        d.set_node_property(&m, NodeId::Base(q), "k", Value::Bool(true));
+        let c = compact(&m, &d).unwrap();
+        assert_eq!(c.node_count(), 3);
+        assert!(c.node_by_key("p1").is_none());
+        // The created node gets the first free `new:<n>` key from the old node count on.
+        let created = c.node_by_key("new:3").unwrap();
+        assert_eq!(c.node_property(created, "name").to_string(), "new");
+        let x = c.labels().get("X").unwrap();
+        assert!(c.has_label(created, x));
+        let q2 = c.node_by_key("q").unwrap();
+        assert_eq!(c.node_property(q2, "k"), ValueRef::Bool(true));
+        let s = c.rel_types().get("S").unwrap();
+        assert_eq!(c.type_count(s), 1);
+        assert_eq!(c.edge_count(), 2);
+    }
+}

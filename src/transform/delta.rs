@@ -424,3 +424,68 @@ fn set_or_remove(props: &mut BTreeMap<String, Value>, key: &str, value: Value) {
         props.insert(key.to_owned(), value);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ModelBuilder, ValueRef};
+
+    /// a:A -R-> b:B, a.x = 1.
+    fn model() -> Model {
+        let mut b = ModelBuilder::new();
+        let a = b.add_node("a", &["A"]);
+        let bb = b.add_node("b", &["B"]);
+        let r = b.rel_type("R");
+        b.add_edge(a, bb, r).unwrap();
+        let x = b.node_property("x");
+        b.set_node_property(a, x, ValueRef::Int(1)).unwrap();
+        b.freeze().unwrap()
+    }
+
+    #[test]
+    fn reads_see_the_changes_and_repeated_changes_count_once() {
+        let m = model();
+        let a = NodeId::Base(m.node_by_key("a").unwrap());
+        let mut d = Delta::new();
+        assert!(d.is_empty());
+        assert!(!d.set_node_property(&m, a, "x", Value::Int(1)));
+        assert!(d.set_node_property(&m, a, "x", Value::Int(2)));
+        assert_eq!(d.node_property(&m, a, "x"), Value::Int(2));
+        assert!(d.set_node_property(&m, a, "x", Value::Null));
+        assert_eq!(d.node_property(&m, a, "x"), Value::Null);
+        assert!(d.add_label(&m, a, "Z"));
+        assert!(!d.add_label(&m, a, "Z"));
+        assert!(d.remove_label(&m, a, "A"));
+        assert_eq!(d.node_labels(&m, a), vec!["Z".to_string()]);
+        // Adding back a removed label undoes the removal.
+        assert!(d.add_label(&m, a, "A"));
+        assert_eq!(d.node_labels(&m, a), vec!["A".to_string(), "Z".to_string()]);
+        assert!(!d.is_empty());
+    }
+
+    #[test]
+    fn incident_edges_follow_creations_and_deletions() {
+        let m = model();
+        let a = NodeId::Base(m.node_by_key("a").unwrap());
+        let b = NodeId::Base(m.node_by_key("b").unwrap());
+        let mut d = Delta::new();
+        assert_eq!(d.incident_edges(&m, b), vec![EdgeId::Base(0)]);
+        let n = d.create_node(vec!["C".into(), "C".into()], BTreeMap::new());
+        assert_eq!(d.node_labels(&m, n), vec!["C".to_string()]);
+        let e = d.create_edge(n, b, "S".into(), BTreeMap::new());
+        let looped = d.create_edge(a, a, "L".into(), BTreeMap::new());
+        assert_eq!(d.incident_edges(&m, b), vec![EdgeId::Base(0), e]);
+        assert_eq!(d.incident_edges(&m, a), vec![EdgeId::Base(0), looped]);
+        assert!(d.delete_edge(&m, EdgeId::Base(0)));
+        assert!(!d.delete_edge(&m, EdgeId::Base(0)));
+        assert_eq!(d.incident_edges(&m, b), vec![e]);
+        assert!(d.delete_node(&m, n));
+        assert!(!d.delete_node(&m, n));
+        assert!(!d.node_alive(&m, n));
+        assert_eq!(
+            d.edge_ends(&m, e),
+            Some((n, b, "S".to_string())),
+            "ends stay readable"
+        );
+    }
+}

@@ -762,3 +762,66 @@ fn walk(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
         | ExprKind::Exists(_) => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ModelBuilder;
+    use crate::pattern::parser::parse_rules;
+
+    fn model() -> Model {
+        let mut b = ModelBuilder::new();
+        b.add_node("a", &["A"]);
+        b.rel_type("R");
+        b.freeze().unwrap()
+    }
+
+    #[test]
+    fn variables_and_values_become_return_columns() {
+        let stmt = &parse_rules("MATCH (a:A) CREATE (a)-[:R]->(n:N {v: a.x + 1}) SET n.k = 2, a:Z")
+            .unwrap()[0];
+        let p = plan(stmt, &model(), &Params::default()).unwrap();
+        let read = p.read.unwrap().to_string();
+        assert!(read.ends_with("RETURN a AS _c0, a.x + 1 AS _c1"), "{read}");
+        assert_eq!(p.local_nodes, 1);
+        let ops: Vec<&Op> = p.clauses.iter().flatten().map(|o| &o.op).collect();
+        assert!(
+            matches!(ops[0], Op::CreateNode(NodeSpec { slot: 0, props, .. })
+            if props == &vec![("v".to_string(), ValueSrc::Column(1))])
+        );
+        assert!(matches!(
+            ops[1],
+            Op::CreateRel(RelSpec {
+                src: NodeRef::Column(0),
+                dst: NodeRef::Local(0),
+                ..
+            })
+        ));
+        assert!(matches!(
+            ops[2],
+            Op::SetProperty {
+                target: ElemRef::Node(NodeRef::Local(0)),
+                value: ValueSrc::Const(Value::Int(2)),
+                ..
+            }
+        ));
+        assert!(matches!(
+            ops[3],
+            Op::AddLabels {
+                node: NodeRef::Column(0),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn unknown_names_in_match_mean_no_match() {
+        let stmt = &parse_rules("MATCH (c:Couple)-[:R|X]->(a:A) DETACH DELETE c").unwrap()[0];
+        let p = plan(stmt, &model(), &Params::default()).unwrap();
+        assert_eq!(p.no_match.as_deref(), Some("label `Couple`"));
+        let stmt = &parse_rules("MATCH (a:A)-[:R|X]->(b:A) DELETE a").unwrap()[0];
+        let p = plan(stmt, &model(), &Params::default()).unwrap();
+        assert_eq!(p.no_match, None);
+        assert!(p.read.unwrap().to_string().contains("[:R]"));
+    }
+}
