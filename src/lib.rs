@@ -1,7 +1,8 @@
 //! # gemp — GPU-accelerated graph pattern matching and graph similarity on OpenCL
 //!
 //! One graph model ([`model`]) shared by every algorithm: GEMP's two-phase pattern matching pipeline,
-//! A* graph similarity and AMonG, TruST inexact matching and GpSense filter-and-join matching.
+//! A* graph similarity and AMonG, TruST inexact matching and GpSense filter-and-join matching;
+//! [`transform`] changes models with rule files of Cypher updating statements.
 //! See `README.md` and the architecture map for the big picture.
 
 #![warn(missing_docs)]

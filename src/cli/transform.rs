@@ -119,7 +119,7 @@ pub fn transform(args: TransformArgs) -> anyhow::Result<()> {
                 out.edge_count()
             );
         }
-        None => log::info!("no -o or --in-place: the transformed model is not written"),
+        None => log::warn!("no -o or --in-place: the transformed model is not written"),
     }
     Ok(())
 }

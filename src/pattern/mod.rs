@@ -4,7 +4,9 @@
 //! evaluation, engines) plans and runs, and [`crate::session::Session`] drives.
 //!
 //! Queries are a subset of openCypher (see `pattern-language.md`); every failure is a
-//! [`QueryError`] that renders with the offending source line.
+//! [`QueryError`] that renders with the offending source line. Rule files (statements with
+//! updating clauses, for [`crate::transform`]) parse with [`parser::parse_rules`] into
+//! [`ast::Statement`]s.
 
 pub mod ast;
 pub mod bench_query;

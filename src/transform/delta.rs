@@ -2,7 +2,7 @@
 //! never modified): created nodes and edges, deleted ones, changed property values and labels.
 //!
 //! Reads through the delta ([`Delta::node_labels`], [`Delta::node_property`], …) see the model as
-//! the changes so far left it; [`super::compact`] folds model and delta into a new frozen model.
+//! the changes so far left it; [`super::compact()`] folds model and delta into a new frozen model.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -9,7 +9,7 @@
 //! 2. every updating clause is applied to every match, clause by clause, into a [`Delta`] over the
 //!    frozen model — one atomic change: an error (a `DELETE` of a node that keeps relationships, a
 //!    value of the wrong type, a `SET` on a deleted node) discards the whole statement;
-//! 3. the delta is folded into a new frozen model ([`compact`]) that the next statement reads.
+//! 3. the delta is folded into a new frozen model ([`compact()`]) that the next statement reads.
 //!
 //! The matchers only read frozen models, so step 3 rebuilds the model after every statement that
 //! changed something; reading base + delta without a rebuild (and re-checking queries
