@@ -398,3 +398,25 @@ fn binding_errors_name_line_and_column() {
     assert!(e.contains("$missing"), "{e}");
     assert_eq!(g.model().node_count(), 3);
 }
+
+#[test]
+fn parameters_and_elements_created_and_deleted_in_one_statement() {
+    let mut g = small();
+    let mut options = ApplyOptions::default();
+    options
+        .params
+        .insert("name".into(), gemp::model::Value::Str("p".into()));
+    let r = g
+        .apply_with(
+            "CREATE (n:P {name: $name});\nMATCH (a:A) CREATE (a)-[t:TMP]->(x:Tmp) DETACH DELETE x",
+            &options,
+        )
+        .unwrap();
+    assert_eq!(r.statements[0].counts.nodes_created, 1);
+    let t = r.statements[1].counts;
+    assert_eq!((t.nodes_created, t.nodes_deleted), (1, 1));
+    assert_eq!((t.relationships_created, t.relationships_deleted), (1, 1));
+    assert_eq!(count(&g, "MATCH (p:P) WHERE p.name = 'p' RETURN p"), 1);
+    assert_eq!(g.model().node_count(), 4);
+    assert_eq!(g.model().edge_count(), 3);
+}

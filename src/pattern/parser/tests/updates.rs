@@ -71,3 +71,17 @@ fn queries_still_reject_updates() {
     assert_eq!(e.kind, QueryErrorKind::Unsupported);
     assert!(e.help.unwrap_or_default().contains("gemp transform"));
 }
+
+#[test]
+fn every_prefix_of_a_rule_file_parses_or_fails_cleanly() {
+    let src = "MATCH (a:A)-[r:T]->(b) WHERE a.x > 1 CREATE (a)-[:U {w: 2}]->(c:C {n: 'c'}) \
+               SET a.x = -a.x + 1, b:B, b += {k: 1} REMOVE a.y, b:F DELETE r DETACH DELETE b; \
+               MERGE (s:S {n: $p}); MATCH (a) WITH a, count(*) AS n WHERE n > 1 MERGE (a)-[:R]->(a)";
+    assert!(parse_rules(src).is_ok());
+    for (i, _) in src.char_indices() {
+        if let Err(e) = parse_rules(&src[..i]) {
+            let span = e.span.expect("errors point at the text");
+            assert!(span.start <= i, "{i}: {e}");
+        }
+    }
+}
