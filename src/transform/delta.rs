@@ -116,11 +116,14 @@ impl Delta {
     pub fn edge_alive(&self, model: &Model, edge: EdgeId) -> bool {
         match edge {
             EdgeId::Base(e) => {
-                (e as usize) < model.edge_count()
-                    && !self.deleted_edges.contains(&e)
-                    && self.edge_ends(model, edge).is_some_and(|(s, d, _)| {
-                        self.node_alive(model, s) && self.node_alive(model, d)
-                    })
+                !self.deleted_edges.contains(&e)
+                    && match (model.edge_source(e), model.edge_target(e)) {
+                        (Some(s), Some((d, _))) => {
+                            self.node_alive(model, NodeId::Base(s))
+                                && self.node_alive(model, NodeId::Base(d))
+                        }
+                        _ => false,
+                    }
             }
             EdgeId::New(i) => self.new_edges.get(i as usize).is_some_and(|e| !e.deleted),
         }
