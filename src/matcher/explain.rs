@@ -254,6 +254,26 @@ pub fn render(q: &BoundQuery, plan: &Plan, model: &Model) -> String {
 pub fn host_execution(model: &Model, query: &BoundQuery, options: &super::MatchOptions) -> String {
     let (plan, cands, _) = super::prepare_host(model, query, options.semantics);
     let mut o = render(query, &plan, model);
+    if let Some((conds, factor)) = super::count_symmetry(model, query, &plan, &cands, options) {
+        // The run counts the symmetry-reduced query and multiplies.
+        let name = |s: usize| query.pattern.nodes[s].name.clone();
+        let stated: Vec<String> = conds
+            .iter()
+            .map(|&(a, b)| format!("id({}) < id({})", name(a), name(b)))
+            .collect();
+        let reduced = super::symmetry::with_conditions(query, &conds);
+        let plan = super::plan_for(model, &reduced, &cands, true);
+        if let Some(fp) = super::choose_factorised(model, &reduced, &plan, &cands, options) {
+            let _ = write!(
+                o,
+                "\nsymmetry breaking: the pattern's automorphisms are broken by {}; the count is \
+                 multiplied by {factor}\nhost execution (the matching order above is replaced):\n{}",
+                stated.join(", "),
+                fp.describe(&reduced)
+            );
+            return o;
+        }
+    }
     match super::choose_factorised(model, query, &plan, &cands, options) {
         Some(fp) => {
             let _ = write!(

@@ -32,6 +32,7 @@ use rayon::prelude::*;
 use super::candidates::{CandidateSet, Semantics};
 use super::enumerate::{edge_exists, id_order, sub_pattern_exists, Control};
 use super::results::{Projector, RowSink};
+use super::triangles::{self, TriangleShape};
 use crate::matcher::eval::{Env, ExistsOracle};
 use crate::matcher::planner::{Dir, Plan};
 use crate::model::{Adjacency, Model, ANY_TYPE};
@@ -52,9 +53,22 @@ pub struct Link {
     /// The pattern relationship.
     pub rel: RelSlot,
     /// Allowed types (`ANY_TYPE` alone = any).
-    types: Vec<u32>,
+    pub(super) types: Vec<u32>,
     /// Direction walking from the kept node to the eliminated one.
-    dir: Dir,
+    pub(super) dir: Dir,
+}
+
+impl Link {
+    /// True when `other` walks the same relationship types in the same direction.
+    pub(super) fn same_walk(&self, other: &Link) -> bool {
+        let sorted = |t: &[u32]| {
+            let mut t = t.to_vec();
+            t.sort_unstable();
+            t.dedup();
+            t
+        };
+        self.dir == other.dir && sorted(&self.types) == sorted(&other.types)
+    }
 }
 
 /// An eliminated (counted, never enumerated) pattern node.
@@ -143,6 +157,13 @@ pub struct KeptStep {
     counted: Option<usize>,
 }
 
+impl KeptStep {
+    /// True when binding this step checks no relationship and no conjunct (id orders aside).
+    pub(super) fn plain(&self) -> bool {
+        self.checks.is_empty() && self.filters.is_empty()
+    }
+}
+
 /// A factorised plan: kept steps, eliminated nodes and the weight formula.
 #[derive(Debug, Clone)]
 pub struct FactorPlan {
@@ -176,6 +197,9 @@ pub struct FactorPlan {
     /// must then be removed from the eliminated sets.
     collisions: bool,
     semantics: Semantics,
+    /// Set when the plan is a cycle through three eliminated middle nodes, run as weighted
+    /// triangle listing (see [`triangles`](super::triangles)).
+    pub triangle: Option<TriangleShape>,
 }
 
 /// Builds a factorised plan for `query`, or `None` when no node can be eliminated (or the query is
@@ -385,7 +409,7 @@ pub fn plan(
     } else {
         0
     };
-    Some(FactorPlan {
+    let mut fp = FactorPlan {
         steps,
         eliminated,
         lists,
@@ -397,7 +421,10 @@ pub fn plan(
         min_weight,
         collisions,
         semantics,
-    })
+        triangle: None,
+    };
+    fp.triangle = triangles::recognise(&fp, query, cands);
+    Some(fp)
 }
 
 /// The largest `n` such that the projection's filter requires a plain `count` item to be at least
@@ -670,6 +697,26 @@ fn kept_steps(
 }
 
 impl FactorPlan {
+    /// The matching semantics the plan counts under.
+    pub(super) fn semantics(&self) -> Semantics {
+        self.semantics
+    }
+
+    /// True when kept values must be removed from the eliminated sets.
+    pub(super) fn has_collisions(&self) -> bool {
+        self.collisions
+    }
+
+    /// The `id(x) < id(y)` conditions between kept nodes, as `(x, y)`.
+    pub(super) fn id_orders(&self) -> Vec<(NodeSlot, NodeSlot)> {
+        let mut out = Vec::new();
+        for st in &self.steps {
+            out.extend(st.id_after.iter().map(|&a| (a, st.node)));
+            out.extend(st.id_before.iter().map(|&b| (st.node, b)));
+        }
+        out
+    }
+
     /// The plan in words, for `gemp explain`.
     pub fn describe(&self, query: &BoundQuery) -> String {
         use std::fmt::Write;
@@ -682,6 +729,21 @@ impl FactorPlan {
             self.steps.len(),
             self.eliminated.len()
         );
+        if let Some(t) = &self.triangle {
+            let _ = writeln!(
+                o,
+                "  run instead as weighted triangle listing: co-occurrence graph of {} \
+                 (pairs sharing a {} node, with their count c), oriented by degree; each \
+                 triangle listed once at its lowest-ranked node and bound with {} < {} < {} by id; \
+                 weight c12·c23·c31 − T·(c12 + c23 + c31) + 2T, T = nodes shared by all three",
+                t.order.map(name).join(", "),
+                name(self.eliminated[0].slot),
+                name(t.order[0]),
+                name(t.order[1]),
+                name(t.order[2]),
+            );
+            return o;
+        }
         for (i, s) in self.steps.iter().enumerate() {
             let how = match s.source {
                 Source::Scan => "scan candidates".to_string(),
@@ -879,6 +941,18 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         oracle: &'q (dyn ExistsOracle + Sync),
     ) -> Vec<RowSink<'q, 'm>> {
         let model: &'m Model = self.model;
+        if let Some(shape) = &self.fp.triangle {
+            return triangles::run(
+                model,
+                self.query,
+                self.fp,
+                shape,
+                self.cands,
+                self.control,
+                projector,
+                oracle,
+            );
+        }
         let Some(first) = self.fp.steps.first() else {
             return Vec::new();
         };
@@ -1267,7 +1341,7 @@ impl TwoHopIndex {
 /// node's candidates, deduplicated and sorted, in one array: a two-hop expansion then reads one
 /// short contiguous list per middle node instead of the adjacency's offsets, types and
 /// neighbours (the random accesses that dominate it).
-struct Projected {
+pub(super) struct Projected {
     /// The smallest middle node id; lists are indexed from it.
     base: u32,
     offsets: Vec<u32>,
@@ -1277,7 +1351,12 @@ struct Projected {
 impl Projected {
     /// Builds the lists for the candidates `mids` of the middle node, along `back` (a link walked
     /// from its kept node to the middle node, here walked backwards), keeping `target` nodes.
-    fn build(m: &Model, mids: &CandidateSet, back: &Link, target: &CandidateSet) -> Self {
+    pub(super) fn build(
+        m: &Model,
+        mids: &CandidateSet,
+        back: &Link,
+        target: &CandidateSet,
+    ) -> Self {
         let nodes = &mids.nodes;
         let (Some(&base), Some(&last)) = (nodes.first(), nodes.last()) else {
             return Projected {
@@ -1339,7 +1418,7 @@ impl Projected {
 
     /// The list of middle node `t` (empty when `t` is not a candidate).
     #[inline]
-    fn get(&self, t: u32) -> &[u32] {
+    pub(super) fn get(&self, t: u32) -> &[u32] {
         let Some(i) = t.checked_sub(self.base).map(|i| i as usize) else {
             return &[];
         };
@@ -1393,7 +1472,7 @@ fn reverse(d: Dir) -> Dir {
 /// Calls `f` for every neighbour of `v` over `types` in direction `dir` (repeats possible). Short
 /// lists are scanned once, testing each entry's type; long ones are searched per type.
 #[inline]
-fn walk(m: &Model, v: u32, types: &[u32], dir: Dir, mut f: impl FnMut(u32)) {
+pub(super) fn walk(m: &Model, v: u32, types: &[u32], dir: Dir, mut f: impl FnMut(u32)) {
     let any = types.first() == Some(&ANY_TYPE);
     let mut run = |adj: &Adjacency| {
         let r = adj.range(v);

@@ -13,6 +13,7 @@ pub mod host;
 pub mod planner;
 pub mod results;
 pub mod symmetry;
+pub mod triangles;
 
 use std::time::{Duration, Instant};
 
@@ -191,7 +192,7 @@ pub fn execute<'m>(
 
 /// Symmetry-breaking conditions and the count factor for a pure `RETURN count(*)` query under
 /// node-injective semantics whose `WHERE` has only unary conjuncts (see [`symmetry`]).
-fn count_symmetry(
+pub(crate) fn count_symmetry(
     model: &Model,
     query: &BoundQuery,
     plan: &Plan,
