@@ -29,7 +29,8 @@ pub struct CandidateSet {
 }
 
 impl CandidateSet {
-    fn from_sorted(nodes: Vec<u32>, n: usize) -> Self {
+    /// The set of `nodes` (sorted, distinct) in a model of `n` nodes.
+    pub fn from_sorted(nodes: Vec<u32>, n: usize) -> Self {
         let mut bits = vec![0u64; n.div_ceil(64)];
         for &v in &nodes {
             bits[v as usize / 64] |= 1 << (v % 64);

@@ -29,7 +29,7 @@
 
 use rayon::prelude::*;
 
-use super::candidates::{CandidateSet, Semantics};
+use super::candidates::{typed_degree, CandidateSet, Semantics};
 use super::enumerate::{edge_exists, id_order, sub_pattern_exists, Control};
 use super::results::{Projector, RowSink};
 use super::triangles::{self, TriangleShape};
@@ -787,6 +787,19 @@ impl FactorPlan {
                 self.partitions.len()
             )
         };
+        if self.min_weight >= 2 && self.eliminated.len() == 1 {
+            let e = &self.eliminated[0];
+            let kept: Vec<String> = e.links.iter().map(|l| name(l.kept)).collect();
+            let _ = writeln!(
+                o,
+                "  count bound pushed down: {} need at least {} relationships to {} candidates, \
+                 pairs reached fewer than {} times are dropped",
+                kept.join(", "),
+                self.min_weight,
+                name(e.slot),
+                self.min_weight
+            );
+        }
         let _ = writeln!(o, "  weight per kept binding: {weight}");
         let _ = writeln!(
             o,
@@ -831,7 +844,7 @@ pub struct FactorExec<'a, 'm> {
     model: &'m Model,
     query: &'a BoundQuery,
     fp: &'a FactorPlan,
-    cands: &'a [CandidateSet],
+    cands: std::borrow::Cow<'a, [CandidateSet]>,
     control: &'a Control,
     /// Per step: the two-hop index its candidates come from (see [`TwoHopIndex`]).
     indexes: Vec<Option<TwoHopIndex>>,
@@ -848,6 +861,10 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         cands: &'a [CandidateSet],
         control: &'a Control,
     ) -> Self {
+        let cands = match bounded_candidates(model, fp, cands) {
+            Some(owned) => std::borrow::Cow::Owned(owned),
+            None => std::borrow::Cow::Borrowed(cands),
+        };
         let mut x = FactorExec {
             model,
             query,
@@ -865,9 +882,9 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                     let e = &fp.eliminated[elim];
                     Some(Projected::build(
                         model,
-                        &cands[e.slot],
+                        &x.cands[e.slot],
                         &e.links[link],
-                        &cands[st.node],
+                        &x.cands[st.node],
                     ))
                 }
                 _ => None,
@@ -947,7 +964,7 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                 self.query,
                 self.fp,
                 shape,
-                self.cands,
+                &self.cands,
                 self.control,
                 projector,
                 oracle,
@@ -1285,6 +1302,49 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         }
         inclusion_exclusion(&fp.partitions, |i| sets[i])
     }
+}
+
+/// The count bound pushed into candidate filtering: when every binding's weight must be at least
+/// `min_weight` and it is the size of one eliminated node's set (`WITH p1, p2, count(t) AS c WHERE
+/// c >= 3`), a kept node linked to that node needs at least `min_weight` edges along the link, so
+/// kept candidates with fewer are dropped before the search (couples: persons with fewer than
+/// three credits neither start nor end a pair). `None` when there is no such bound.
+fn bounded_candidates(
+    model: &Model,
+    fp: &FactorPlan,
+    cands: &[CandidateSet],
+) -> Option<Vec<CandidateSet>> {
+    if fp.min_weight < 2 || fp.eliminated.len() != 1 {
+        return None;
+    }
+    let need = usize::try_from(fp.min_weight).unwrap_or(usize::MAX);
+    let mut out = cands.to_vec();
+    for l in &fp.eliminated[0].links {
+        let types: &[u32] = if l.types.first() == Some(&ANY_TYPE) {
+            &[]
+        } else {
+            &l.types
+        };
+        let degree = |v: u32| match l.dir {
+            Dir::Out => typed_degree(model, v, types, true),
+            Dir::In => typed_degree(model, v, types, false),
+            Dir::Both => typed_degree(model, v, types, true) + typed_degree(model, v, types, false),
+        };
+        let nodes: Vec<u32> = out[l.kept]
+            .nodes
+            .par_chunks(1 << 14)
+            .map(|chunk| {
+                chunk
+                    .iter()
+                    .copied()
+                    .filter(|&v| degree(v) >= need)
+                    .collect::<Vec<u32>>()
+            })
+            .collect::<Vec<Vec<u32>>>()
+            .concat();
+        out[l.kept] = CandidateSet::from_sorted(nodes, model.node_count());
+    }
+    Some(out)
 }
 
 /// `Σ_π coef(π) Π_{B ∈ π} |∩_{e ∈ B} set(e)|`, clamped to `u64`.
