@@ -697,6 +697,26 @@ fn kept_steps(
 }
 
 impl FactorPlan {
+    /// A result sink for one parallel task: weighted inputs, one group per binding when the keys
+    /// determine it, feeding `next` (the second stage) directly where it can.
+    pub(super) fn sink<'q, 'm>(
+        &self,
+        model: &'m Model,
+        projector: &'q Projector<'q>,
+        next: Option<&'q Projector<'q>>,
+        oracle: &'q (dyn ExistsOracle + Sync),
+    ) -> RowSink<'q, 'm> {
+        let mut sink =
+            RowSink::new(model, projector, Some(oracle)).unit_weight_items(&self.binding_counts);
+        if self.per_binding {
+            sink = sink.per_binding();
+        }
+        match next {
+            Some(p) => sink.then(RowSink::new(model, p, None)),
+            None => sink,
+        }
+    }
+
     /// The matching semantics the plan counts under.
     pub(super) fn semantics(&self) -> Semantics {
         self.semantics
@@ -955,6 +975,7 @@ impl<'a, 'm> FactorExec<'a, 'm> {
     pub fn run_parallel<'q>(
         &self,
         projector: &'q Projector<'q>,
+        next: Option<&'q Projector<'q>>,
         oracle: &'q (dyn ExistsOracle + Sync),
     ) -> Vec<RowSink<'q, 'm>> {
         let model: &'m Model = self.model;
@@ -967,6 +988,7 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                 &self.cands,
                 self.control,
                 projector,
+                next,
                 oracle,
             );
         }
@@ -987,11 +1009,7 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 let w = guard.get_or_insert_with(|| self.worker());
-                let mut sink = RowSink::new(model, projector, Some(oracle))
-                    .unit_weight_items(&self.fp.binding_counts);
-                if self.fp.per_binding {
-                    sink = sink.per_binding();
-                }
+                let mut sink = self.fp.sink(model, projector, next, oracle);
                 for &v in chunk {
                     if !self.control.check_deadline() {
                         break;

@@ -367,8 +367,9 @@ fn execute_factorised<'m>(
 ) -> QueryOutput<'m> {
     let projector = Projector::new(&fp.first);
     let fx = factorised::FactorExec::new(model, query, fp, cands, control);
+    let next = query.stages.get(1).map(Projector::new);
     let start = Instant::now();
-    let sinks = fx.run_parallel(&projector, &fx);
+    let sinks = fx.run_parallel(&projector, next.as_ref(), &fx);
     timings.enumerate = start.elapsed();
     let start = Instant::now();
     let (mut rows, columns) =

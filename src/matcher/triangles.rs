@@ -181,6 +181,7 @@ pub fn run<'q, 'm>(
     cands: &[CandidateSet],
     control: &Control,
     projector: &'q Projector<'q>,
+    next: Option<&'q Projector<'q>>,
     oracle: &'q (dyn ExistsOracle + Sync),
 ) -> Vec<RowSink<'q, 'm>> {
     let e = &fp.eliminated[shape.elim];
@@ -209,11 +210,7 @@ pub fn run<'q, 'm>(
     let sinks = positions
         .par_chunks(CHUNK)
         .map(|chunk| {
-            let mut sink =
-                RowSink::new(model, projector, Some(oracle)).unit_weight_items(&fp.binding_counts);
-            if fp.per_binding {
-                sink = sink.per_binding();
-            }
+            let mut sink = fp.sink(model, projector, next, oracle);
             let mut guard = this_thread(&states);
             let st = guard.get_or_insert_with(|| Lister {
                 mark: vec![0; kept.nodes.len()],
