@@ -125,7 +125,8 @@ pub struct MatchArgs {
     /// Print only the number of results.
     #[arg(long)]
     pub count: bool,
-    /// Stop after this many seconds and report the partial result as partial.
+    /// Stop after this many seconds and report the partial result as partial (counted from the
+    /// start of the query's candidate filtering on the host; opening the model is not included).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// Print the time of each stage to stderr.

@@ -175,11 +175,13 @@ pub fn execute<'m>(
     query: &BoundQuery,
     options: &MatchOptions,
 ) -> Result<QueryOutput<'m>> {
+    // The deadline covers candidate filtering and planning too.
+    let deadline = options.timeout.map(|d| Instant::now() + d);
     let (plan, cands, timings) = prepare_host(model, query, options.semantics);
     if let Some((conds, factor)) = count_symmetry(model, query, &plan, &cands, options) {
         let reduced = symmetry::with_conditions(query, &conds);
         let plan = plan_for(model, &reduced, &cands, true);
-        let mut out = execute_planned(model, &reduced, plan, cands, timings, options)?;
+        let mut out = execute_planned(model, &reduced, plan, cands, timings, options, deadline)?;
         for row in &mut out.rows {
             if let Some(Val::Int(n)) = row.first_mut() {
                 *n = n.saturating_mul(factor as i64);
@@ -187,7 +189,7 @@ pub fn execute<'m>(
         }
         return Ok(out);
     }
-    execute_planned(model, query, plan, cands, timings, options)
+    execute_planned(model, query, plan, cands, timings, options, deadline)
 }
 
 /// Symmetry-breaking conditions and the count factor for a pure `RETURN count(*)` query under
@@ -222,8 +224,9 @@ fn execute_planned<'m>(
     cands: Vec<candidates::CandidateSet>,
     mut timings: Timings,
     options: &MatchOptions,
+    deadline: Option<Instant>,
 ) -> Result<QueryOutput<'m>> {
-    let control = Control::new(options.timeout.map(|d| Instant::now() + d));
+    let control = Control::new(deadline);
     let first = query.stages.first().map(Projector::new);
     let count_matches_only = counts_matches_only(query, options);
     let e = Enumerator::new(
@@ -445,8 +448,8 @@ pub fn execute_streaming<'m>(
     if !is_streamable(query) || options.count_only {
         return hand_over(execute(model, query, options)?, consume);
     }
-    let (plan, cands, mut timings) = prepare_host(model, query, options.semantics);
     let control = Control::new(options.timeout.map(|d| Instant::now() + d));
+    let (plan, cands, mut timings) = prepare_host(model, query, options.semantics);
     let stage = &query.stages[0];
     let projector = Projector::new(stage);
     let columns = projector.columns();
