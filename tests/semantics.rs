@@ -372,3 +372,107 @@ proptest! {
         prop_assert_eq!(out.count, want.len() as u64);
     }
 }
+
+/// The `gemp` binary on a snapshot of [`parallel`] and a query file `q.cypher` holding `query`:
+/// (exit status, stdout, stderr).
+fn gemp_on_parallel(query: &str, args: &[&str]) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("parallel.gemp");
+    gemp::model::snapshot::write(&parallel(), &snap).unwrap();
+    let q = dir.path().join("q.cypher");
+    std::fs::write(&q, query).unwrap();
+    let (snap, q) = (snap.to_str().unwrap(), q.to_str().unwrap());
+    let mut all: Vec<&str> = args.to_vec();
+    let at = all.iter().position(|a| *a == "Q").expect("a Q argument");
+    all[at] = q;
+    all.extend(["--model", snap]);
+    let out = common::gemp(&all);
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+const ANONYMOUS: &str = "MATCH (x)-[:T]->(y) RETURN count(*) AS n";
+const DECLARED: &str = "// two parallel edges\n// gemp: semantics=cypher\n\
+                        MATCH (x)-[:T]->(y) RETURN count(*) AS n";
+
+#[test]
+fn a_query_file_declares_its_semantics_and_the_flag_overrides_it() {
+    let count = ["match", "Q", "--count", "--backend", "host"];
+    let (code, out, _) = gemp_on_parallel(ANONYMOUS, &count);
+    assert_eq!(
+        (code, out.trim()),
+        (0, "1"),
+        "the default: node-isomorphism"
+    );
+    let (code, out, err) = gemp_on_parallel(DECLARED, &count);
+    assert_eq!((code, out.trim()), (0, "2"), "{err}");
+    let flag = [&count[..], &["--semantics", "relationship-isomorphism"]].concat();
+    let (code, out, _) = gemp_on_parallel(ANONYMOUS, &flag);
+    assert_eq!((code, out.trim()), (0, "2"));
+    let flag = [&count[..], &["--semantics", "isomorphism"]].concat();
+    let (code, out, err) = gemp_on_parallel(DECLARED, &flag);
+    assert_eq!((code, out.trim()), (0, "1"));
+    assert!(
+        err.contains("q.cypher:2 declares semantics=cypher; --semantics isomorphism overrides it"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_declaration_is_an_error_naming_file_and_line() {
+    let (code, _, err) = gemp_on_parallel(
+        "// gemp: semantics=trails\nMATCH (x) RETURN x",
+        &["match", "Q", "--backend", "host"],
+    );
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("q.cypher:line 1: unknown semantics `trails`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_semantics_is_visible_in_explain_verbose_and_jsonl_meta() {
+    let (code, out, err) = gemp_on_parallel(DECLARED, &["explain", "Q", "--backend", "host"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("semantics: cypher (relationship-isomorphism)")),
+        "{out}"
+    );
+    let (code, _, err) = gemp_on_parallel(
+        DECLARED,
+        &["-v", "match", "Q", "--count", "--backend", "host"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err.matches("semantics cypher").count(), 1, "{err}");
+    assert!(err.contains("(from line 2 of the query file)"), "{err}");
+    let (code, out, err) = gemp_on_parallel(
+        DECLARED,
+        &[
+            "match",
+            "Q",
+            "--format",
+            "jsonl",
+            "--meta",
+            "--backend",
+            "host",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            r#"{"_meta":{"semantics":"cypher","engine":"host"}}"#,
+            r#"{"n":2}"#
+        ]
+    );
+    let (code, _, err) = gemp_on_parallel(DECLARED, &["match", "Q", "--meta"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--meta applies to --format jsonl"), "{err}");
+}
