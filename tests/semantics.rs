@@ -444,6 +444,10 @@ fn the_semantics_is_visible_in_explain_verbose_and_jsonl_meta() {
             .any(|l| l.starts_with("semantics: cypher (relationship-isomorphism)")),
         "{out}"
     );
+    assert!(
+        out.contains("rel 0: (x)-[:T]->(y)  (enumerated, distinct edges in MATCH 1)"),
+        "{out}"
+    );
     let (code, _, err) = gemp_on_parallel(
         DECLARED,
         &["-v", "match", "Q", "--count", "--backend", "host"],
