@@ -342,7 +342,7 @@ fn brute(m: &Model, q: &BoundQuery) -> Vec<Vec<u32>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(1500))]
     #[test]
     fn cypher_semantics_equals_brute_force(g in graph(6, 10), p in pattern()) {
         let m = build(&g);
@@ -479,4 +479,38 @@ fn the_semantics_is_visible_in_explain_verbose_and_jsonl_meta() {
     let (code, _, err) = gemp_on_parallel(DECLARED, &["match", "Q", "--meta"]);
     assert_ne!(code, 0);
     assert!(err.contains("--meta applies to --format jsonl"), "{err}");
+}
+
+#[test]
+fn batch_runs_each_file_under_its_own_declaration() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("parallel.gemp");
+    gemp::model::snapshot::write(&parallel(), &snap).unwrap();
+    let (plain, declared) = (
+        dir.path().join("plain.cypher"),
+        dir.path().join("declared.cypher"),
+    );
+    std::fs::write(&plain, ANONYMOUS).unwrap();
+    std::fs::write(&declared, DECLARED).unwrap();
+    let out_dir = dir.path().join("out");
+    let out = common::gemp(&[
+        "batch",
+        "--model",
+        snap.to_str().unwrap(),
+        plain.to_str().unwrap(),
+        declared.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--count",
+        "--backend",
+        "host",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read = |name: &str| std::fs::read_to_string(out_dir.join(name)).unwrap();
+    assert_eq!(read("plain.count").trim(), "1");
+    assert_eq!(read("declared.count").trim(), "2");
 }
