@@ -430,7 +430,7 @@ fn a_bad_declaration_is_an_error_naming_file_and_line() {
     );
     assert_ne!(code, 0);
     assert!(
-        err.contains("q.cypher:line 1: unknown semantics `trails`"),
+        err.contains("q.cypher: line 1: unknown semantics `trails`"),
         "{err}"
     );
 }

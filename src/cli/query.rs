@@ -256,7 +256,7 @@ pub fn load_query(
     let source =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let declared = crate::pattern::directives::parse(&source)
-        .map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
         .semantics;
     let query = binder::compile(&source, model, params)
         .map_err(|e| anyhow::anyhow!("{}", e.render(&source, Some(&path.display().to_string()))))?;
