@@ -285,6 +285,7 @@ fn costar_cycle_eliminates_titles_and_counts_by_inclusion_exclusion() {
         dst,
         types: vec![],
         undirected: false,
+        clause: 0,
     };
     let q = BoundQuery {
         pattern: Pattern {

@@ -217,7 +217,8 @@ pub fn plan(
     }
     let p = &query.pattern;
     let k = p.nodes.len();
-    if p.rels.iter().any(|r| r.named) || k < 2 {
+    // Cypher semantics matches every relationship edge by edge, with distinct edges: declined.
+    if semantics.distinct_edges() || p.rels.iter().any(|r| r.named) || k < 2 {
         return None;
     }
     let mut referenced = vec![false; k];

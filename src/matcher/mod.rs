@@ -32,7 +32,7 @@ use planner::Plan;
 /// How to run a query.
 #[derive(Debug, Clone, Default)]
 pub struct MatchOptions {
-    /// Injective (default) or homomorphic node matching.
+    /// Node-injective (default), homomorphic or Cypher (relationship-isomorphic) matching.
     pub semantics: Semantics,
     /// Stop cleanly after this long; the result is then marked partial.
     pub timeout: Option<Duration>,

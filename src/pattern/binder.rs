@@ -428,6 +428,7 @@ impl Binder<'_> {
                 dst,
                 types,
                 undirected: r.direction == Direction::Both,
+                clause: path.clause,
             });
             for p in &r.props {
                 self.check_property(&p.key, Some(true))?;
