@@ -154,7 +154,7 @@ fn bind_inner(
     params: &Params,
     source: Option<&str>,
 ) -> BResult<(BoundQuery, Vec<QueryWarning>)> {
-    let schema = model.schema();
+    let schema = crate::model::Schema::properties_of(model);
     let kinds = |props: &[crate::model::PropertyInfo]| {
         let mut map: HashMap<String, Vec<Kind>> = HashMap::new();
         for p in props {
