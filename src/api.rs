@@ -294,7 +294,7 @@ pub struct RunOptions {
     pub backend: Backend,
     /// Which engine runs it: GEMP's pipeline (default) or GpSense's filter-and-join.
     pub engine: EngineKind,
-    /// Injective (default) or homomorphic matching.
+    /// Node-injective (default), homomorphic or Cypher (relationship-isomorphic) matching.
     pub semantics: Semantics,
     /// Stop after this long; the result is then partial.
     pub timeout: Option<Duration>,
@@ -333,9 +333,17 @@ impl RunOptions {
         self
     }
 
-    /// Homomorphic matching (pattern nodes may share a data node, as in Cypher).
+    /// Homomorphic matching (pattern nodes may share a data node, relationships may share an
+    /// edge).
     pub fn homomorphic(mut self) -> Self {
         self.semantics = Semantics::Homomorphism;
+        self
+    }
+
+    /// Cypher's relationship isomorphism, as Neo4j matches: the relationships of one `MATCH` bind
+    /// distinct edges, every relationship edge by edge, nodes may repeat (host matcher only).
+    pub fn cypher(mut self) -> Self {
+        self.semantics = Semantics::Cypher;
         self
     }
 

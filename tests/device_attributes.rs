@@ -157,6 +157,7 @@ fn check(gpu: Arc<Gpu>, seed: u64) {
                 dst: i,
                 types: vec![],
                 undirected: rng.chance(50),
+                clause: 0,
             })
             .collect(),
     };
@@ -320,6 +321,7 @@ fn every_operator_on_every_value() {
                             dst: 1,
                             types: vec![],
                             undirected: false,
+                            clause: 0,
                         }],
                     },
                     filter: vec![c.clone()],

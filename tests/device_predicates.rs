@@ -145,6 +145,7 @@ fn pattern(rng: &mut Rng, m: &Model) -> Pattern {
                     t => vec![ty(t - 1)],
                 },
                 undirected: rng.chance(30),
+                clause: 0,
             }
         })
         .collect();
@@ -256,6 +257,7 @@ impl FilterGen<'_> {
                     dst,
                     types,
                     undirected: rng.chance(30),
+                    clause: 0,
                 }],
             },
             filter: vec![],
@@ -487,6 +489,7 @@ fn numeric_comparison_edges() {
                         dst: 1,
                         types: vec![],
                         undirected: false,
+                        clause: 0,
                     }],
                 },
                 filter: vec![Expr::Compare(

@@ -204,6 +204,7 @@ fn star_of_four_counts_binomially() {
             dst: 0,
             types: vec![0],
             undirected: false,
+            clause: 0,
         });
     }
     let lt = |a: usize, b: usize| {

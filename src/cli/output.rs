@@ -468,6 +468,11 @@ impl TableWriter {
     }
 }
 
+/// The `--meta` line that starts JSON lines output: `{"_meta": {"semantics": …, "engine": …}}`.
+pub fn meta_line(semantics: crate::matcher::Semantics, engine: &str) -> String {
+    json!({"_meta": {"semantics": semantics.name(), "engine": engine}}).to_string()
+}
+
 /// A CSV writer's error as the I/O error it is (a closed pipe stays a closed pipe).
 fn csv_io(e: csv::Error) -> std::io::Error {
     match e.into_kind() {

@@ -43,9 +43,12 @@ pub struct QueryArgs {
     /// Query parameter `name=value` (JSON scalars are typed: 42, 1.5, true, "x"; else a string).
     #[arg(long = "param", short = 'p', value_name = "NAME=VALUE")]
     pub params: Vec<String>,
-    /// Node-injective matching (default) or homomorphic (as Cypher engines do).
-    #[arg(long, value_enum, default_value = "isomorphism")]
-    pub semantics: Semantics,
+    /// Which bindings count as matches: isomorphism = distinct pattern nodes on distinct nodes
+    /// (the default); homomorphism = no distinctness; cypher (alias relationship-isomorphism) =
+    /// Neo4j's: the relationships of one MATCH on distinct edges, each relationship edge by edge.
+    /// Overrides a query file's `// gemp: semantics=…` line (with a warning when they differ).
+    #[arg(long, value_enum)]
+    pub semantics: Option<Semantics>,
     /// How the query files are written.
     #[arg(long, value_enum, default_value = "auto")]
     pub query_format: QueryFormat,
@@ -125,7 +128,8 @@ pub struct MatchArgs {
     /// Print only the number of results.
     #[arg(long)]
     pub count: bool,
-    /// Stop after this many seconds and report the partial result as partial.
+    /// Stop after this many seconds and report the partial result as partial (counted from the
+    /// start of the query's candidate filtering on the host; opening the model is not included).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// Print the time of each stage to stderr.
@@ -135,6 +139,10 @@ pub struct MatchArgs {
     /// table fits the terminal's width; output to a file or pipe is never cut).
     #[arg(long)]
     pub no_trunc: bool,
+    /// With --format jsonl: start with a `{"_meta": {"semantics": …, "engine": …}}` line (the
+    /// semantics in force and the engine the session opened), before the rows.
+    #[arg(long)]
+    pub meta: bool,
 }
 
 /// Arguments of `gemp batch`.
@@ -226,13 +234,14 @@ pub(super) fn parse_params(list: &[String]) -> anyhow::Result<Params> {
     Ok(p)
 }
 
-/// Reads and binds a query file.
+/// Reads and binds a query file; returns it with the semantics it runs under (see
+/// [`semantics_for`]).
 pub fn load_query(
     path: &Path,
     model: &Model,
     args: &QueryArgs,
     params: &Params,
-) -> anyhow::Result<BoundQuery> {
+) -> anyhow::Result<(BoundQuery, Semantics)> {
     let graph = match args.query_format {
         QueryFormat::SubgraphBench => true,
         QueryFormat::Cypher => false,
@@ -247,12 +256,45 @@ pub fn load_query(
             },
             &mut LoadReport::default(),
         )?;
-        return Ok(crate::pattern::bench_query::bind(&g, model));
+        let semantics = semantics_for(path, args.semantics, None);
+        return Ok((crate::pattern::bench_query::bind(&g, model), semantics));
     }
     let source =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    binder::compile(&source, model, params)
-        .map_err(|e| anyhow::anyhow!("{}", e.render(&source, Some(&path.display().to_string()))))
+    let declared = crate::pattern::directives::parse(&source)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+        .semantics;
+    let query = binder::compile(&source, model, params)
+        .map_err(|e| anyhow::anyhow!("{}", e.render(&source, Some(&path.display().to_string()))))?;
+    Ok((query, semantics_for(path, args.semantics, declared)))
+}
+
+/// The semantics a query file runs under: `--semantics` when given (a warning when the file
+/// declares another), else the file's `// gemp: semantics=…` line, else node-isomorphism (always
+/// so for `.graph` query graphs, which declare nothing). Logged once at `-v`.
+pub fn semantics_for(
+    path: &Path,
+    flag: Option<Semantics>,
+    declared: Option<(Semantics, usize)>,
+) -> Semantics {
+    let (semantics, from) = match (flag, declared) {
+        (Some(f), Some((d, line))) if f != d => {
+            log::warn!(
+                "{}:{line} declares semantics={d}; --semantics {f} overrides it",
+                path.display()
+            );
+            (f, "--semantics".to_string())
+        }
+        (Some(f), _) => (f, "--semantics".to_string()),
+        (None, Some((d, line))) => (d, format!("line {line} of the query file")),
+        (None, None) => (Semantics::default(), "the default".to_string()),
+    };
+    log::info!(
+        "{}: semantics {} (from {from})",
+        path.display(),
+        semantics.describe()
+    );
+    semantics
 }
 
 fn options(
@@ -278,14 +320,13 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     let model = open_model(&args.common)?;
     let t_load = t0.elapsed();
     let params = params(&args.common)?;
-    let query = load_query(&args.query, &model, &args.common, &params)?;
+    let (query, semantics) = load_query(&args.query, &model, &args.common, &params)?;
     // `--count` of a query that returns one aggregate prints that aggregate's value.
     let single_aggregate = args.count && matcher::is_single_aggregate(&query);
-    let opts = options(
-        args.common.semantics,
-        args.timeout,
-        args.count && !single_aggregate,
-    )?;
+    let opts = options(semantics, args.timeout, args.count && !single_aggregate)?;
+    if args.meta && (args.count || args.format != OutputFormat::Jsonl) {
+        bail!("--meta applies to --format jsonl without --count");
+    }
     let session = args.common.open_session(&model)?;
     let stdout = std::io::stdout();
     let max_width = if args.no_trunc {
@@ -294,6 +335,13 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
         terminal_width(&stdout)
     };
     let mut w = std::io::BufWriter::new(stdout.lock());
+    if args.meta {
+        writeln!(
+            w,
+            "{}",
+            super::output::meta_line(semantics, &session.engine_name())
+        )?;
+    }
     // Rows are written as the session hands them out: while the search runs on the host, at the
     // end on a device. DOT deduplicates over all rows, so it collects them first.
     let streamed = !args.count && args.format.streams();
@@ -396,10 +444,10 @@ fn partial_reason(timeout: Option<Duration>) -> String {
 pub fn run_explain(args: ExplainArgs) -> anyhow::Result<()> {
     let model = open_model(&args.common)?;
     let params = params(&args.common)?;
-    let query = load_query(&args.query, &model, &args.common, &params)?;
+    let (query, semantics) = load_query(&args.query, &model, &args.common, &params)?;
     let session = args.common.open_session(&model)?;
     let options = MatchOptions {
-        semantics: args.common.semantics,
+        semantics,
         ..Default::default()
     };
     print!("{}", session.explain(&query, &options)?);
@@ -414,7 +462,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     let params = params(&args.common)?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
-    let opts = options(args.common.semantics, args.timeout, args.count)?;
+    let opts = options(Semantics::default(), args.timeout, args.count)?;
     let session = args.common.open_session(&model)?;
     log::info!("queries run on {}", session.engine_name());
     let ext = match args.format {
@@ -451,9 +499,10 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     for (q, (name, _)) in args.queries.iter().zip(&names) {
         let start = Instant::now();
         let mut single_aggregate = false;
-        let result = load_query(q, &model, &args.common, &params).and_then(|query| {
+        let result = load_query(q, &model, &args.common, &params).and_then(|(query, semantics)| {
             single_aggregate = args.count && matcher::is_single_aggregate(&query);
             let opts = MatchOptions {
+                semantics,
                 count_only: args.count && !single_aggregate,
                 ..opts.clone()
             };

@@ -506,7 +506,7 @@ impl Compressed {
                     && needs.iter().all(|(types, dir, count)| {
                         let need = match semantics {
                             Semantics::Isomorphism => *count as u64,
-                            Semantics::Homomorphism => 1,
+                            Semantics::Homomorphism | Semantics::Cypher => 1,
                         };
                         let have = match dir {
                             Some(out) => self.degree_bound(x, types, *out),

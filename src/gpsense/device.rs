@@ -124,7 +124,7 @@ impl DeviceEngine {
             });
             spec.push(match semantics {
                 Semantics::Isomorphism => *count as u32,
-                Semantics::Homomorphism => 1,
+                Semantics::Homomorphism | Semantics::Cypher => 1,
             });
             spec.push(types.len() as u32);
             spec.extend_from_slice(types);

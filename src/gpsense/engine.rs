@@ -166,6 +166,11 @@ impl<'m> Engine<'m> {
         semantics: Semantics,
         control: &Control,
     ) -> Result<Prepared> {
+        if semantics.distinct_edges() {
+            return Err(crate::Error::Query(
+                "--semantics cypher is not in this engine (GpSense); use --engine gemp".into(),
+            ));
+        }
         let model = self.model;
         let k = query.pattern.nodes.len();
         let unary = crate::matcher::planner::unary_conjuncts(query);
@@ -200,7 +205,7 @@ impl<'m> Engine<'m> {
             edges: &hyper_edges,
             repeat: match semantics {
                 Semantics::Isomorphism => Repeat::Capacity(&capacity),
-                Semantics::Homomorphism => Repeat::Free,
+                Semantics::Homomorphism | Semantics::Cypher => Repeat::Free,
             },
             all_anonymous: true,
             conjuncts: None,

@@ -188,7 +188,7 @@ impl Repeat<'_> {
     pub fn of(semantics: Semantics) -> Repeat<'static> {
         match semantics {
             Semantics::Isomorphism => Repeat::Injective,
-            Semantics::Homomorphism => Repeat::Free,
+            Semantics::Homomorphism | Semantics::Cypher => Repeat::Free,
         }
     }
 }

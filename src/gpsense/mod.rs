@@ -11,7 +11,9 @@
 //!    full matches with injectivity and the remaining `WHERE` conjuncts;
 //! 4. the default engine's attribute phase (string conjuncts on complete matches) and result stage
 //!    ([`crate::matcher::results`]), so results are the default engine's: every distinct binding
-//!    once, node-injective by default, homomorphic with [`Semantics::Homomorphism`].
+//!    once, node-injective by default, homomorphic with [`Semantics::Homomorphism`]. Cypher's
+//!    relationship isomorphism ([`Semantics::Cypher`]) is not in this engine: such a query is
+//!    refused with a query error.
 //!
 //! Data graphs larger than a device-memory budget are compressed offline ([`compress`]): similar
 //! nodes merge into weighted hyper-nodes level by level until the graph fits; queries are filtered
@@ -23,10 +25,12 @@
 //! Filtering and edge-candidate collection run as OpenCL kernels (`cl/gpsense_*.cl`, [`device`])
 //! when the engine has a device (on the compressed graph when there is one); combining partial
 //! matches, and everything on the original graph of a compressed model, runs on the host (all
-//! cores). Every query the default engine accepts runs: nothing falls back and nothing is refused.
+//! cores). Every query the default engine accepts under node-isomorphism or homomorphism runs:
+//! nothing falls back and nothing is refused.
 //!
 //! [`FilterConfig::refine_rounds`]: filter::FilterConfig::refine_rounds
 //! [`Semantics::Homomorphism`]: crate::matcher::Semantics::Homomorphism
+//! [`Semantics::Cypher`]: crate::matcher::Semantics::Cypher
 
 #![cfg_attr(not(feature = "opencl"), allow(rustdoc::broken_intra_doc_links))]
 

@@ -203,7 +203,8 @@ pub fn auto_backend(
         _ => Ok(AutoBackend {
             device: None,
             reason: format!(
-                "no GPU or accelerator among the OpenCL devices (best: {}); the host matcher is                  faster on a CPU (use --backend opencl to run on it anyway)",
+                "no GPU or accelerator among the OpenCL devices (best: {}); the host matcher is \
+                 faster on a CPU (use --backend opencl to run on it anyway)",
                 d.summary()
             ),
         }),
@@ -379,6 +380,11 @@ mod tests {
         let a = auto_backend(&cpu, DeviceSelector::Auto, None).unwrap();
         assert_eq!(a.device, None);
         assert!(a.reason.contains("--backend opencl"), "{}", a.reason);
+        assert!(
+            !a.reason.contains("  "),
+            "one space between words: {}",
+            a.reason
+        );
         let a = auto_backend(&cpu, DeviceSelector::Index(0), None).unwrap();
         assert_eq!(a.device, Some(0));
         let a = auto_backend(&cpu, DeviceSelector::Auto, Some("0")).unwrap();

@@ -4,7 +4,9 @@
 //!
 //! Every distinct binding of the pattern's variables is reported exactly once: anonymous
 //! relationships are existence checks (parallel edges do not multiply matches), named relationships
-//! are enumerated edge by edge.
+//! are enumerated edge by edge. Under [`Semantics::Cypher`] every relationship is enumerated edge
+//! by edge and an edge already bound to an earlier relationship of the same `MATCH` clause is
+//! skipped (relationship isomorphism).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -168,6 +170,9 @@ pub struct Enumerator<'a> {
     control: &'a Control,
     tail: Option<TailGroup>,
     work: Vec<StepWork>,
+    /// Cypher semantics: per relationship slot, the relationships of its `MATCH` clause bound
+    /// before it in the plan (their edges must differ from its edge). Empty otherwise.
+    earlier: Vec<Vec<RelSlot>>,
 }
 
 impl<'a> Enumerator<'a> {
@@ -190,7 +195,11 @@ impl<'a> Enumerator<'a> {
             control,
             tail: None,
             work: Vec::new(),
+            earlier: Vec::new(),
         };
+        if semantics.distinct_edges() {
+            e.earlier = earlier_in_clause(query, plan);
+        }
         let mut screens = 0;
         e.work = (0..plan.steps.len())
             .map(|i| {
@@ -219,7 +228,7 @@ impl<'a> Enumerator<'a> {
         let mut work = StepWork::default();
         for &rel in &step.checks {
             let r = &self.query.pattern.rels[rel];
-            let screen = if r.named || r.src == r.dst {
+            let screen = if self.edge_wise(r) || r.src == r.dst {
                 None
             } else if r.dst == step.node && bound_before(r.src) {
                 Some((r.src, true, r.undirected))
@@ -250,6 +259,20 @@ impl<'a> Enumerator<'a> {
             }
         }
         work
+    }
+
+    /// True when `r` is enumerated edge by edge (named, or any relationship under Cypher
+    /// semantics), false when it is an existence check.
+    fn edge_wise(&self, r: &RelVar) -> bool {
+        r.named || self.semantics.distinct_edges()
+    }
+
+    /// Cypher semantics: true when edge `e` is bound already to an earlier relationship of
+    /// `rel`'s `MATCH` clause.
+    fn edge_taken(&self, rel: RelSlot, e: u32, st: &State) -> bool {
+        self.earlier
+            .get(rel)
+            .is_some_and(|before| before.iter().any(|&o| st.rels[o] == e))
     }
 
     /// Keeps the candidates in `buf` that pass every screen of step `i`.
@@ -324,6 +347,9 @@ impl<'a> Enumerator<'a> {
         st.nodes[step.node] = v;
         if let Some(x) = step.expand {
             st.rels[x.rel] = e;
+            if self.edge_taken(x.rel, e, st) {
+                return true;
+            }
         }
         if self.work[i]
             .id_less
@@ -345,7 +371,7 @@ impl<'a> Enumerator<'a> {
         };
         let r = &self.query.pattern.rels[rel];
         let (a, b) = (st.nodes[r.src], st.nodes[r.dst]);
-        if !r.named {
+        if !self.edge_wise(r) {
             if edge_exists(self.model, a, b, r) {
                 return self.run_checks(i, c + 1, st, sink);
             }
@@ -354,6 +380,9 @@ impl<'a> Enumerator<'a> {
         let mut edges = Vec::new();
         edges_between(self.model, a, b, r, &mut edges);
         for e in edges {
+            if self.edge_taken(rel, e, st) {
+                continue;
+            }
             st.rels[rel] = e;
             if !self.run_checks(i, c + 1, st, sink) {
                 return false;
@@ -418,7 +447,7 @@ impl<'a> Enumerator<'a> {
             }
         }
         let several_runs = r.types.len() > 1 || x.dir == Dir::Both || r.types.is_empty();
-        if r.named {
+        if self.edge_wise(r) {
             if x.dir == Dir::Both {
                 // A self loop appears in both lists with the same edge id.
                 out.sort_unstable();
@@ -486,12 +515,17 @@ impl<'a> Enumerator<'a> {
         match (self.semantics, t.ordered) {
             (_, true) => binomial(m, r),
             (Semantics::Isomorphism, false) => falling_factorial(m, r),
-            (Semantics::Homomorphism, false) => m.saturating_pow(r as u32),
+            // (Cypher semantics has no tail groups: see `find_tail_group`.)
+            (Semantics::Homomorphism | Semantics::Cypher, false) => m.saturating_pow(r as u32),
         }
     }
 
     /// Finds the longest tail of steps that can be counted combinatorially.
     fn find_tail_group(&self) -> Option<TailGroup> {
+        if self.semantics.distinct_edges() {
+            // Parallel edges multiply matches and edges must differ: no closed form here.
+            return None;
+        }
         let steps = &self.plan.steps;
         let pattern = &self.query.pattern;
         let last = steps.last()?;
@@ -565,6 +599,30 @@ impl<'a> Enumerator<'a> {
             attribute_filters,
         })
     }
+}
+
+/// Per relationship slot, the relationships of the same `MATCH` clause that `plan` binds before
+/// it: each step's expansion first, then its checks in order.
+fn earlier_in_clause(query: &BoundQuery, plan: &Plan) -> Vec<Vec<RelSlot>> {
+    let rels = &query.pattern.rels;
+    let mut earlier = vec![Vec::new(); rels.len()];
+    let mut bound: Vec<RelSlot> = Vec::new();
+    for step in &plan.steps {
+        for rel in step
+            .expand
+            .map(|x| x.rel)
+            .into_iter()
+            .chain(step.checks.iter().copied())
+        {
+            earlier[rel] = bound
+                .iter()
+                .copied()
+                .filter(|&o| rels[o].clause == rels[rel].clause)
+                .collect();
+            bound.push(rel);
+        }
+    }
+    earlier
 }
 
 /// `id(a) < id(b)` (or `>`, normalised to `<`) as `(a, b)`.
@@ -722,6 +780,16 @@ impl SubSearch<'_> {
         &self.sub.pattern
     }
 
+    /// Cypher semantics: true when edge `e` is bound to another relationship of `rel`'s clause.
+    fn edge_taken(&self, rel: RelSlot, e: u32, rels: &[u32]) -> bool {
+        let p = self.pattern();
+        self.semantics.distinct_edges()
+            && rels
+                .iter()
+                .enumerate()
+                .any(|(o, &bound)| o != rel && bound == e && p.rels[o].clause == p.rels[rel].clause)
+    }
+
     fn search(&self, nodes: &mut Vec<u32>, rels: &mut Vec<u32>) -> bool {
         let p = self.pattern();
         // Bind relationships whose both ends are bound.
@@ -734,6 +802,9 @@ impl SubSearch<'_> {
             let mut edges = Vec::new();
             edges_between(self.model, nodes[r.src], nodes[r.dst], r, &mut edges);
             for e in edges {
+                if self.edge_taken(ri, e, rels) {
+                    continue;
+                }
                 rels[ri] = e;
                 if self.search(nodes, rels) {
                     rels[ri] = u32::MAX;
@@ -775,7 +846,8 @@ impl SubSearch<'_> {
                 }
             }
             for (v, e) in cands {
-                if !labels_match(self.model, v, &p.nodes[to].labels) {
+                if !labels_match(self.model, v, &p.nodes[to].labels) || self.edge_taken(ri, e, rels)
+                {
                     continue;
                 }
                 if self.semantics == Semantics::Isomorphism && nodes.contains(&v) {

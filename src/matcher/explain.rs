@@ -105,8 +105,19 @@ fn types_text(t: &[u32], model: &Model) -> String {
     format!(":{}", names.join("|"))
 }
 
-/// The whole explanation.
+/// The whole explanation, relationships described as node-isomorphism and homomorphism match them.
 pub fn render(q: &BoundQuery, plan: &Plan, model: &Model) -> String {
+    render_under(q, plan, model, super::Semantics::Isomorphism)
+}
+
+/// [`render`], relationships described as `semantics` matches them: existence checks, or
+/// enumerated (under Cypher semantics every relationship, distinct within its `MATCH`).
+pub fn render_under(
+    q: &BoundQuery,
+    plan: &Plan,
+    model: &Model,
+    semantics: super::Semantics,
+) -> String {
     let p = &q.pattern;
     let mut o = String::new();
     let _ = writeln!(
@@ -132,10 +143,12 @@ pub fn render(q: &BoundQuery, plan: &Plan, model: &Model) -> String {
             types_text(&rel.types, model),
             if rel.undirected { "" } else { ">" },
             p.nodes[rel.dst].name,
-            if rel.named {
-                "  (enumerated)"
+            if semantics.distinct_edges() {
+                format!("  (enumerated, distinct edges in MATCH {})", rel.clause + 1)
+            } else if rel.named {
+                "  (enumerated)".to_string()
             } else {
-                "  (existence)"
+                "  (existence)".to_string()
             }
         );
     }
@@ -253,7 +266,27 @@ pub fn render(q: &BoundQuery, plan: &Plan, model: &Model) -> String {
 /// enumeration in that order.
 pub fn host_execution(model: &Model, query: &BoundQuery, options: &super::MatchOptions) -> String {
     let (plan, cands, _) = super::prepare_host(model, query, options.semantics);
-    let mut o = render(query, &plan, model);
+    let mut o = render_under(query, &plan, model, options.semantics);
+    if let Some((conds, factor)) = super::count_symmetry(model, query, &plan, &cands, options) {
+        // The run counts the symmetry-reduced query and multiplies.
+        let name = |s: usize| query.pattern.nodes[s].name.clone();
+        let stated: Vec<String> = conds
+            .iter()
+            .map(|&(a, b)| format!("id({}) < id({})", name(a), name(b)))
+            .collect();
+        let reduced = super::symmetry::with_conditions(query, &conds);
+        let plan = super::plan_for(model, &reduced, &cands, true);
+        if let Some(fp) = super::choose_factorised(model, &reduced, &plan, &cands, options) {
+            let _ = write!(
+                o,
+                "\nsymmetry breaking: the pattern's automorphisms are broken by {}; the count is \
+                 multiplied by {factor}\nhost execution (the matching order above is replaced):\n{}",
+                stated.join(", "),
+                fp.describe(&reduced)
+            );
+            return o;
+        }
+    }
     match super::choose_factorised(model, query, &plan, &cands, options) {
         Some(fp) => {
             let _ = write!(
@@ -280,7 +313,7 @@ pub fn device_execution(
     options: &super::MatchOptions,
 ) -> String {
     let (plan, _, _) = super::prepare(model, query, options.semantics);
-    let mut o = render(query, &plan, model);
+    let mut o = render_under(query, &plan, model, options.semantics);
     let _ = writeln!(
         o,
         "\ndevice execution: phase 1 (topology kernel) seeds one work item per pivot candidate and \

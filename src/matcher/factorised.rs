@@ -29,9 +29,10 @@
 
 use rayon::prelude::*;
 
-use super::candidates::{CandidateSet, Semantics};
+use super::candidates::{typed_degree, CandidateSet, Semantics};
 use super::enumerate::{edge_exists, id_order, sub_pattern_exists, Control};
 use super::results::{Projector, RowSink};
+use super::triangles::{self, TriangleShape};
 use crate::matcher::eval::{Env, ExistsOracle};
 use crate::matcher::planner::{Dir, Plan};
 use crate::model::{Adjacency, Model, ANY_TYPE};
@@ -52,9 +53,22 @@ pub struct Link {
     /// The pattern relationship.
     pub rel: RelSlot,
     /// Allowed types (`ANY_TYPE` alone = any).
-    types: Vec<u32>,
+    pub(super) types: Vec<u32>,
     /// Direction walking from the kept node to the eliminated one.
-    dir: Dir,
+    pub(super) dir: Dir,
+}
+
+impl Link {
+    /// True when `other` walks the same relationship types in the same direction.
+    pub(super) fn same_walk(&self, other: &Link) -> bool {
+        let sorted = |t: &[u32]| {
+            let mut t = t.to_vec();
+            t.sort_unstable();
+            t.dedup();
+            t
+        };
+        self.dir == other.dir && sorted(&self.types) == sorted(&other.types)
+    }
 }
 
 /// An eliminated (counted, never enumerated) pattern node.
@@ -143,6 +157,13 @@ pub struct KeptStep {
     counted: Option<usize>,
 }
 
+impl KeptStep {
+    /// True when binding this step checks no relationship and no conjunct (id orders aside).
+    pub(super) fn plain(&self) -> bool {
+        self.checks.is_empty() && self.filters.is_empty()
+    }
+}
+
 /// A factorised plan: kept steps, eliminated nodes and the weight formula.
 #[derive(Debug, Clone)]
 pub struct FactorPlan {
@@ -176,6 +197,9 @@ pub struct FactorPlan {
     /// must then be removed from the eliminated sets.
     collisions: bool,
     semantics: Semantics,
+    /// Set when the plan is a cycle through three eliminated middle nodes, run as weighted
+    /// triangle listing (see [`triangles`](super::triangles)).
+    pub triangle: Option<TriangleShape>,
 }
 
 /// Builds a factorised plan for `query`, or `None` when no node can be eliminated (or the query is
@@ -193,7 +217,8 @@ pub fn plan(
     }
     let p = &query.pattern;
     let k = p.nodes.len();
-    if p.rels.iter().any(|r| r.named) || k < 2 {
+    // Cypher semantics matches every relationship edge by edge, with distinct edges: declined.
+    if semantics.distinct_edges() || p.rels.iter().any(|r| r.named) || k < 2 {
         return None;
     }
     let mut referenced = vec![false; k];
@@ -385,7 +410,7 @@ pub fn plan(
     } else {
         0
     };
-    Some(FactorPlan {
+    let mut fp = FactorPlan {
         steps,
         eliminated,
         lists,
@@ -397,7 +422,10 @@ pub fn plan(
         min_weight,
         collisions,
         semantics,
-    })
+        triangle: None,
+    };
+    fp.triangle = triangles::recognise(&fp, query, cands);
+    Some(fp)
 }
 
 /// The largest `n` such that the projection's filter requires a plain `count` item to be at least
@@ -670,6 +698,46 @@ fn kept_steps(
 }
 
 impl FactorPlan {
+    /// A result sink for one parallel task: weighted inputs, one group per binding when the keys
+    /// determine it, feeding `next` (the second stage) directly where it can.
+    pub(super) fn sink<'q, 'm>(
+        &self,
+        model: &'m Model,
+        projector: &'q Projector<'q>,
+        next: Option<&'q Projector<'q>>,
+        oracle: &'q (dyn ExistsOracle + Sync),
+    ) -> RowSink<'q, 'm> {
+        let mut sink =
+            RowSink::new(model, projector, Some(oracle)).unit_weight_items(&self.binding_counts);
+        if self.per_binding {
+            sink = sink.per_binding();
+        }
+        match next {
+            Some(p) => sink.then(RowSink::new(model, p, None)),
+            None => sink,
+        }
+    }
+
+    /// The matching semantics the plan counts under.
+    pub(super) fn semantics(&self) -> Semantics {
+        self.semantics
+    }
+
+    /// True when kept values must be removed from the eliminated sets.
+    pub(super) fn has_collisions(&self) -> bool {
+        self.collisions
+    }
+
+    /// The `id(x) < id(y)` conditions between kept nodes, as `(x, y)`.
+    pub(super) fn id_orders(&self) -> Vec<(NodeSlot, NodeSlot)> {
+        let mut out = Vec::new();
+        for st in &self.steps {
+            out.extend(st.id_after.iter().map(|&a| (a, st.node)));
+            out.extend(st.id_before.iter().map(|&b| (st.node, b)));
+        }
+        out
+    }
+
     /// The plan in words, for `gemp explain`.
     pub fn describe(&self, query: &BoundQuery) -> String {
         use std::fmt::Write;
@@ -682,6 +750,21 @@ impl FactorPlan {
             self.steps.len(),
             self.eliminated.len()
         );
+        if let Some(t) = &self.triangle {
+            let _ = writeln!(
+                o,
+                "  run instead as weighted triangle listing: co-occurrence graph of {} \
+                 (pairs sharing a {} node, with their count c), oriented by degree; each \
+                 triangle listed once at its lowest-ranked node and bound with {} < {} < {} by id; \
+                 weight c12·c23·c31 − T·(c12 + c23 + c31) + 2T, T = nodes shared by all three",
+                t.order.map(name).join(", "),
+                name(self.eliminated[0].slot),
+                name(t.order[0]),
+                name(t.order[1]),
+                name(t.order[2]),
+            );
+            return o;
+        }
         for (i, s) in self.steps.iter().enumerate() {
             let how = match s.source {
                 Source::Scan => "scan candidates".to_string(),
@@ -725,6 +808,19 @@ impl FactorPlan {
                 self.partitions.len()
             )
         };
+        if self.min_weight >= 2 && self.eliminated.len() == 1 {
+            let e = &self.eliminated[0];
+            let kept: Vec<String> = e.links.iter().map(|l| name(l.kept)).collect();
+            let _ = writeln!(
+                o,
+                "  count bound pushed down: {} need at least {} relationships to {} candidates, \
+                 pairs reached fewer than {} times are dropped",
+                kept.join(", "),
+                self.min_weight,
+                name(e.slot),
+                self.min_weight
+            );
+        }
         let _ = writeln!(o, "  weight per kept binding: {weight}");
         let _ = writeln!(
             o,
@@ -769,7 +865,7 @@ pub struct FactorExec<'a, 'm> {
     model: &'m Model,
     query: &'a BoundQuery,
     fp: &'a FactorPlan,
-    cands: &'a [CandidateSet],
+    cands: std::borrow::Cow<'a, [CandidateSet]>,
     control: &'a Control,
     /// Per step: the two-hop index its candidates come from (see [`TwoHopIndex`]).
     indexes: Vec<Option<TwoHopIndex>>,
@@ -786,6 +882,10 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         cands: &'a [CandidateSet],
         control: &'a Control,
     ) -> Self {
+        let cands = match bounded_candidates(model, fp, cands) {
+            Some(owned) => std::borrow::Cow::Owned(owned),
+            None => std::borrow::Cow::Borrowed(cands),
+        };
         let mut x = FactorExec {
             model,
             query,
@@ -803,9 +903,9 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                     let e = &fp.eliminated[elim];
                     Some(Projected::build(
                         model,
-                        &cands[e.slot],
+                        &x.cands[e.slot],
                         &e.links[link],
-                        &cands[st.node],
+                        &x.cands[st.node],
                     ))
                 }
                 _ => None,
@@ -876,9 +976,23 @@ impl<'a, 'm> FactorExec<'a, 'm> {
     pub fn run_parallel<'q>(
         &self,
         projector: &'q Projector<'q>,
+        next: Option<&'q Projector<'q>>,
         oracle: &'q (dyn ExistsOracle + Sync),
     ) -> Vec<RowSink<'q, 'm>> {
         let model: &'m Model = self.model;
+        if let Some(shape) = &self.fp.triangle {
+            return triangles::run(
+                model,
+                self.query,
+                self.fp,
+                shape,
+                &self.cands,
+                self.control,
+                projector,
+                next,
+                oracle,
+            );
+        }
         let Some(first) = self.fp.steps.first() else {
             return Vec::new();
         };
@@ -896,11 +1010,7 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 let w = guard.get_or_insert_with(|| self.worker());
-                let mut sink = RowSink::new(model, projector, Some(oracle))
-                    .unit_weight_items(&self.fp.binding_counts);
-                if self.fp.per_binding {
-                    sink = sink.per_binding();
-                }
+                let mut sink = self.fp.sink(model, projector, next, oracle);
                 for &v in chunk {
                     if !self.control.check_deadline() {
                         break;
@@ -1213,6 +1323,49 @@ impl<'a, 'm> FactorExec<'a, 'm> {
     }
 }
 
+/// The count bound pushed into candidate filtering: when every binding's weight must be at least
+/// `min_weight` and it is the size of one eliminated node's set (`WITH p1, p2, count(t) AS c WHERE
+/// c >= 3`), a kept node linked to that node needs at least `min_weight` edges along the link, so
+/// kept candidates with fewer are dropped before the search (couples: persons with fewer than
+/// three credits neither start nor end a pair). `None` when there is no such bound.
+fn bounded_candidates(
+    model: &Model,
+    fp: &FactorPlan,
+    cands: &[CandidateSet],
+) -> Option<Vec<CandidateSet>> {
+    if fp.min_weight < 2 || fp.eliminated.len() != 1 {
+        return None;
+    }
+    let need = usize::try_from(fp.min_weight).unwrap_or(usize::MAX);
+    let mut out = cands.to_vec();
+    for l in &fp.eliminated[0].links {
+        let types: &[u32] = if l.types.first() == Some(&ANY_TYPE) {
+            &[]
+        } else {
+            &l.types
+        };
+        let degree = |v: u32| match l.dir {
+            Dir::Out => typed_degree(model, v, types, true),
+            Dir::In => typed_degree(model, v, types, false),
+            Dir::Both => typed_degree(model, v, types, true) + typed_degree(model, v, types, false),
+        };
+        let nodes: Vec<u32> = out[l.kept]
+            .nodes
+            .par_chunks(1 << 14)
+            .map(|chunk| {
+                chunk
+                    .iter()
+                    .copied()
+                    .filter(|&v| degree(v) >= need)
+                    .collect::<Vec<u32>>()
+            })
+            .collect::<Vec<Vec<u32>>>()
+            .concat();
+        out[l.kept] = CandidateSet::from_sorted(nodes, model.node_count());
+    }
+    Some(out)
+}
+
 /// `Σ_π coef(π) Π_{B ∈ π} |∩_{e ∈ B} set(e)|`, clamped to `u64`.
 fn inclusion_exclusion<'s>(
     partitions: &[(i64, Vec<Vec<usize>>)],
@@ -1267,7 +1420,7 @@ impl TwoHopIndex {
 /// node's candidates, deduplicated and sorted, in one array: a two-hop expansion then reads one
 /// short contiguous list per middle node instead of the adjacency's offsets, types and
 /// neighbours (the random accesses that dominate it).
-struct Projected {
+pub(super) struct Projected {
     /// The smallest middle node id; lists are indexed from it.
     base: u32,
     offsets: Vec<u32>,
@@ -1277,7 +1430,12 @@ struct Projected {
 impl Projected {
     /// Builds the lists for the candidates `mids` of the middle node, along `back` (a link walked
     /// from its kept node to the middle node, here walked backwards), keeping `target` nodes.
-    fn build(m: &Model, mids: &CandidateSet, back: &Link, target: &CandidateSet) -> Self {
+    pub(super) fn build(
+        m: &Model,
+        mids: &CandidateSet,
+        back: &Link,
+        target: &CandidateSet,
+    ) -> Self {
         let nodes = &mids.nodes;
         let (Some(&base), Some(&last)) = (nodes.first(), nodes.last()) else {
             return Projected {
@@ -1339,7 +1497,7 @@ impl Projected {
 
     /// The list of middle node `t` (empty when `t` is not a candidate).
     #[inline]
-    fn get(&self, t: u32) -> &[u32] {
+    pub(super) fn get(&self, t: u32) -> &[u32] {
         let Some(i) = t.checked_sub(self.base).map(|i| i as usize) else {
             return &[];
         };
@@ -1393,7 +1551,7 @@ fn reverse(d: Dir) -> Dir {
 /// Calls `f` for every neighbour of `v` over `types` in direction `dir` (repeats possible). Short
 /// lists are scanned once, testing each entry's type; long ones are searched per type.
 #[inline]
-fn walk(m: &Model, v: u32, types: &[u32], dir: Dir, mut f: impl FnMut(u32)) {
+pub(super) fn walk(m: &Model, v: u32, types: &[u32], dir: Dir, mut f: impl FnMut(u32)) {
     let any = types.first() == Some(&ANY_TYPE);
     let mut run = |adj: &Adjacency| {
         let r = adj.range(v);

@@ -13,6 +13,7 @@ pub mod host;
 pub mod planner;
 pub mod results;
 pub mod symmetry;
+pub mod triangles;
 
 use std::time::{Duration, Instant};
 
@@ -31,7 +32,7 @@ use planner::Plan;
 /// How to run a query.
 #[derive(Debug, Clone, Default)]
 pub struct MatchOptions {
-    /// Injective (default) or homomorphic node matching.
+    /// Node-injective (default), homomorphic or Cypher (relationship-isomorphic) matching.
     pub semantics: Semantics,
     /// Stop cleanly after this long; the result is then marked partial.
     pub timeout: Option<Duration>,
@@ -174,11 +175,13 @@ pub fn execute<'m>(
     query: &BoundQuery,
     options: &MatchOptions,
 ) -> Result<QueryOutput<'m>> {
+    // The deadline covers candidate filtering and planning too.
+    let deadline = options.timeout.map(|d| Instant::now() + d);
     let (plan, cands, timings) = prepare_host(model, query, options.semantics);
     if let Some((conds, factor)) = count_symmetry(model, query, &plan, &cands, options) {
         let reduced = symmetry::with_conditions(query, &conds);
         let plan = plan_for(model, &reduced, &cands, true);
-        let mut out = execute_planned(model, &reduced, plan, cands, timings, options)?;
+        let mut out = execute_planned(model, &reduced, plan, cands, timings, options, deadline)?;
         for row in &mut out.rows {
             if let Some(Val::Int(n)) = row.first_mut() {
                 *n = n.saturating_mul(factor as i64);
@@ -186,12 +189,12 @@ pub fn execute<'m>(
         }
         return Ok(out);
     }
-    execute_planned(model, query, plan, cands, timings, options)
+    execute_planned(model, query, plan, cands, timings, options, deadline)
 }
 
 /// Symmetry-breaking conditions and the count factor for a pure `RETURN count(*)` query under
 /// node-injective semantics whose `WHERE` has only unary conjuncts (see [`symmetry`]).
-fn count_symmetry(
+pub(crate) fn count_symmetry(
     model: &Model,
     query: &BoundQuery,
     plan: &Plan,
@@ -221,8 +224,9 @@ fn execute_planned<'m>(
     cands: Vec<candidates::CandidateSet>,
     mut timings: Timings,
     options: &MatchOptions,
+    deadline: Option<Instant>,
 ) -> Result<QueryOutput<'m>> {
-    let control = Control::new(options.timeout.map(|d| Instant::now() + d));
+    let control = Control::new(deadline);
     let first = query.stages.first().map(Projector::new);
     let count_matches_only = counts_matches_only(query, options);
     let e = Enumerator::new(
@@ -366,8 +370,9 @@ fn execute_factorised<'m>(
 ) -> QueryOutput<'m> {
     let projector = Projector::new(&fp.first);
     let fx = factorised::FactorExec::new(model, query, fp, cands, control);
+    let next = query.stages.get(1).map(Projector::new);
     let start = Instant::now();
-    let sinks = fx.run_parallel(&projector, &fx);
+    let sinks = fx.run_parallel(&projector, next.as_ref(), &fx);
     timings.enumerate = start.elapsed();
     let start = Instant::now();
     let (mut rows, columns) =
@@ -443,8 +448,8 @@ pub fn execute_streaming<'m>(
     if !is_streamable(query) || options.count_only {
         return hand_over(execute(model, query, options)?, consume);
     }
-    let (plan, cands, mut timings) = prepare_host(model, query, options.semantics);
     let control = Control::new(options.timeout.map(|d| Instant::now() + d));
+    let (plan, cands, mut timings) = prepare_host(model, query, options.semantics);
     let stage = &query.stages[0];
     let projector = Projector::new(stage);
     let columns = projector.columns();

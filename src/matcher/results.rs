@@ -309,6 +309,9 @@ pub struct RowSink<'q, 'm> {
     top_k: Option<usize>,
     /// Inputs since the last look at the memory limit.
     since_memory_check: u32,
+    /// The next stage, fed each finished per-binding row at once instead of holding it (see
+    /// [`then`](Self::then)).
+    next: Option<Box<RowSink<'q, 'm>>>,
 }
 
 /// Rows handed to a streaming consumer at a time.
@@ -338,7 +341,30 @@ impl<'q, 'm> RowSink<'q, 'm> {
             unit_weight: Vec::new(),
             top_k: top_k(projector.proj, false),
             since_memory_check: 0,
+            next: None,
         }
+    }
+
+    /// True when this per-binding sink's finished rows can go straight to the next stage: its
+    /// projection has nothing left to do once a row passed its `WITH … WHERE` (no `DISTINCT`,
+    /// `ORDER BY`, `SKIP` or `LIMIT`).
+    pub fn can_feed_next(&self) -> bool {
+        let proj = self.projector.proj;
+        self.per_binding
+            && !proj.distinct
+            && proj.order_by.is_empty()
+            && proj.skip.is_none()
+            && proj.limit.is_none()
+    }
+
+    /// Feeds every finished row to `next` (the next stage's sink) instead of holding it (see
+    /// [`can_feed_next`](Self::can_feed_next)): `WITH p1, p2, count(t) … RETURN count(*)` then
+    /// never materialises its pairs. [`finish_stages`] finishes `next` in its place.
+    pub fn then(mut self, next: RowSink<'q, 'm>) -> Self {
+        if self.can_feed_next() {
+            self.next = Some(Box::new(next));
+        }
+        self
     }
 
     /// Makes the aggregates of these items see each [`push_weighted`](Self::push_weighted) input
@@ -470,6 +496,11 @@ impl<'q, 'm> RowSink<'q, 'm> {
                 self.scratch = row;
                 return true;
             }
+            if let Some(next) = &mut self.next {
+                let more = next.push(&[], &[], &row);
+                self.scratch = row;
+                return more;
+            }
             self.rows.push(row);
             self.bound_rows();
             return true;
@@ -555,6 +586,11 @@ impl<'q, 'm> RowSink<'q, 'm> {
 
     /// Merges another worker's sink into this one.
     pub fn merge(&mut self, other: RowSink<'q, 'm>) {
+        match (&mut self.next, other.next) {
+            (Some(mine), Some(theirs)) => mine.merge(*theirs),
+            (None, Some(theirs)) => self.next = Some(theirs),
+            _ => {}
+        }
         self.count += other.count;
         self.rows.extend(other.rows);
         if self.stream.is_none() {
@@ -730,9 +766,15 @@ pub fn finish_stages<'q, 'm>(
     for s in sinks {
         merged.merge(s);
     }
-    let mut rows = merged.finish();
-    let mut columns = first.columns();
-    for stage in stages.iter().skip(1) {
+    // A first stage that fed the second one as it went: finish the second.
+    let (mut rows, mut columns, done) = match merged.next.take() {
+        Some(next) => {
+            let columns = next.projector.columns();
+            (next.finish(), columns, 2)
+        }
+        None => (merged.finish(), first.columns(), 1),
+    };
+    for stage in stages.iter().skip(done) {
         let p = Projector::new(stage);
         let mut sink = RowSink::new(model, &p, None);
         for row in &rows {

@@ -79,6 +79,9 @@ pub struct PathPattern {
     pub nodes: Vec<NodePattern>,
     /// `rels[i]` joins `nodes[i]` and `nodes[i + 1]`, so `rels.len() == nodes.len() - 1`.
     pub rels: Vec<RelPattern>,
+    /// The `MATCH` clause the path was written in, counted from 0 (in an `EXISTS` body, among
+    /// the body's own clauses): Cypher semantics keeps the edges of one clause distinct.
+    pub clause: usize,
     /// The whole path.
     pub span: Span,
 }

@@ -34,6 +34,7 @@ pub fn bind(g: &BenchGraph, model: &Model) -> BoundQuery {
             // An absent EDGE type matches nothing: use an id no edge has.
             types: vec![edge_type.unwrap_or(u32::MAX - 1)],
             undirected: true,
+            clause: 0,
         })
         .collect();
     let items = (0..g.labels.len())

@@ -165,7 +165,7 @@ fn bind_inner(
     source: Option<&str>,
     lenient_properties: bool,
 ) -> BResult<(BoundQuery, Vec<QueryWarning>)> {
-    let schema = model.schema();
+    let schema = crate::model::Schema::properties_of(model);
     let kinds = |props: &[crate::model::PropertyInfo]| {
         let mut map: HashMap<String, Vec<Kind>> = HashMap::new();
         for p in props {
@@ -440,6 +440,7 @@ impl Binder<'_> {
                 dst,
                 types,
                 undirected: r.direction == Direction::Both,
+                clause: path.clause,
             });
             for p in &r.props {
                 self.check_property(&p.key, Some(true))?;

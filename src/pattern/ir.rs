@@ -40,8 +40,9 @@ pub struct NodeVar {
 pub struct RelVar {
     /// Variable name (`_r3` style for anonymous relationships).
     pub name: String,
-    /// False when the relationship has no variable: it is then an existence check and parallel edges
-    /// do not multiply matches.
+    /// False when the relationship has no variable: under node-isomorphism and homomorphism it is
+    /// then an existence check and parallel edges do not multiply matches (under Cypher
+    /// semantics every relationship is matched edge by edge).
     pub named: bool,
     /// Source node slot (for undirected relationships: the first node as written).
     pub src: NodeSlot,
@@ -51,6 +52,9 @@ pub struct RelVar {
     pub types: Vec<u32>,
     /// `-[..]-`: matches an edge in either direction.
     pub undirected: bool,
+    /// The `MATCH` clause the relationship was written in, counted from 0: under Cypher
+    /// semantics the relationships of one clause bind distinct edges.
+    pub clause: usize,
 }
 
 /// Comparison operators.

@@ -11,6 +11,7 @@
 pub mod ast;
 pub mod bench_query;
 pub mod binder;
+pub mod directives;
 pub mod error;
 pub mod ir;
 pub mod lexer;

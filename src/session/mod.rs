@@ -184,11 +184,22 @@ impl<'m> Session<'m> {
             .map_err(|e| Error::Query(e.render(source, None)))
     }
 
-    /// How the session's engine runs `query`: the engine, then its plan (as `gemp explain`
-    /// prints it).
+    /// How the session's engine runs `query`: the engine, the semantics in force, then its plan
+    /// (as `gemp explain` prints it).
     pub fn explain(&self, query: &BoundQuery, options: &MatchOptions) -> Result<String> {
         let plan = self.engine.explain(query, options)?;
-        Ok(format!("engine: {}\n{plan}", self.engine.name()))
+        let mut head = format!(
+            "engine: {}\nsemantics: {}\n",
+            self.engine.name(),
+            options.semantics.describe()
+        );
+        if options.semantics.distinct_edges() && self.engine.uses_device() {
+            head.push_str(
+                "note: the OpenCL matcher does not implement this semantics; --backend auto runs \
+                 the query on the host\n",
+            );
+        }
+        Ok(format!("{head}{plan}"))
     }
 
     /// Runs a query and collects its rows (or only its count).

@@ -80,6 +80,7 @@ pub fn pattern_vars(m: &Model, labels: &[Option<u8>], rels: &[RelSpec]) -> Patte
                 dst: *d,
                 types: types.iter().map(|&t| ty(t)).collect(),
                 undirected: *undirected,
+                clause: 0,
             })
             .collect(),
     }

@@ -279,6 +279,12 @@ pub fn encode(
     semantics: Semantics,
     programs: &Programs,
 ) -> Result<EncodedPlan> {
+    if semantics.distinct_edges() {
+        return Err(Error::DeviceLimit(
+            "the OpenCL matcher does not implement --semantics cypher (distinct edges per MATCH)"
+                .into(),
+        ));
+    }
     check_limits(query, plan)?;
     let pattern = &query.pattern;
     let k = pattern.nodes.len();
@@ -527,6 +533,7 @@ mod tests {
             dst,
             types,
             undirected,
+            clause: 0,
         }
     }
 

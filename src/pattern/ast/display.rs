@@ -101,6 +101,22 @@ fn write_string_literal(f: &mut Formatter<'_>, s: &str) -> fmt::Result {
     f.write_char('\'')
 }
 
+/// Writes the paths of one or more `MATCH` clauses (the first keyword already written): `, `
+/// between the paths of a clause, `between` (ending in `MATCH `) where a new clause starts.
+fn write_matches(f: &mut Formatter<'_>, paths: &[PathPattern], between: &str) -> fmt::Result {
+    for (i, path) in paths.iter().enumerate() {
+        if i > 0 {
+            f.write_str(if path.clause == paths[i - 1].clause {
+                ", "
+            } else {
+                between
+            })?;
+        }
+        path.fmt(f)?;
+    }
+    Ok(())
+}
+
 fn write_list<T>(
     f: &mut Formatter<'_>,
     items: &[T],
@@ -346,7 +362,7 @@ impl Display for PathPattern {
 impl Display for SubQuery {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_str("EXISTS { MATCH ")?;
-        write_list(f, &self.matches, |f, p| p.fmt(f))?;
+        write_matches(f, &self.matches, " MATCH ")?;
         if let Some(w) = &self.where_clause {
             write!(f, " WHERE {w}")?;
         }
@@ -415,7 +431,7 @@ impl Display for Query {
     /// Writes the query with one clause per line.
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_str("MATCH ")?;
-        write_list(f, &self.matches, |f, p| p.fmt(f))?;
+        write_matches(f, &self.matches, "\nMATCH ")?;
         if let Some(w) = &self.where_clause {
             write!(f, "\nWHERE {w}")?;
         }

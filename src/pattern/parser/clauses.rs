@@ -19,10 +19,12 @@ impl Parser<'_> {
         let mut matches = Vec::new();
         let mut filters = Vec::new();
         let mut ends_with_where = false;
+        let mut clause = 0;
         while self.eat_keyword(Keyword::Match).is_some() {
             let before = filters.len();
-            self.match_body(&mut matches, &mut filters)?;
+            self.match_body(&mut matches, &mut filters, clause)?;
             ends_with_where = filters.len() > before;
+            clause += 1;
         }
         let where_clause = self.conjunction(filters)?;
 
@@ -73,14 +75,18 @@ impl Parser<'_> {
         })
     }
 
-    /// The patterns and optional `WHERE` of one `MATCH` clause (keyword already consumed).
+    /// The patterns and optional `WHERE` of `MATCH` clause number `clause` (keyword already
+    /// consumed).
     pub(super) fn match_body(
         &mut self,
         matches: &mut Vec<PathPattern>,
         filters: &mut Vec<Expr>,
+        clause: usize,
     ) -> PResult<()> {
         loop {
-            matches.push(self.path_pattern()?);
+            let mut path = self.path_pattern()?;
+            path.clause = clause;
+            matches.push(path);
             if self.eat(&TokenKind::Comma).is_none() {
                 break;
             }
@@ -120,11 +126,14 @@ impl Parser<'_> {
         self.expect(&TokenKind::LBrace, "'{' after EXISTS")?;
         let mut matches = Vec::new();
         let mut filters = Vec::new();
+        let mut clause = 0;
         if !self.at_keyword(Keyword::Match) {
-            self.match_body(&mut matches, &mut filters)?;
+            self.match_body(&mut matches, &mut filters, clause)?;
+            clause += 1;
         }
         while self.eat_keyword(Keyword::Match).is_some() {
-            self.match_body(&mut matches, &mut filters)?;
+            self.match_body(&mut matches, &mut filters, clause)?;
+            clause += 1;
         }
         let end = self.subquery_end()?;
         let where_clause = self.conjunction(filters)?;

@@ -30,6 +30,7 @@ impl Parser<'_> {
         Ok(PathPattern {
             nodes,
             rels,
+            clause: 0,
             span: start.to(self.prev_span),
         })
     }

@@ -41,8 +41,10 @@ impl Parser<'_> {
         let start = self.peek().span;
         let mut matches = Vec::new();
         let mut filters = Vec::new();
+        let mut clause = 0;
         while self.eat_keyword(Keyword::Match).is_some() {
-            self.match_body(&mut matches, &mut filters)?;
+            self.match_body(&mut matches, &mut filters, clause)?;
+            clause += 1;
         }
         let where_clause = self.conjunction(filters)?;
         let mut with_clauses = Vec::new();

@@ -238,6 +238,7 @@ fn path(nodes: Vec<NodePattern>, rels: Vec<RelPattern>) -> PathPattern {
     PathPattern {
         nodes,
         rels,
+        clause: 0,
         span: Span::default(),
     }
 }

@@ -110,11 +110,13 @@ fn query_without_return() {
 #[test]
 fn several_match_clauses_form_one_pattern_and_their_filters_are_joined() {
     let q = parse("MATCH (a) WHERE a.x = 1 MATCH (b), (c) WHERE b.y = 2 MATCH (d) RETURN a");
+    // Each path remembers its clause (Cypher semantics keeps edges distinct per clause).
+    let in_clause = |clause, p: PathPattern| PathPattern { clause, ..p };
     let mut expected = query(vec![
         path(vec![node("a", &[])], vec![]),
-        path(vec![node("b", &[])], vec![]),
-        path(vec![node("c", &[])], vec![]),
-        path(vec![node("d", &[])], vec![]),
+        in_clause(1, path(vec![node("b", &[])], vec![])),
+        in_clause(1, path(vec![node("c", &[])], vec![])),
+        in_clause(2, path(vec![node("d", &[])], vec![])),
     ]);
     expected.where_clause = Some(bin(
         BinaryOp::And,
@@ -123,6 +125,12 @@ fn several_match_clauses_form_one_pattern_and_their_filters_are_joined() {
     ));
     expected.ret = Some(projection(vec![item(var("a"), None)]));
     assert_same(&q, &expected);
+    // Printing keeps the clauses apart.
+    assert!(
+        q.to_string()
+            .starts_with("MATCH (a)\nMATCH (b), (c)\nMATCH (d)\nWHERE"),
+        "{q}"
+    );
 }
 
 #[test]
