@@ -257,6 +257,14 @@ fn a_wrong_delimiter_is_named_with_file_and_line() {
         err.contains("is the delimiter `,`? (use --delimiter ',')"),
         "{err}"
     );
+    // The most frequent candidate wins; a tie goes to the first of `|`, `;`, tab, `,`.
+    let m = write(d, "m.csv", ":ID;a;b|c\n");
+    let err = String::from_utf8_lossy(&gemp(&["load", &m]).stderr).into_owned();
+    assert!(err.contains("is the delimiter `;`?"), "{err}");
+    let t = write(d, "tie.csv", ":ID;a|b\n");
+    let err = String::from_utf8_lossy(&gemp(&["load", &t]).stderr).into_owned();
+    assert!(err.contains(&format!("{t}:1:6: ")), "{err}");
+    assert!(err.contains("is the delimiter `|`?"), "{err}");
 }
 
 #[test]

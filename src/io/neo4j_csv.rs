@@ -407,8 +407,11 @@ fn read_header(path: &Path, options: &CsvOptions) -> Result<(u64, Header)> {
         });
     };
     if let [only] = &fields[..] {
+        // The most frequent; on a tie the first of `|`, `;`, tab, `,` (`max_by_key` keeps the
+        // last of equals, hence the reversed order).
         let guess = [b'|', b';', b'\t', b',']
             .into_iter()
+            .rev()
             .filter(|&d| d != options.delimiter)
             .map(|d| (only.bytes().filter(|&b| b == d).count(), d))
             .filter(|&(n, _)| n > 0)
