@@ -635,6 +635,7 @@ fn malformed_lines_are_counted_with_line_numbers() {
     let options = LoadOptions {
         strict: false,
         max_reported: 2,
+        ..Default::default()
     };
     let (_, report) = imdb_lists::load(&[p], &options).unwrap();
     assert_eq!(report.malformed.len(), 2);

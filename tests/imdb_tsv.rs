@@ -577,6 +577,7 @@ fn malformed_rows_are_counted_and_reported_with_lines() {
     let few = LoadOptions {
         strict: false,
         max_reported: 1,
+        ..Default::default()
     };
     let (_, report) = imdb_tsv::load(&paths, &few).unwrap();
     assert_eq!(report.malformed.len(), 4);
@@ -586,6 +587,7 @@ fn malformed_rows_are_counted_and_reported_with_lines() {
     let strict = LoadOptions {
         strict: true,
         max_reported: 10,
+        ..Default::default()
     };
     let err = load_err(&paths, &strict);
     assert_eq!(

@@ -1,10 +1,12 @@
 #![no_main]
 //! The Neo4j-CSV reader never panics: the input is split at its first NUL byte into a node file
-//! and a relationship file, loaded together (with a metamodel for half of the inputs).
+//! and a relationship file, loaded together (with a metamodel for half of the inputs); a third of
+//! the inputs are also loaded as one neo4j-admin group with other delimiters and integer ids.
 
 #[path = "common.rs"]
 mod common;
 
+use gemp::io::neo4j_csv::{CsvOptions, GroupKind, IdType, InputGroup};
 use gemp::io::{Format, LoadOptions};
 use libfuzzer_sys::fuzz_target;
 
@@ -26,4 +28,28 @@ fuzz_target!(|data: &[u8]| {
         paths.push(mm);
     }
     let _ = gemp::io::load(&paths, Format::Neo4jCsv, &LoadOptions::default());
+    // neo4j-admin's options: `|` fields, `'` quotes, integer ids, and the two files as one group
+    // (the node file's first line heading both).
+    if data.len() % 3 == 0 {
+        let kind = if data.len() % 2 == 0 {
+            GroupKind::Nodes
+        } else {
+            GroupKind::Relationships
+        };
+        let options = LoadOptions {
+            neo4j: CsvOptions {
+                delimiter: b'|',
+                array_delimiter: ',',
+                quote: if data.len() % 5 == 0 { b'\'' } else { b'"' },
+                id_type: IdType::Integer,
+                groups: vec![InputGroup {
+                    kind,
+                    names: vec!["T".into()],
+                    files: paths[..2].to_vec(),
+                }],
+            },
+            ..LoadOptions::default()
+        };
+        let _ = gemp::io::load(&[], Format::Neo4jCsv, &options);
+    }
 });

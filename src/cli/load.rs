@@ -20,10 +20,16 @@ use crate::model::{snapshot, Model};
   gemp load --format imdb-lists actors.list.gz actresses.list.gz movies.list.gz -o old.gemp
   gemp load --format xmi railway.xmi --metamodel railway.xcore -o railway.gemp
   gemp load --format neo4j-csv csv-dir/ --metamodel railway.xcore -o railway.gemp
-  gemp load --format json graph.json -o graph.gemp")]
+  gemp load --format json graph.json -o graph.gemp
+
+  # Neo4j bulk-import CSV laid out for neo4j-admin database import: header files apart,
+  # labels and types on the command line, `|` between fields, `,` between array items
+  gemp load --format neo4j-csv --delimiter '|' --array-delimiter , --id-type integer \\
+    --nodes=Person=persons-header.csv,persons.csv \\
+    --nodes=Person:Admin=admins-header.csv,admins-1.csv,admins-2.csv \\
+    --relationships=KNOWS=knows-header.csv,knows.csv -o social.gemp")]
 pub struct LoadArgs {
-    /// Input files or directories.
-    #[arg(required = true)]
+    /// Input files or directories (Neo4j CSV: each file with its own header).
     pub inputs: Vec<PathBuf>,
     /// Write the frozen model to this .gemp snapshot.
     #[arg(short, long)]
@@ -42,6 +48,64 @@ pub struct LoadArgs {
     /// replaced).
     #[arg(long)]
     pub force: bool,
+    /// Neo4j bulk-import CSV options, as `neo4j-admin database import` takes them.
+    #[command(flatten)]
+    pub neo4j: Neo4jCsvArgs,
+}
+
+/// The `neo4j-admin database import` options of `gemp load` (they imply `--format neo4j-csv`).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Neo4j CSV (neo4j-admin database import conventions)")]
+pub struct Neo4jCsvArgs {
+    /// Node files sharing one header: the first line of the first file (which may hold only the
+    /// header) heads them all; the labels given are added to every node (besides a `:LABEL`
+    /// column). Repeatable.
+    #[arg(long = "nodes", value_name = "[LABEL[:LABEL…]=]FILE[,FILE…]")]
+    pub nodes: Vec<String>,
+    /// Relationship files sharing one header, like `--nodes`; the type given applies to rows
+    /// without a `:TYPE` value. Repeatable.
+    #[arg(long = "relationships", value_name = "[TYPE=]FILE[,FILE…]")]
+    pub relationships: Vec<String>,
+    /// The field delimiter: one ASCII character, or `TAB` / `\t`.
+    #[arg(long, value_name = "CHAR", default_value = ",", value_parser = crate::io::neo4j_csv::parse_delimiter)]
+    pub delimiter: u8,
+    /// The separator of array items (`tags:string[]`) and of labels in a `:LABEL` field.
+    #[arg(long, value_name = "CHAR", default_value = ";", value_parser = crate::io::neo4j_csv::parse_array_delimiter)]
+    pub array_delimiter: char,
+    /// The quote character.
+    #[arg(long, value_name = "CHAR", default_value = "\"", value_parser = crate::io::neo4j_csv::parse_delimiter)]
+    pub quote: u8,
+    /// How ids are compared: `string` (byte for byte) or `integer` (by value: `007` and `7` are
+    /// one node; a non-integer id is a malformed row).
+    #[arg(long, value_enum, default_value = "string", ignore_case = true)]
+    pub id_type: crate::io::neo4j_csv::IdType,
+}
+
+impl Neo4jCsvArgs {
+    /// The loader's options; an error for a group that does not parse or a delimiter equal to
+    /// the quote.
+    pub fn options(&self) -> anyhow::Result<crate::io::neo4j_csv::CsvOptions> {
+        use crate::io::neo4j_csv::{CsvOptions, GroupKind, InputGroup};
+        if self.delimiter == self.quote {
+            anyhow::bail!("--delimiter and --quote are both `{}`", self.quote as char);
+        }
+        let mut groups = Vec::new();
+        for (kind, specs) in [
+            (GroupKind::Nodes, &self.nodes),
+            (GroupKind::Relationships, &self.relationships),
+        ] {
+            for spec in specs {
+                groups.push(InputGroup::parse(kind, spec).map_err(anyhow::Error::msg)?);
+            }
+        }
+        Ok(CsvOptions {
+            delimiter: self.delimiter,
+            array_delimiter: self.array_delimiter,
+            quote: self.quote,
+            id_type: self.id_type,
+            groups,
+        })
+    }
 }
 
 /// Arguments of `gemp generate`.
@@ -151,6 +215,20 @@ pub fn load_model_with(
     strict: bool,
     verify: bool,
 ) -> anyhow::Result<(Model, Option<LoadReport>)> {
+    let options = LoadOptions {
+        strict,
+        ..Default::default()
+    };
+    load_model_opts(inputs, format, &options, verify)
+}
+
+/// [`load_model_with`] with all the loader's options.
+pub fn load_model_opts(
+    inputs: &[PathBuf],
+    format: Format,
+    options: &LoadOptions,
+    verify: bool,
+) -> anyhow::Result<(Model, Option<LoadReport>)> {
     let format = match format {
         Format::Auto => crate::io::format::detect(inputs)?,
         f => f,
@@ -167,13 +245,9 @@ pub fn load_model_with(
         log::debug!("opened {} in {:.3?}", path.display(), start.elapsed());
         return Ok((model, None));
     }
-    let options = LoadOptions {
-        strict,
-        ..Default::default()
-    };
     // One bar for the whole load (none when `gemp load` already shows one).
     let _progress = LoadProgress::start(total_size(inputs), false);
-    let (model, report) = crate::io::load(inputs, format, &options)?;
+    let (model, report) = crate::io::load(inputs, format, options)?;
     report.log_summary();
     Ok((model, Some(report)))
 }
@@ -189,11 +263,34 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
         // Refuse before a long load, not after it.
         safe_write::check(out, &write_options)?;
     }
+    let csv = args.neo4j.options()?;
+    let csv_given = csv != crate::io::neo4j_csv::CsvOptions::default();
+    let format = match args.format {
+        Format::Auto if csv_given => Format::Neo4jCsv,
+        f if csv_given && f != Format::Neo4jCsv => anyhow::bail!(
+            "--nodes, --relationships, --delimiter, --array-delimiter, --quote and --id-type \
+             are for --format neo4j-csv"
+        ),
+        f => f,
+    };
+    if args.inputs.is_empty() && csv.groups.is_empty() {
+        anyhow::bail!("no input: give files or directories, or --nodes / --relationships");
+    }
+    let group_files: Vec<PathBuf> = csv
+        .groups
+        .iter()
+        .flat_map(|g| g.files.iter().cloned())
+        .collect();
+    let options = LoadOptions {
+        strict: args.strict,
+        neo4j: csv,
+        ..Default::default()
+    };
     let start = Instant::now();
     let mut inputs = args.inputs.clone();
     inputs.extend(args.metamodel.iter().cloned());
     // One bar for parsing, freezing and writing (a snapshot input is opened, not loaded).
-    let snapshot_input = match args.format {
+    let snapshot_input = match format {
         Format::Auto => crate::io::format::detect(&inputs).ok() == Some(Format::Snapshot),
         f => f == Format::Snapshot,
     };
@@ -201,11 +298,11 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
         None
     } else {
         Some(LoadProgress::start(
-            total_size(&inputs),
+            total_size(&inputs) + total_size(&group_files),
             args.output.is_some(),
         ))
     };
-    let (model, report) = load_model(&inputs, args.format, args.strict)?;
+    let (model, report) = load_model_opts(&inputs, format, &options, true)?;
     let secs = start.elapsed().as_secs_f64();
     let bytes: u64 = report
         .as_ref()

@@ -1,35 +1,56 @@
 //! Neo4j-style CSV, as `neo4j-admin database import` and Kùzu's `COPY` read it.
 //!
+//! - **Inputs** come two ways. A plain input (a file, or a directory's `.csv` / `.csv.gz` files)
+//!   carries its own header on its first line. A **group** ([`InputGroup`], `gemp load
+//!   --nodes=[Label1:Label2=]f1,f2,…` / `--relationships=[TYPE=]f1,f2,…`) shares one header: the
+//!   first record of its first file, which may hold nothing else (a header file); the other files
+//!   of the group are data only, and their line numbers count from their first line.
 //! - **Node files** have an `:ID` column (`id:ID`, `:ID`, `id:ID(Space)`). The part before the
 //!   colon (if any) is also stored as a property. Labels come from a `:LABEL` column (several
-//!   separated by `;`; an empty field is no label), else from the file name: the stem after
-//!   its last `-` (`railway-inject-1-Segment.csv` → `Segment`, `Person.csv` → `Person`).
+//!   separated by the array delimiter; an empty field is no label) plus, in a group, the labels
+//!   the group names; a plain input without a `:LABEL` column takes its label from the file name:
+//!   the stem after its last `-` (`railway-inject-1-Segment.csv` → `Segment`, `Person.csv` →
+//!   `Person`). A group never takes labels from file names.
 //! - **Relationship files** have `:START_ID` and `:END_ID` columns; the type comes from a
-//!   `:TYPE` column, else from the file name the same way (`railway-inject-1-monitoredBy.csv` →
-//!   `monitoredBy`).
-//! - **Typed headers** `name:TYPE`: `INT`, `LONG`, `SHORT`, `BYTE` (integers), `FLOAT`, `DOUBLE`,
-//!   `BOOLEAN`, `STRING`, `CHAR`; temporal and spatial types are kept as strings; `:IGNORE`
-//!   columns are skipped. An array type (`INT[]`) splits on `;` and is stored as JSON array
-//!   text. Untyped columns are strings, unless a metamodel types the property for the node's
-//!   class. An empty field is no value.
+//!   `:TYPE` column, else from the group's type, else (plain inputs) from the file name the same
+//!   way (`railway-inject-1-monitoredBy.csv` → `monitoredBy`). A group row with neither is a
+//!   malformed row.
+//! - **Typed headers** `name:TYPE` (case-insensitive): `INT`, `LONG`, `SHORT`, `BYTE`
+//!   (integers), `FLOAT`, `DOUBLE`, `BOOLEAN`, `STRING`, `CHAR`; the temporal and spatial types
+//!   `DATE`, `LOCALTIME`, `TIME`, `LOCALDATETIME`, `DATETIME`, `DURATION`, `POINT` are kept as
+//!   the text given, **not validated**; neo4j-admin's column options (`{timezone:…}`) are
+//!   dropped; `:IGNORE` columns are skipped. An array type (`INT[]`) splits on the array
+//!   delimiter and is stored as JSON array text. Untyped columns are strings, unless a
+//!   metamodel types the property for the node's class. An empty field is no value.
+//! - **Options** ([`CsvOptions`], in [`LoadOptions::neo4j`]): the field delimiter (default `,`,
+//!   any ASCII character, `TAB`), the array delimiter (default `;`), the quote (default `"`), the
+//!   id type. A header of one column that holds another common delimiter (`|`, `;`, tab, `,`)
+//!   is reported as a wrong delimiter, naming the likely one, with file, line and column.
 //! - **ID spaces** (`:ID(Person)`, `:START_ID(Person)`): node keys become `Person:<id>`.
-//! - A directory loads its `.csv` / `.csv.gz` files as one model; node files are read before
-//!   relationship files, so an id named only by a relationship is a dangling reference (see
-//!   below). A metamodel adds superclass labels and completes opposite references.
+//! - **Id type** ([`IdType`]): `string` compares ids as text; `integer` reads every `:ID`,
+//!   `:START_ID` and `:END_ID` field as a signed 64-bit decimal integer (spaces around, a sign and
+//!   leading zeros allowed), so `007` and `7` are one node, keyed `7`; another id is a malformed
+//!   row; the id property is then an integer.
+//! - Node files are read before relationship files, so an id named only by a relationship is a
+//!   dangling reference (see below). A metamodel adds superclass labels and completes opposite
+//!   references.
 //!
 //! - **Quotes**: a field may be quoted (`"a, b"`, `""` for a quote) and a quoted field may span
 //!   lines. A quote that does not close is a malformed row naming the line where it opened (an
 //!   error with `--strict`): the field is taken to be unterminated when it runs to the end of the
 //!   file, when it would span more than [`MAX_RECORD_LINES`] lines or [`MAX_RECORD_BYTES`] bytes,
-//!   or when, after spanning lines, it closes somewhere a field cannot end (not before a `,` or
-//!   the end of a line) or leaves the record with a number of fields other than the header's.
-//!   Only the line where the quote opened is skipped: reading resumes at the next line, so the
-//!   rows after a stray quote are not lost.
+//!   or when, after spanning lines, it closes somewhere a field cannot end (not before a
+//!   delimiter or the end of a line) or leaves the record with a number of fields other than the
+//!   header's. Only the line where the quote opened is skipped: reading resumes at the next line,
+//!   so the rows after a stray quote are not lost.
 //! - **References**: a relationship naming an id that no node file defines is a dangling
 //!   reference. With `--strict` it is an error (file and line); otherwise the edge is kept, to a
 //!   node that carries only its id, and counted in the report.
 //!
-//! Separate header files and other delimiters are not supported.
+//! Not taken from neo4j-admin: file-name regular expressions in groups, `--id-type actual`,
+//! `--ignore-empty-strings`, `--trim-strings`, `--multiline-fields` (quoted line breaks are
+//! always accepted), `--skip-duplicate-nodes` / `--skip-bad-relationships` (gemp's counterparts
+//! are the malformed-row report and `--strict`).
 
 use std::path::{Path, PathBuf};
 
@@ -37,6 +58,140 @@ use crate::error::{Error, Result};
 use crate::io::metamodel::{AttrType, Metamodel, Opposites};
 use crate::io::report::{LoadOptions, LoadReport};
 use crate::model::{ModelBuilder, Value};
+
+/// How node and relationship ids are compared (`--id-type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[value(rename_all = "lower")]
+pub enum IdType {
+    /// Ids are strings, compared byte for byte (`007` and `7` are two nodes).
+    #[default]
+    String,
+    /// Ids are 64-bit signed integers, written in decimal with an optional sign, leading zeros
+    /// and surrounding spaces (`007`, ` 7`, `+7` are one node, keyed `7`); another id is a
+    /// malformed row. The id property (`personId:ID`) is then an integer.
+    Integer,
+}
+
+/// Whether a group of files given on the command line holds nodes or relationships.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupKind {
+    /// `--nodes`.
+    Nodes,
+    /// `--relationships`.
+    Relationships,
+}
+
+/// A group of files as `neo4j-admin database import` takes them: `--nodes=[Label1:Label2=]f1,f2`
+/// or `--relationships=[TYPE=]f1,f2`. The header is the first record of the first file (which
+/// may hold nothing else: a header file); the other files hold data only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputGroup {
+    /// Nodes or relationships.
+    pub kind: GroupKind,
+    /// The labels given to every node of the group, or the relationship type (at most one).
+    pub names: Vec<String>,
+    /// The files, header first.
+    pub files: Vec<PathBuf>,
+}
+
+impl InputGroup {
+    /// Parses `[NAME[:NAME…]=]FILE[,FILE…]`. The text before the first `=` is the label list (or
+    /// type), unless the whole text names an existing file.
+    pub fn parse(kind: GroupKind, spec: &str) -> std::result::Result<Self, String> {
+        let flag = match kind {
+            GroupKind::Nodes => "--nodes",
+            GroupKind::Relationships => "--relationships",
+        };
+        let (names, files) = match spec.split_once('=') {
+            Some((n, f)) if !Path::new(spec).exists() => (n, f),
+            _ => ("", spec),
+        };
+        let names: Vec<String> = names
+            .split(':')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if kind == GroupKind::Relationships && names.len() > 1 {
+            return Err(format!(
+                "{flag}={spec}: a relationship has one type, not {}",
+                names.join(":")
+            ));
+        }
+        let files: Vec<PathBuf> = files
+            .split(',')
+            .filter(|f| !f.is_empty())
+            .map(PathBuf::from)
+            .collect();
+        if files.is_empty() {
+            return Err(format!("{flag}={spec}: no file given"));
+        }
+        Ok(InputGroup { kind, names, files })
+    }
+}
+
+/// The options of `neo4j-admin database import` that the loader takes, in one place (the
+/// command line's `--nodes`, `--relationships`, `--delimiter`, `--array-delimiter`, `--quote`,
+/// `--id-type` fill it; [`LoadOptions::neo4j`] carries it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CsvOptions {
+    /// The field delimiter (one ASCII byte; default `,`).
+    pub delimiter: u8,
+    /// The separator of array items and of labels in a `:LABEL` field (default `;`).
+    pub array_delimiter: char,
+    /// The quote character (one ASCII byte; default `"`).
+    pub quote: u8,
+    /// How ids are compared.
+    pub id_type: IdType,
+    /// File groups given as `--nodes` / `--relationships`, loaded besides the plain inputs.
+    pub groups: Vec<InputGroup>,
+}
+
+impl Default for CsvOptions {
+    fn default() -> Self {
+        CsvOptions {
+            delimiter: b',',
+            array_delimiter: ';',
+            quote: b'"',
+            id_type: IdType::String,
+            groups: Vec::new(),
+        }
+    }
+}
+
+/// Parses a delimiter or quote character as neo4j-admin writes it: one ASCII character, or
+/// `TAB` / `\t` for a tab.
+pub fn parse_delimiter(text: &str) -> std::result::Result<u8, String> {
+    if text.eq_ignore_ascii_case("tab") || text == "\\t" || text == "\t" {
+        return Ok(b'\t');
+    }
+    match text.as_bytes() {
+        [b] if b.is_ascii() && *b != b'\n' && *b != b'\r' => Ok(*b),
+        _ => Err(format!(
+            "`{text}`: expected one ASCII character (or TAB), not a line break"
+        )),
+    }
+}
+
+/// Parses the array delimiter: one character, or `TAB` / `\t`.
+pub fn parse_array_delimiter(text: &str) -> std::result::Result<char, String> {
+    if text.eq_ignore_ascii_case("tab") || text == "\\t" || text == "\t" {
+        return Ok('\t');
+    }
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) if c != '\n' && c != '\r' => Ok(c),
+        _ => Err(format!("`{text}`: expected one character (or TAB)")),
+    }
+}
+
+/// How a delimiter is named in messages.
+fn delimiter_name(d: u8) -> String {
+    match d {
+        b'\t' => "TAB".into(),
+        d => (d as char).to_string(),
+    }
+}
 
 /// The type of a CSV column.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,7 +243,16 @@ fn id_space(rest: &str, keyword: &str) -> Option<Option<String>> {
 }
 
 fn parse_column(col: &str) -> std::result::Result<Column, String> {
-    let Some((name, kind)) = col.rsplit_once(':') else {
+    // neo4j-admin's column options (`at:datetime{timezone:Europe/Stockholm}`) are dropped.
+    let core = match col
+        .trim_end()
+        .strip_suffix('}')
+        .and_then(|c| c.rsplit_once('{'))
+    {
+        Some((core, _)) if core.contains(':') => core,
+        _ => col,
+    };
+    let Some((name, kind)) = core.rsplit_once(':') else {
         return Ok(Column::Property {
             name: col.to_owned(),
             ty: ColType::Str,
@@ -139,7 +303,7 @@ fn parse_column(col: &str) -> std::result::Result<Column, String> {
     })
 }
 
-fn parse_header(fields: &csv::StringRecord) -> std::result::Result<Header, String> {
+fn parse_header(fields: &[String]) -> std::result::Result<Header, String> {
     let columns = fields
         .iter()
         .enumerate()
@@ -182,21 +346,102 @@ fn parse_header(fields: &csv::StringRecord) -> std::result::Result<Header, Strin
     )
 }
 
-/// True when `path` starts with a Neo4j import header (an `:ID` or `:START_ID` column).
+/// True when `path` starts with a Neo4j import header (an `:ID` or `:START_ID` column), with
+/// the default delimiter and quote, or has a one-column header naming `:ID` or `:START_ID` (most
+/// likely another delimiter: loading it says which).
 pub fn has_neo4j_header(path: &Path) -> bool {
-    let Ok(input) = super::input::open(path) else {
+    let options = CsvOptions::default();
+    let Ok(Some((_, fields))) = read_header_fields(path, &options) else {
         return false;
     };
-    let mut reader = csv_reader(input.reader);
-    let mut record = csv::StringRecord::new();
-    matches!(reader.read_record(&mut record), Ok(true)) && parse_header(&record).is_ok()
+    if parse_header(&fields).is_ok() {
+        return true;
+    }
+    let upper = fields
+        .first()
+        .map(|f| f.to_ascii_uppercase())
+        .unwrap_or_default();
+    fields.len() == 1 && (upper.contains(":ID") || upper.contains(":START_ID"))
 }
 
-fn csv_reader<R: std::io::Read>(r: R) -> csv::Reader<R> {
-    csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(r)
+/// The first record of `path` (the header) with its line, or `None` for a file without one.
+fn read_header_fields(path: &Path, options: &CsvOptions) -> Result<Option<(u64, Vec<String>)>> {
+    let input = super::input::open(path)?;
+    let mut lines = Lines::start(input.reader, path)?;
+    let mut parser = RecordParser::new(options);
+    match next_record(&mut lines, &mut parser, usize::MAX, path)? {
+        None => Ok(None),
+        Some(Record::Unterminated(line, column)) => Err(Error::parse(
+            Some(path.to_path_buf()),
+            line,
+            column,
+            "the header's quote never closes",
+        )),
+        Some(Record::Fields(line, fields)) => {
+            let fields = fields
+                .into_iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    String::from_utf8(f).map_err(|e| {
+                        Error::parse(
+                            Some(path.to_path_buf()),
+                            line,
+                            0,
+                            format!("invalid UTF-8 in header field {}: {e}", i + 1),
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Some((line, fields)))
+        }
+    }
+}
+
+/// Reads and parses the header of `path`; a one-column header holding another common delimiter
+/// is diagnosed as a wrong delimiter.
+fn read_header(path: &Path, options: &CsvOptions) -> Result<(u64, Header)> {
+    let Some((line, fields)) = read_header_fields(path, options)? else {
+        return Err(Error::BadFile {
+            path: path.to_path_buf(),
+            message: "empty file: expected a header row".into(),
+        });
+    };
+    if let [only] = &fields[..] {
+        // The most frequent; on a tie the first of `|`, `;`, tab, `,` (`max_by_key` keeps the
+        // last of equals, hence the reversed order).
+        let guess = [b'|', b';', b'\t', b',']
+            .into_iter()
+            .rev()
+            .filter(|&d| d != options.delimiter)
+            .map(|d| (only.bytes().filter(|&b| b == d).count(), d))
+            .filter(|&(n, _)| n > 0)
+            .max_by_key(|&(n, _)| n);
+        if let Some((_, d)) = guess {
+            let column = only
+                .bytes()
+                .position(|b| b == d)
+                .map_or(0, |i| i as u64 + 1);
+            let name = delimiter_name(d);
+            let shown = if d == b'\t' {
+                "a tab".to_owned()
+            } else {
+                format!("`{name}`")
+            };
+            return Err(Error::parse(
+                Some(path.to_path_buf()),
+                line,
+                column,
+                format!(
+                    "the header of {} has one column; is the delimiter {shown}? \
+                     (use --delimiter '{name}')",
+                    path.display()
+                ),
+            ));
+        }
+    }
+    let header =
+        parse_header(&fields).map_err(|m| Error::parse(Some(path.to_path_buf()), line, 0, m))?;
+    Ok((line, header))
 }
 
 /// The label or type a file name gives: the stem (without `.csv[.gz]`) after its last `-`.
@@ -216,14 +461,42 @@ pub fn name_from_file(path: &Path) -> String {
     stem.rsplit('-').next().unwrap_or(stem).to_owned()
 }
 
-fn key_of(space: &Option<String>, id: &str) -> String {
-    match space {
+/// The node key of `id` in ID space `space`: with [`IdType::Integer`] the id's decimal value.
+fn key_of(
+    space: &Option<String>,
+    id: &str,
+    id_type: IdType,
+) -> std::result::Result<String, String> {
+    let id = match id_type {
+        IdType::String => std::borrow::Cow::Borrowed(id),
+        IdType::Integer => std::borrow::Cow::Owned(integer_id(id)?.to_string()),
+    };
+    Ok(match space {
         Some(s) => format!("{s}:{id}"),
-        None => id.to_owned(),
-    }
+        None => id.into_owned(),
+    })
 }
 
-/// Loads Neo4j-style CSV files and directories into `builder`.
+/// An id read as an integer (`--id-type integer`).
+fn integer_id(id: &str) -> std::result::Result<i64, String> {
+    id.trim()
+        .parse::<i64>()
+        .map_err(|_| format!("id `{id}` is not an integer (--id-type integer)"))
+}
+
+/// Files that share one header: a plain input (its own header), or a `--nodes` /
+/// `--relationships` group (the header from its first file).
+struct Source {
+    header: Header,
+    /// Each file, and whether its first record is the header.
+    files: Vec<(PathBuf, bool)>,
+    /// The labels or type the group names; `None` for a plain input (labels and types then come
+    /// from the file name when the header has no `:LABEL` / `:TYPE` column).
+    names: Option<Vec<String>>,
+}
+
+/// Loads Neo4j-style CSV files and directories, and the groups of `options.neo4j`, into
+/// `builder`.
 pub fn load_into(
     builder: &mut ModelBuilder,
     paths: &[PathBuf],
@@ -231,27 +504,62 @@ pub fn load_into(
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<()> {
+    let csv = &options.neo4j;
     let files = super::format::expand_paths_with(paths, &[".csv", ".csv.gz"])?;
     let mut nodes = Vec::new();
     let mut rels = Vec::new();
     for f in files {
-        let input = super::input::open(&f)?;
-        let mut reader = csv_reader(input.reader);
-        let mut record = csv::StringRecord::new();
-        let has = reader
-            .read_record(&mut record)
-            .map_err(|e| csv_error(&f, e))?;
-        if !has {
-            return Err(Error::BadFile {
-                path: f,
-                message: "empty file: expected a header row".into(),
-            });
-        }
-        let header = parse_header(&record).map_err(|m| Error::parse(Some(f.clone()), 1, 0, m))?;
-        if header.is_node_file {
-            nodes.push((f, header));
+        let (_, header) = read_header(&f, csv)?;
+        let source = Source {
+            header,
+            files: vec![(f, true)],
+            names: None,
+        };
+        if source.header.is_node_file {
+            nodes.push(source);
         } else {
-            rels.push((f, header));
+            rels.push(source);
+        }
+    }
+    for g in &csv.groups {
+        let first = &g.files[0];
+        let (line, header) = read_header(first, csv)?;
+        let (flag, expected) = match g.kind {
+            GroupKind::Nodes => ("--nodes", "a node header (one `:ID` column)"),
+            GroupKind::Relationships => (
+                "--relationships",
+                "a relationship header (`:START_ID` and `:END_ID` columns)",
+            ),
+        };
+        if header.is_node_file != (g.kind == GroupKind::Nodes) {
+            return Err(Error::parse(
+                Some(first.clone()),
+                line,
+                0,
+                format!("given with {flag}, but its first line is not {expected}"),
+            ));
+        }
+        for f in &g.files[1..] {
+            if !f.is_file() {
+                return Err(Error::io(
+                    f,
+                    std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+                ));
+            }
+        }
+        let source = Source {
+            header,
+            files: g
+                .files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (f.clone(), i == 0))
+                .collect(),
+            names: Some(g.names.clone()),
+        };
+        match g.kind {
+            GroupKind::Nodes => nodes.push(source),
+            GroupKind::Relationships => rels.push(source),
         }
     }
     let mut state = CsvState {
@@ -263,11 +571,15 @@ pub fn load_into(
         defined: Vec::new(),
         opposites: Opposites::new(metamodel),
     };
-    for (f, h) in &nodes {
-        state.read_nodes(f, h)?;
+    for source in &nodes {
+        for (f, has_header) in &source.files {
+            state.read_nodes(f, *has_header, source)?;
+        }
     }
-    for (f, h) in &rels {
-        state.read_relationships(f, h)?;
+    for source in &rels {
+        for (f, has_header) in &source.files {
+            state.read_relationships(f, *has_header, source)?;
+        }
     }
     let CsvState {
         builder, opposites, ..
@@ -294,11 +606,12 @@ enum QuoteState {
     QuoteInQuoted,
 }
 
-/// One record being parsed from one or more physical lines (the `csv` crate's rules: `,`
-/// separates, `"` quotes a field that starts with it, `""` inside is a quote, text after a
-/// closing quote is kept).
-#[derive(Default)]
+/// One record being parsed from one or more physical lines (the `csv` crate's rules, with the
+/// delimiter and quote of [`CsvOptions`]: the delimiter separates, the quote quotes a field that
+/// starts with it, a doubled quote inside is a quote, text after a closing quote is kept).
 struct RecordParser {
+    delimiter: u8,
+    quote: u8,
     fields: Vec<Vec<u8>>,
     field: Vec<u8>,
     state: Option<QuoteState>,
@@ -311,6 +624,20 @@ struct RecordParser {
 }
 
 impl RecordParser {
+    fn new(options: &CsvOptions) -> Self {
+        RecordParser {
+            delimiter: options.delimiter,
+            quote: options.quote,
+            fields: Vec::new(),
+            field: Vec::new(),
+            state: None,
+            quote_column: 0,
+            bad_close: false,
+            lines: 0,
+            bytes: 0,
+        }
+    }
+
     fn clear(&mut self) {
         self.fields.clear();
         self.field.clear();
@@ -331,15 +658,16 @@ impl RecordParser {
             .strip_suffix(b"\n")
             .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
         let mut state = self.state.unwrap_or(QuoteState::FieldStart);
+        let (delimiter, quote) = (self.delimiter, self.quote);
         for (i, &b) in line.iter().enumerate() {
             let at_terminator = body.is_some_and(|body| i >= body.len());
             state = match state {
                 QuoteState::FieldStart | QuoteState::Unquoted if at_terminator => break,
-                QuoteState::FieldStart if b == b'"' => {
+                QuoteState::FieldStart if b == quote => {
                     self.quote_column = i as u64 + 1;
                     QuoteState::Quoted
                 }
-                QuoteState::FieldStart | QuoteState::Unquoted if b == b',' => {
+                QuoteState::FieldStart | QuoteState::Unquoted if b == delimiter => {
                     self.fields.push(std::mem::take(&mut self.field));
                     QuoteState::FieldStart
                 }
@@ -347,17 +675,17 @@ impl RecordParser {
                     self.field.push(b);
                     QuoteState::Unquoted
                 }
-                QuoteState::Quoted if b == b'"' => QuoteState::QuoteInQuoted,
+                QuoteState::Quoted if b == quote => QuoteState::QuoteInQuoted,
                 QuoteState::Quoted => {
                     self.field.push(b);
                     QuoteState::Quoted
                 }
-                QuoteState::QuoteInQuoted if b == b'"' => {
-                    self.field.push(b'"');
+                QuoteState::QuoteInQuoted if b == quote => {
+                    self.field.push(quote);
                     QuoteState::Quoted
                 }
                 QuoteState::QuoteInQuoted if at_terminator => break,
-                QuoteState::QuoteInQuoted if b == b',' => {
+                QuoteState::QuoteInQuoted if b == delimiter => {
                     self.fields.push(std::mem::take(&mut self.field));
                     QuoteState::FieldStart
                 }
@@ -394,6 +722,22 @@ struct Lines<R> {
 }
 
 impl<R: std::io::BufRead> Lines<R> {
+    /// The lines of `reader`, a byte-order mark at its start dropped.
+    fn start(reader: R, path: &Path) -> Result<Self> {
+        let mut lines = Lines {
+            reader,
+            next: 1,
+            back: Default::default(),
+        };
+        if let Some((no, mut first)) = lines.next_line(path)? {
+            if first.starts_with("\u{feff}".as_bytes()) {
+                first.drain(..3);
+            }
+            lines.back.push_front((no, first));
+        }
+        Ok(lines)
+    }
+
     fn next_line(&mut self, path: &Path) -> Result<Option<(u64, Vec<u8>)>> {
         if let Some(l) = self.back.pop_front() {
             return Ok(Some(l));
@@ -470,11 +814,6 @@ fn next_record<R: std::io::BufRead>(
     }
 }
 
-fn csv_error(path: &Path, e: csv::Error) -> Error {
-    let line = e.position().map_or(0, |p| p.line());
-    Error::parse(Some(path.to_path_buf()), line, 0, format!("bad CSV: {e}"))
-}
-
 struct CsvState<'a> {
     builder: &'a mut ModelBuilder,
     metamodel: Option<&'a Metamodel>,
@@ -502,10 +841,10 @@ fn typed(text: &str, ty: &ColType) -> Option<Value> {
     }
 }
 
-/// An array field (`;`-separated) as JSON array text.
-fn typed_array(text: &str, ty: &ColType) -> Option<Value> {
+/// An array field (items separated by `delimiter`) as JSON array text.
+fn typed_array(text: &str, ty: &ColType, delimiter: char) -> Option<Value> {
     let mut items = Vec::new();
-    for part in text.split(';') {
+    for part in text.split(delimiter) {
         items.push(match typed(part, ty)? {
             Value::Int(i) => serde_json::Value::from(i),
             Value::Float(f) => serde_json::Value::from(f),
@@ -538,7 +877,7 @@ impl CsvState<'_> {
         field: &str,
     ) -> std::result::Result<Value, String> {
         if array {
-            return typed_array(field, ty)
+            return typed_array(field, ty, self.options.neo4j.array_delimiter)
                 .ok_or_else(|| format!("`{field}` is not an array of {ty:?}"));
         }
         if !typed_col {
@@ -562,7 +901,12 @@ impl CsvState<'_> {
         })
     }
 
-    fn read_nodes(&mut self, path: &Path, header: &Header) -> Result<()> {
+    /// Reads the node records of `path`, one file of `source` (`has_header`: its first record
+    /// is the header).
+    fn read_nodes(&mut self, path: &Path, has_header: bool, source: &Source) -> Result<()> {
+        let header = &source.header;
+        let id_type = self.options.neo4j.id_type;
+        let array_delimiter = self.options.neo4j.array_delimiter;
         let file_label = name_from_file(path);
         let id_col = header
             .columns
@@ -574,24 +918,36 @@ impl CsvState<'_> {
             Column::Id(_, s) => s.clone(),
             _ => None,
         };
-        self.each_record(path, header, |this, line, record| {
+        self.each_record(path, header, has_header, |this, line, record| {
             let id = record.get(id_col).unwrap_or("");
             if id.is_empty() {
                 return Ok(Err("empty id".into()));
             }
+            let key = match key_of(&space, id, id_type) {
+                Ok(k) => k,
+                Err(m) => return Ok(Err(m)),
+            };
             let mut labels: Vec<String> = Vec::new();
             for (c, field) in header.columns.iter().zip(record.iter()) {
                 if *c == Column::Label {
                     labels.extend(
                         field
-                            .split(';')
+                            .split(array_delimiter)
                             .filter(|l| !l.is_empty())
                             .map(str::to_owned),
                     );
                 }
             }
-            if !has_label_column {
-                labels.push(file_label.clone());
+            match &source.names {
+                Some(names) => {
+                    for n in names {
+                        if !labels.contains(n) {
+                            labels.push(n.clone());
+                        }
+                    }
+                }
+                None if !has_label_column => labels.push(file_label.clone()),
+                None => {}
             }
             let class = labels.first().cloned().unwrap_or_default();
             // Check every property before creating the node, so a bad row leaves no trace.
@@ -605,6 +961,9 @@ impl CsvState<'_> {
                         typed,
                         array,
                     } => (name.as_str(), ty, *typed, *array),
+                    Column::Id(Some(name), _) if id_type == IdType::Integer => {
+                        (name.as_str(), &ColType::Int, true, false)
+                    }
                     Column::Id(Some(name), _) => (name.as_str(), &ColType::Str, false, false),
                     _ => continue,
                 };
@@ -622,7 +981,6 @@ impl CsvState<'_> {
             if let Some(m) = bad {
                 return Ok(Err(m));
             }
-            let key = key_of(&space, id);
             let (node, _) = this.builder.ensure_node(&key);
             this.grow();
             if this.defined[node as usize] {
@@ -651,8 +1009,16 @@ impl CsvState<'_> {
         })
     }
 
-    fn read_relationships(&mut self, path: &Path, header: &Header) -> Result<()> {
-        let file_type = name_from_file(path);
+    /// Reads the relationship records of `path`, one file of `source`.
+    fn read_relationships(&mut self, path: &Path, has_header: bool, source: &Source) -> Result<()> {
+        let header = &source.header;
+        let id_type = self.options.neo4j.id_type;
+        // The type when the record has no `:TYPE`: the group's, else (plain inputs) the file
+        // name's; none for a group that names no type.
+        let default_type = match &source.names {
+            Some(names) => names.first().cloned().unwrap_or_default(),
+            None => name_from_file(path),
+        };
         let mut start = (0, None);
         let mut end = (0, None);
         for (i, c) in header.columns.iter().enumerate() {
@@ -662,7 +1028,7 @@ impl CsvState<'_> {
                 _ => {}
             }
         }
-        self.each_record(path, header, |this, line, record| {
+        self.each_record(path, header, has_header, |this, line, record| {
             let (s, e) = (
                 record.get(start.0).unwrap_or(""),
                 record.get(end.0).unwrap_or(""),
@@ -670,7 +1036,7 @@ impl CsvState<'_> {
             if s.is_empty() || e.is_empty() {
                 return Ok(Err("empty start or end id".into()));
             }
-            let mut ty_name = file_type.clone();
+            let mut ty_name = default_type.clone();
             let mut values: Vec<(String, Value)> = Vec::new();
             let mut bad = None;
             for (c, field) in header.columns.iter().zip(record.iter()) {
@@ -694,7 +1060,19 @@ impl CsvState<'_> {
             if let Some(m) = bad {
                 return Ok(Err(m));
             }
-            let (src_key, dst_key) = (key_of(&start.1, s), key_of(&end.1, e));
+            if ty_name.is_empty() {
+                return Ok(Err(
+                    "no relationship type: give one as --relationships=TYPE=FILE or in a \
+                     `:TYPE` column"
+                        .into(),
+                ));
+            }
+            let keys =
+                key_of(&start.1, s, id_type).and_then(|a| Ok((a, key_of(&end.1, e, id_type)?)));
+            let (src_key, dst_key) = match keys {
+                Ok(k) => k,
+                Err(m) => return Ok(Err(m)),
+            };
             if this.options.strict {
                 for (key, column) in [(&src_key, ":START_ID"), (&dst_key, ":END_ID")] {
                     if this.builder.node_id(key).is_none() {
@@ -725,28 +1103,28 @@ impl CsvState<'_> {
         })
     }
 
-    /// Reads the data records of `path` (its first record is the header, already parsed into
-    /// `header`) and hands each one with its line number to `row`. A record with the wrong number of
-    /// fields, or one that `row` calls malformed (`Ok(Err(reason))`), is reported with its line and
-    /// skipped; a loaded one is counted.
+    /// Reads the data records of `path` (with `has_header`, its first record is the header,
+    /// already parsed into `header`; else every record is data) and hands each one with its line
+    /// number to `row`. A record with the wrong number of fields, or one that `row` calls
+    /// malformed (`Ok(Err(reason))`), is reported with its line and skipped; a loaded one is
+    /// counted.
     fn each_record(
         &mut self,
         path: &Path,
         header: &Header,
+        has_header: bool,
         mut row: impl FnMut(&mut Self, u64, &csv::StringRecord) -> Result<RowOutcome>,
     ) -> Result<()> {
         let input = super::input::open(path)?;
         let file = self.report.begin_file(path, input.size);
-        let mut lines = Lines {
-            reader: input.reader,
-            next: 1,
-            back: Default::default(),
-        };
-        let mut parser = RecordParser::default();
+        let mut lines = Lines::start(input.reader, path)?;
+        let mut parser = RecordParser::new(&self.options.neo4j);
         let mut record = csv::StringRecord::new();
         let columns = header.columns.len();
-        // The header, already parsed.
-        next_record(&mut lines, &mut parser, columns, path)?;
+        if has_header {
+            // The header, already parsed.
+            next_record(&mut lines, &mut parser, columns, path)?;
+        }
         while let Some(r) = next_record(&mut lines, &mut parser, columns, path)? {
             let (line, fields) = match r {
                 Record::Fields(line, fields) => (line, fields),
@@ -981,8 +1359,76 @@ mod tests {
         );
         assert_eq!(name_from_file(Path::new("ACTED_IN.csv.gz")), "ACTED_IN");
         assert_eq!(
-            typed_array("1;2;3", &ColType::Int),
+            typed_array("1;2;3", &ColType::Int, ';'),
             Some(Value::Str("[1,2,3]".into()))
         );
+        assert_eq!(
+            typed_array("1|2", &ColType::Int, '|'),
+            Some(Value::Str("[1,2]".into()))
+        );
+        // neo4j-admin's column options are dropped; temporal types are strings.
+        assert_eq!(
+            parse_column("at:datetime{timezone:Europe/Stockholm}"),
+            Ok(Column::Property {
+                name: "at".into(),
+                ty: ColType::Str,
+                typed: true,
+                array: false
+            })
+        );
+        for t in [
+            "date",
+            "localdatetime",
+            "time",
+            "duration",
+            "LocalTime",
+            "point",
+        ] {
+            assert!(
+                matches!(
+                    parse_column(&format!("x:{t}")),
+                    Ok(Column::Property {
+                        ty: ColType::Str,
+                        ..
+                    })
+                ),
+                "{t}"
+            );
+        }
+    }
+
+    #[test]
+    fn admin_options() {
+        assert_eq!(parse_delimiter("|"), Ok(b'|'));
+        assert_eq!(parse_delimiter("TAB"), Ok(b'\t'));
+        assert_eq!(parse_delimiter("\\t"), Ok(b'\t'));
+        assert_eq!(parse_delimiter("\t"), Ok(b'\t'));
+        assert!(parse_delimiter("||").is_err());
+        assert!(parse_delimiter("é").is_err());
+        assert!(parse_delimiter("\n").is_err());
+        assert_eq!(parse_array_delimiter("é"), Ok('é'));
+        assert_eq!(
+            InputGroup::parse(GroupKind::Nodes, "Person:Admin=h.csv,a.csv"),
+            Ok(InputGroup {
+                kind: GroupKind::Nodes,
+                names: vec!["Person".into(), "Admin".into()],
+                files: vec!["h.csv".into(), "a.csv".into()],
+            })
+        );
+        assert_eq!(
+            InputGroup::parse(GroupKind::Relationships, "r.csv").map(|g| g.names),
+            Ok(vec![])
+        );
+        assert!(InputGroup::parse(GroupKind::Relationships, "A:B=r.csv")
+            .unwrap_err()
+            .contains("one type"));
+        assert!(InputGroup::parse(GroupKind::Nodes, "Person=").is_err());
+        assert_eq!(key_of(&None, "007", IdType::String), Ok("007".into()));
+        assert_eq!(key_of(&None, " 007", IdType::Integer), Ok("7".into()));
+        assert_eq!(
+            key_of(&Some("P".into()), "+7", IdType::Integer),
+            Ok("P:7".into())
+        );
+        assert!(key_of(&None, "7a", IdType::Integer).is_err());
     }
 }

@@ -14,6 +14,9 @@ pub struct LoadOptions {
     pub strict: bool,
     /// How many malformed rows to keep (with location) per file for the report.
     pub max_reported: usize,
+    /// How Neo4j bulk-import CSV is read (delimiters, quote, id type, `--nodes` /
+    /// `--relationships` groups); the other formats ignore it.
+    pub neo4j: crate::io::neo4j_csv::CsvOptions,
 }
 
 impl Default for LoadOptions {
@@ -21,6 +24,7 @@ impl Default for LoadOptions {
         LoadOptions {
             strict: false,
             max_reported: 10,
+            neo4j: Default::default(),
         }
     }
 }
