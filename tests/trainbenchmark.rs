@@ -30,21 +30,6 @@ const EXPECTED: [(&str, [u64; 6]); 3] = [
     ("repair", [52, 0, 12, 1, 4, 8]),
 ];
 
-fn data_dir(test: &str) -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("GEMP_SHARED_DATA").map(PathBuf::from),
-        Some(common::root().join("../shared/data")),
-    ];
-    for c in candidates.into_iter().flatten() {
-        let d = c.join("trainbenchmark");
-        if d.join("railway.xcore").is_file() {
-            return Some(d);
-        }
-    }
-    eprintln!("skipping {test}: ../shared/data/trainbenchmark not found (set GEMP_SHARED_DATA)");
-    None
-}
-
 fn xmi_model(dir: &std::path::Path, scenario: &str) -> Model {
     let paths = vec![
         dir.join("railway.xcore"),
@@ -99,7 +84,9 @@ fn check_counts(
 }
 
 fn host_counts(load: fn(&std::path::Path, &str) -> Model, test: &str, input: &str) {
-    let Some(dir) = data_dir(test) else { return };
+    let Some(dir) = common::trainbenchmark_dir(test) else {
+        return;
+    };
     for (scenario, expected) in EXPECTED {
         let model = load(&dir, scenario);
         for semantics in [Semantics::Isomorphism, Semantics::Homomorphism] {
@@ -141,7 +128,9 @@ fn published_counts_on_csv_with_the_host_matcher() {
 fn gpsense_counts(load: fn(&std::path::Path, &str) -> Model, test: &str, input: &str) {
     use gemp::gpsense::compress::{compress, CompressConfig};
     use gemp::gpsense::{Engine, EngineConfig};
-    let Some(dir) = data_dir(test) else { return };
+    let Some(dir) = common::trainbenchmark_dir(test) else {
+        return;
+    };
     for (scenario, expected) in EXPECTED {
         let model = load(&dir, scenario);
         let plain = Engine::new(&model, EngineConfig::default()).unwrap();
@@ -178,7 +167,9 @@ fn published_counts_on_csv_with_gpsense() {
 #[cfg(feature = "opencl")]
 fn device_counts(load: fn(&std::path::Path, &str) -> Model, test: &str, input: &str) {
     use gemp::matcher::device::{DeviceConfig, DeviceMatcher};
-    let Some(dir) = data_dir(test) else { return };
+    let Some(dir) = common::trainbenchmark_dir(test) else {
+        return;
+    };
     let Some(gpu) = common::gpu(test) else { return };
     for (scenario, expected) in EXPECTED {
         let model = load(&dir, scenario);
@@ -220,7 +211,7 @@ fn published_counts_on_csv_with_the_opencl_pipeline() {
 /// same cross-reference edges (opposites completed on both), same typed properties.
 #[test]
 fn xmi_and_csv_give_the_same_railway() {
-    let Some(dir) = data_dir("xmi_and_csv_give_the_same_railway") else {
+    let Some(dir) = common::trainbenchmark_dir("xmi_and_csv_give_the_same_railway") else {
         return;
     };
     for (scenario, _) in EXPECTED {

@@ -7,24 +7,7 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use gemp::api::{Graph, RunOptions};
-
-fn data_dir() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("GEMP_SHARED_DATA").map(PathBuf::from),
-        Some(common::root().join("../shared/data")),
-    ];
-    for c in candidates.into_iter().flatten() {
-        let d = c.join("trainbenchmark");
-        if d.join("railway.xcore").is_file() {
-            return Some(d);
-        }
-    }
-    eprintln!("skipping: ../shared/data/trainbenchmark not found (set GEMP_SHARED_DATA)");
-    None
-}
 
 fn rules(name: &str) -> String {
     let path = common::root().join(format!("datasets/queries/trainbenchmark/{name}"));
@@ -56,7 +39,9 @@ fn repair(g: &mut Graph, name: &str) -> (u64, gemp::transform::Counts) {
 
 #[test]
 fn every_repair_leaves_no_match() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = common::trainbenchmark_dir("transform_trainbenchmark") else {
+        return;
+    };
     for scenario in ["repair", "inject"] {
         let base = railway(&dir, scenario);
         let elements = base.model().node_count();
@@ -104,7 +89,9 @@ fn every_repair_leaves_no_match() {
 
 #[test]
 fn switch_monitored_repair_after_injected_faults() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = common::trainbenchmark_dir("transform_trainbenchmark") else {
+        return;
+    };
     let mut g = railway(&dir, "repair");
     assert_eq!(count(&g, &rules("SwitchMonitored.cypher")), 0);
     // Inject: switches with an even id lose their sensors (both directions of the reference).

@@ -125,6 +125,23 @@ pub fn hprd_dir(test: &str) -> Option<PathBuf> {
     }
 }
 
+/// `../shared/data/trainbenchmark` (or `$GEMP_SHARED_DATA/trainbenchmark`), or `None` (after a
+/// skip message naming `test`) when it is absent.
+pub fn trainbenchmark_dir(test: &str) -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("GEMP_SHARED_DATA").map(PathBuf::from),
+        Some(root().join("../shared/data")),
+    ];
+    for c in candidates.into_iter().flatten() {
+        let d = c.join("trainbenchmark");
+        if d.join("railway.xcore").is_file() {
+            return Some(d);
+        }
+    }
+    eprintln!("skipping {test}: ../shared/data/trainbenchmark not found (set GEMP_SHARED_DATA)");
+    None
+}
+
 /// Runs the `gemp` binary built for these tests with `args`.
 pub fn gemp(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gemp"))
