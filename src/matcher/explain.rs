@@ -267,22 +267,23 @@ pub fn render_under(
 pub fn host_execution(model: &Model, query: &BoundQuery, options: &super::MatchOptions) -> String {
     let (plan, cands, _) = super::prepare_host(model, query, options.semantics);
     let mut o = render_under(query, &plan, model, options.semantics);
-    if let Some((conds, factor)) = super::count_symmetry(model, query, &plan, &cands, options) {
+    if let Some(reduced) = super::count_symmetry(model, query, &plan, &cands, options) {
         // The run counts the symmetry-reduced query and multiplies.
         let name = |s: usize| query.pattern.nodes[s].name.clone();
-        let stated: Vec<String> = conds
+        let stated: Vec<String> = reduced
+            .conds
             .iter()
             .map(|&(a, b)| format!("id({}) < id({})", name(a), name(b)))
             .collect();
-        let reduced = super::symmetry::with_conditions(query, &conds);
-        let plan = super::plan_for(model, &reduced, &cands, true);
-        if let Some(fp) = super::choose_factorised(model, &reduced, &plan, &cands, options) {
+        let fp = super::choose_factorised(model, &reduced.query, &reduced.plan, &cands, options);
+        if let Some(fp) = fp {
             let _ = write!(
                 o,
                 "\nsymmetry breaking: the pattern's automorphisms are broken by {}; the count is \
-                 multiplied by {factor}\nhost execution (the matching order above is replaced):\n{}",
+                 multiplied by {}\nhost execution (the matching order above is replaced):\n{}",
                 stated.join(", "),
-                fp.describe(&reduced)
+                reduced.factor,
+                fp.describe(&reduced.query)
             );
             return o;
         }

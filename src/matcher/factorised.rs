@@ -27,6 +27,8 @@
 //! candidate filtering) and no projection item other than `count(node)` mentions it, every
 //! relationship at it has no variable, and it is not adjacent to another eliminated node.
 
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
 use rayon::prelude::*;
 
 use super::candidates::{typed_degree, CandidateSet, Semantics};
@@ -999,16 +1001,11 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         let pivots = &self.cands[first.node].nodes;
         // One worker state per pool thread (the stamp array is as long as the model), reused by
         // every chunk that thread runs.
-        let workers: Vec<std::sync::Mutex<Option<Worker>>> = (0..rayon::current_num_threads())
-            .map(|_| std::sync::Mutex::new(None))
-            .collect();
+        let workers = per_thread::<Worker>();
         pivots
             .par_chunks(CHUNK)
             .map(|chunk| {
-                let slot = rayon::current_thread_index().unwrap_or(0) % workers.len();
-                let mut guard = workers[slot]
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let mut guard = this_thread(&workers);
                 let w = guard.get_or_insert_with(|| self.worker());
                 let mut sink = self.fp.sink(model, projector, next, oracle);
                 for &v in chunk {
@@ -1364,6 +1361,20 @@ fn bounded_candidates(
         out[l.kept] = CandidateSet::from_sorted(nodes, model.node_count());
     }
     Some(out)
+}
+
+/// One lazily created state per pool thread (for arrays as long as the model or the candidates),
+/// reused by every task that thread runs.
+pub(super) fn per_thread<T>() -> Vec<Mutex<Option<T>>> {
+    (0..rayon::current_num_threads())
+        .map(|_| Mutex::new(None))
+        .collect()
+}
+
+/// The calling pool thread's state.
+pub(super) fn this_thread<T>(states: &[Mutex<Option<T>>]) -> MutexGuard<'_, Option<T>> {
+    let slot = rayon::current_thread_index().unwrap_or(0) % states.len();
+    states[slot].lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// `Σ_π coef(π) Π_{B ∈ π} |∩_{e ∈ B} set(e)|`, clamped to `u64`.

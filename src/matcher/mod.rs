@@ -178,10 +178,17 @@ pub fn execute<'m>(
     // The deadline covers candidate filtering and planning too.
     let deadline = options.timeout.map(|d| Instant::now() + d);
     let (plan, cands, timings) = prepare_host(model, query, options.semantics);
-    if let Some((conds, factor)) = count_symmetry(model, query, &plan, &cands, options) {
-        let reduced = symmetry::with_conditions(query, &conds);
-        let plan = plan_for(model, &reduced, &cands, true);
-        let mut out = execute_planned(model, &reduced, plan, cands, timings, options, deadline)?;
+    if let Some(reduced) = count_symmetry(model, query, &plan, &cands, options) {
+        let factor = reduced.factor;
+        let mut out = execute_planned(
+            model,
+            &reduced.query,
+            reduced.plan,
+            cands,
+            timings,
+            options,
+            deadline,
+        )?;
         for row in &mut out.rows {
             if let Some(Val::Int(n)) = row.first_mut() {
                 *n = n.saturating_mul(factor as i64);
@@ -192,15 +199,28 @@ pub fn execute<'m>(
     execute_planned(model, query, plan, cands, timings, options, deadline)
 }
 
-/// Symmetry-breaking conditions and the count factor for a pure `RETURN count(*)` query under
-/// node-injective semantics whose `WHERE` has only unary conjuncts (see [`symmetry`]).
+/// A pure count run on a symmetry-reduced query (see [`symmetry`]).
+pub(crate) struct SymmetryReduced {
+    /// The `id(a) < id(b)` conditions added.
+    pub conds: Vec<(usize, usize)>,
+    /// What the reduced count is multiplied by.
+    pub factor: u64,
+    /// The query with the conditions.
+    pub query: BoundQuery,
+    /// Its plan.
+    pub plan: Plan,
+}
+
+/// The symmetry-reduced form of a pure `RETURN count(*)` query under node-injective semantics
+/// whose `WHERE` has only unary conjuncts (see [`symmetry`]), or `None` when it has no usable
+/// symmetry.
 pub(crate) fn count_symmetry(
     model: &Model,
     query: &BoundQuery,
     plan: &Plan,
     cands: &[candidates::CandidateSet],
     options: &MatchOptions,
-) -> Option<(Vec<(usize, usize)>, u64)> {
+) -> Option<SymmetryReduced> {
     if options.semantics != Semantics::Isomorphism || query.stages.len() != 1 {
         return None;
     }
@@ -213,7 +233,15 @@ pub(crate) fn count_symmetry(
     }
     let fixed: Vec<bool> = plan.unary.iter().map(|u| !u.is_empty()).collect();
     let fp = choose_factorised(model, query, plan, cands, options)?;
-    symmetry::conditions(query, &fixed, &fp)
+    let (conds, factor) = symmetry::conditions(query, &fixed, &fp)?;
+    let reduced = symmetry::with_conditions(query, &conds);
+    let plan = plan_for(model, &reduced, cands, true);
+    Some(SymmetryReduced {
+        conds,
+        factor,
+        query: reduced,
+        plan,
+    })
 }
 
 /// [`execute`] once the query is planned.

@@ -32,13 +32,11 @@
 //! query's own, or the symmetry-breaking conditions of a pure count, see
 //! [`symmetry`](super::symmetry)), so each triangle is one kept binding, pushed with its weight.
 
-use std::sync::Mutex;
-
 use rayon::prelude::*;
 
 use super::candidates::{CandidateSet, Semantics};
 use super::enumerate::Control;
-use super::factorised::{walk, FactorPlan, Projected};
+use super::factorised::{per_thread, this_thread, walk, FactorPlan, Projected};
 use super::planner::Dir;
 use super::results::{Projector, RowSink};
 use crate::matcher::eval::ExistsOracle;
@@ -48,14 +46,13 @@ use crate::pattern::ir::{BoundQuery, NodeSlot};
 /// Kept positions per parallel task.
 const CHUNK: usize = 64;
 
-/// The recognised shape: which kept slot takes the smallest, middle and largest id, and which
-/// eliminated node and link the co-occurrence graph is built from.
+/// The recognised shape: which kept slot takes the smallest, middle and largest id (the
+/// co-occurrence graph is built from the plan's first eliminated node and its first link; all
+/// three are alike).
 #[derive(Debug, Clone)]
 pub struct TriangleShape {
     /// Kept slots in increasing id order.
     pub order: [NodeSlot; 3],
-    /// An eliminated node (index into the plan's eliminated nodes) whose candidates are `M`.
-    elim: usize,
 }
 
 /// Recognises the shape in a factorised plan: three kept nodes with equal candidate sets, bound
@@ -119,7 +116,7 @@ pub fn recognise(
             && before.contains(&(o[1], o[2]))
             && before.iter().all(|&(u, v)| rank(u) < rank(v))
     })?;
-    Some(TriangleShape { order, elim: 0 })
+    Some(TriangleShape { order })
 }
 
 /// An edge `x–y` (`y > x`) of the co-occurrence graph.
@@ -184,7 +181,7 @@ pub fn run<'q, 'm>(
     next: Option<&'q Projector<'q>>,
     oracle: &'q (dyn ExistsOracle + Sync),
 ) -> Vec<RowSink<'q, 'm>> {
-    let e = &fp.eliminated[shape.elim];
+    let e = &fp.eliminated[0];
     let link = &e.links[0];
     let kept = &cands[link.kept];
     let mids = &cands[e.slot];
@@ -286,21 +283,6 @@ impl Lister {
         }
         true
     }
-}
-
-/// One lazily created state per pool thread (for arrays as long as the model or the candidates).
-fn per_thread<T>() -> Vec<Mutex<Option<T>>> {
-    (0..rayon::current_num_threads())
-        .map(|_| Mutex::new(None))
-        .collect()
-}
-
-/// The calling pool thread's state.
-fn this_thread<T>(states: &[Mutex<Option<T>>]) -> std::sync::MutexGuard<'_, Option<T>> {
-    let slot = rayon::current_thread_index().unwrap_or(0) % states.len();
-    states[slot]
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Walks from a kept node to its middle nodes.
