@@ -43,9 +43,11 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUERIES = os.path.join(ROOT, "benches", "peers")
 # The binary `cargo build --release` wrote (scripts/bench-peers builds it): under $CARGO_TARGET_DIR
-# when that is set, as cargo does.
-GEMP = os.path.join(os.path.abspath(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")),
-                    "release", "gemp")
+# when that is set, as cargo does; $GEMP_BIN names a prebuilt binary instead (a machine without Rust).
+GEMP = os.environ.get("GEMP_BIN") or os.path.join(
+    os.path.abspath(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")), "release", "gemp")
+# Every peer engine the script knows; --peers picks a subset.
+ALL_PEERS = ("duckdb", "kuzu", "igraph")
 BEGIN = "<!-- bench-peers:begin -->"
 END = "<!-- bench-peers:end -->"
 
@@ -434,6 +436,8 @@ class Bench:
                 ("kuzu", worker_cmd("kuzu", "load", data, kz), kz),
             ]
             for engine, cmd, store in runs:
+                if engine != "gemp" and engine not in self.o.peers:
+                    continue
                 stats = {}
                 status, wall, out, err = run_capped(cmd, cap, stats=stats)
                 seconds = wall
@@ -493,7 +497,7 @@ class Bench:
     def run_query(self, workload, dataset, query, stores, expected=None):
         results = {}
         for engine in ("duckdb", "kuzu"):
-            if engine not in stores:
+            if engine in self.o.peers and engine not in stores:
                 self.record(workload=workload, dataset=dataset, query=query, engine=engine,
                             status="skipped", note="not loaded (its load failed or hit the cap)")
         for engine, cmd in self.engines_for(query, stores):
@@ -607,7 +611,7 @@ class Bench:
                         seconds=f"{wall:.4f}" if status == "ok" else "", wall_s=f"{wall:.4f}")
             self.log(f"  hprd {label} batch: {status} {wall:.2f} s")
         # igraph: one process per query and algorithm, like gemp.
-        for algo in ("lad", "vf2"):
+        for algo in ("lad", "vf2") if "igraph" in self.o.peers else ():
             engine = f"igraph-{algo}"
             for qf in queries:
                 name = qf[:-6]
@@ -689,6 +693,8 @@ def fmt_mem(mib):
 def summarize(rows, cap, rss=False):
     """(median seconds or None, cell text) per engine from the raw rows of one query; with `rss`,
     the text adds the largest peak resident set size of its successful runs."""
+    if not rows:
+        return None, "not run"
     ok = [float(r["seconds"]) for r in rows if r["status"] == "ok"]
     if ok:
         med = statistics.median(ok)
@@ -835,7 +841,12 @@ def load_section(rows, cap):
     return out
 
 
-def ttc14_section(rows, datasets, gemp_engines, cap):
+def table_peers(o):
+    """The peers of the query tables (DuckDB and Kùzu) that this run measured."""
+    return [e for e in ("duckdb", "kuzu") if e in o.peers]
+
+
+def ttc14_section(rows, datasets, gemp_engines, cap, peers):
     """Workload 5: one table per synthetic model of the TTC 2014 Movie Database Case."""
     names = [n for n in datasets if n.startswith("ttc14-") and any(r["workload"] == n for r in rows)]
     if not names:
@@ -859,7 +870,7 @@ def ttc14_section(rows, datasets, gemp_engines, cap):
         out.append(f"*N = {n:,}*: {10 * n:,} movies and {10 * n:,} persons = {elements:,} "
                    f"elements{size}, {32 * n:,} acting credits:")
         out.append("")
-        out += query_table(rows, name, gemp_engines, ["duckdb", "kuzu"], cap, rss=True)
+        out += query_table(rows, name, gemp_engines, peers, cap, rss=True)
         out.append("")
     return out
 
@@ -920,7 +931,7 @@ def report(bench, m, versions, datasets, started, finished):
             out.append(f"**{title}** — {d['persons']:,} persons, {d['titles']:,} titles, "
                        f"{d['credits']:,} credits requested (`gemp generate imdb --seed 11`):")
             out.append("")
-            out += query_table(rows, wl, gemp_engines, ["duckdb", "kuzu"], o.cap)
+            out += query_table(rows, wl, gemp_engines, table_peers(o), o.cap)
             out.append("")
     if any(r["workload"] == "hprd" for r in rows):
         nq = len({r['query'] for r in rows if r['workload'] == 'hprd'})
@@ -935,7 +946,7 @@ def report(bench, m, versions, datasets, started, finished):
         out.append("")
     if any(r["workload"] == "load" for r in rows):
         out += load_section(rows, o.load_cap)
-    out += ttc14_section(rows, datasets, gemp_engines, o.cap)
+    out += ttc14_section(rows, datasets, gemp_engines, o.cap, table_peers(o))
     out.append("Semantics: gemp matches node-injectively (`--semantics isomorphism`, the default) "
                "and treats a relationship without a variable as an existence check. DuckDB (SQL "
                "joins) and Kùzu (Cypher) match homomorphically, so their queries add injectivity "
@@ -965,10 +976,12 @@ def write_docs(path, section):
 # Main
 # --------------------------------------------------------------------------------------------
 
-def versions():
-    import duckdb
-    import igraph
-    import kuzu
+def versions(peers):
+    """Versions of gemp (git revision), of each peer in `peers` and of Python; the OpenCL devices."""
+    import importlib
+
+    def version(module):
+        return importlib.import_module(module).__version__ if module in peers else "not run"
 
     try:
         rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
@@ -980,8 +993,8 @@ def versions():
         parts = re.split(r"\s{2,}", line.replace("*", " ").strip())
         if len(parts) >= 4:
             devs.append(f"{parts[2]} (`{parts[1]}`, {parts[3]})")
-    return {"gemp": rev or "?", "duckdb": duckdb.__version__, "kuzu": kuzu.__version__,
-            "igraph": igraph.__version__, "python": platform.python_version(),
+    return {"gemp": rev or "?", "duckdb": version("duckdb"), "kuzu": version("kuzu"),
+            "igraph": version("igraph"), "python": platform.python_version(),
             "devices": ", ".join(devs) or "none (OpenCL backend not measured)"}
 
 
@@ -1033,6 +1046,9 @@ def parse_args(argv):
     p.add_argument("--mem-gb", type=int, default=6,
                    help="memory limit of DuckDB and Kùzu's buffer pool in GiB (default 6; the "
                         "engines' own default is 80 %% of RAM)")
+    p.add_argument("--peers", default=",".join(ALL_PEERS),
+                   help="peer engines to run, a subset of duckdb,kuzu,igraph (default all three; "
+                        "only these need to be installed)")
     p.add_argument("--docs", default=os.path.join(ROOT, "docs", "benchmarks.md"),
                    help="markdown file whose bench-peers section is rewritten")
     p.add_argument("--no-docs", action="store_true", help="do not write the markdown file")
@@ -1057,6 +1073,10 @@ def parse_args(argv):
     o.cap = o.cap or 120.0
     o.load_cap = o.load_cap or 300.0
     o.only = {int(x) for x in o.only.split(",") if x}
+    o.peers = [x for x in o.peers.split(",") if x]
+    unknown = [x for x in o.peers if x not in ALL_PEERS]
+    if unknown:
+        p.error(f"--peers: unknown engine(s) {', '.join(unknown)} (known: {', '.join(ALL_PEERS)})")
     o.ttc14_blocks = [int(x) for x in o.ttc14.split(",") if x]
     if any(b < 1 for b in o.ttc14_blocks):
         p.error("--ttc14: every N must be at least 1")
@@ -1070,7 +1090,7 @@ def main(argv):
     started = datetime.datetime.utcnow()
     bench = Bench(o)
     bench.log(f"bench-peers: load average at start {load_start}; output in {o.out}")
-    vers = versions()
+    vers = versions(o.peers)
     bench.log(f"versions: {vers}")
     datasets = {}
     failed = None

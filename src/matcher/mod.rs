@@ -10,6 +10,7 @@ pub mod eval;
 pub mod explain;
 pub mod factorised;
 pub mod host;
+pub mod id_tuple;
 pub mod planner;
 pub mod results;
 pub mod symmetry;

@@ -10,6 +10,7 @@ use std::hash::{Hash, Hasher};
 use hashbrown::{HashMap, HashSet};
 
 use super::enumerate::{Control, Sink};
+use super::id_tuple::IdTuple;
 use crate::matcher::eval::{compare, Env, ExistsOracle, Val};
 use crate::model::Model;
 use crate::pattern::ir::{AggFn, CmpOp, Expr, Projection};
@@ -62,6 +63,8 @@ enum Acc<'m> {
     Max(Val<'m>),
     Avg(f64, u64),
     Collect(Vec<Val<'m>>),
+    /// `count(DISTINCT …)` of a typed argument (see [`IdTuple`]): the packed distinct values.
+    DistinctIds(HashSet<u128>),
 }
 
 impl<'m> Acc<'m> {
@@ -106,6 +109,8 @@ impl<'m> Acc<'m> {
                 }
             }
             Acc::Collect(l) => l.push(v),
+            // Fed packed values by `RowSink::add_to` only.
+            Acc::DistinctIds(_) => {}
         }
     }
 
@@ -142,7 +147,7 @@ impl<'m> Acc<'m> {
                 l.push(v);
             }
             // Distinct values, minimum and maximum do not depend on multiplicity.
-            Acc::Distinct(_) | Acc::Min(_) | Acc::Max(_) => self.add(v),
+            Acc::Distinct(_) | Acc::Min(_) | Acc::Max(_) | Acc::DistinctIds(_) => self.add(v),
         }
     }
 
@@ -157,6 +162,7 @@ impl<'m> Acc<'m> {
                 *n += n2;
             }
             (Acc::Collect(a), Acc::Collect(b)) => a.extend(b),
+            (Acc::DistinctIds(a), Acc::DistinctIds(b)) => a.extend(b),
             _ => {}
         }
     }
@@ -182,6 +188,7 @@ impl<'m> Acc<'m> {
                 }
             }
             Acc::Collect(l) => Val::List(l),
+            Acc::DistinctIds(s) => Val::Int(s.len() as i64),
         }
     }
 }
@@ -212,6 +219,19 @@ struct AggSpec<'q> {
     func: AggFn,
     distinct: bool,
     arg: Option<&'q Expr>,
+    /// `count(DISTINCT x)` whose argument is typed: distinct values kept packed.
+    typed_arg: Option<IdTuple>,
+}
+
+impl AggSpec<'_> {
+    /// A fresh accumulator for this aggregate.
+    fn new_acc<'m>(&self) -> Acc<'m> {
+        if self.typed_arg.is_some() {
+            Acc::DistinctIds(HashSet::new())
+        } else {
+            Acc::new(self.func, self.distinct)
+        }
+    }
 }
 
 /// A projection prepared for evaluation.
@@ -219,6 +239,8 @@ pub struct Projector<'q> {
     proj: &'q Projection,
     aggs: Vec<AggSpec<'q>>,
     keys: Vec<usize>,
+    /// The grouping keys packed into one integer, when every key is an element or its id.
+    typed_keys: Option<IdTuple>,
 }
 
 impl<'q> Projector<'q> {
@@ -237,11 +259,25 @@ impl<'q> Projector<'q> {
                     func: *func,
                     distinct: *distinct,
                     arg: arg.as_deref(),
+                    typed_arg: arg
+                        .as_deref()
+                        .filter(|_| *distinct && *func == AggFn::Count)
+                        .and_then(IdTuple::of_value),
                 }),
                 _ => keys.push(i),
             }
         }
-        Projector { proj, aggs, keys }
+        let typed_keys = if aggs.is_empty() {
+            None
+        } else {
+            IdTuple::of_keys(keys.iter().map(|&k| &proj.items[k].expr))
+        };
+        Projector {
+            proj,
+            aggs,
+            keys,
+            typed_keys,
+        }
     }
 
     /// True when the projection groups.
@@ -287,6 +323,11 @@ pub struct RowSink<'q, 'm> {
     /// Plain rows (streaming or distinct or ordered without grouping).
     pub rows: Vec<Vec<Val<'m>>>,
     groups: HashMap<Key<'m>, Vec<Acc<'m>>>,
+    /// Groups keyed by packed element ids (see [`IdTuple`]), when the projector's keys are typed.
+    typed_groups: HashMap<u128, Vec<Acc<'m>>>,
+    /// `DISTINCT` rows seen so far (rows are deduplicated as they arrive, so the state is the
+    /// size of the distinct rows, not of the input).
+    distinct_seen: HashSet<Key<'m>>,
     /// Stop after this many rows (LIMIT + SKIP of a streaming projection).
     pub row_budget: Option<u64>,
     /// Matches seen (count-only).
@@ -330,6 +371,8 @@ impl<'q, 'm> RowSink<'q, 'm> {
             oracle,
             rows: Vec::new(),
             groups: HashMap::new(),
+            typed_groups: HashMap::new(),
+            distinct_seen: HashSet::new(),
             row_budget: None,
             count: 0,
             count_only: projector.is_count_star(),
@@ -464,13 +507,17 @@ impl<'q, 'm> RowSink<'q, 'm> {
             row.clear();
             row.resize(p.proj.items.len(), Val::Null);
             for a in &p.aggs {
-                let mut acc = Acc::new(a.func, a.distinct);
+                let mut acc = a.new_acc();
                 let w = if self.unit_weight.contains(&a.item) {
                     1
                 } else {
                     weight
                 };
-                acc.add_weighted(arg(a), w);
+                if matches!(acc, Acc::DistinctIds(_)) {
+                    Self::add_to(&mut acc, a, &env, w);
+                } else {
+                    acc.add_weighted(arg(a), w);
+                }
                 row[a.item] = acc.finish(a.func);
             }
             let passes = |row: &[Val<'m>]| {
@@ -505,14 +552,21 @@ impl<'q, 'm> RowSink<'q, 'm> {
             self.bound_rows();
             return true;
         }
-        let accs = Self::group_of(&mut self.groups, p, &env);
+        let accs = match &p.typed_keys {
+            Some(t) => Self::typed_group_of(&mut self.typed_groups, p, t.pack(nodes, &[])),
+            None => Self::group_of(&mut self.groups, p, &env),
+        };
         for (acc, a) in accs.iter_mut().zip(&p.aggs) {
             let w = if self.unit_weight.contains(&a.item) {
                 1
             } else {
                 weight
             };
-            acc.add_weighted(arg(a), w);
+            if matches!(acc, Acc::DistinctIds(_)) {
+                Self::add_to(acc, a, &env, w);
+            } else {
+                acc.add_weighted(arg(a), w);
+            }
         }
         true
     }
@@ -557,6 +611,9 @@ impl<'q, 'm> RowSink<'q, 'm> {
         let p = self.projector;
         if !p.is_grouped() {
             let r: Vec<Val<'m>> = p.proj.items.iter().map(|i| env.eval(&i.expr)).collect();
+            if p.proj.distinct && !self.distinct_seen.insert(Key(r.clone())) {
+                return true;
+            }
             self.rows.push(r);
             if let (Some(b), Some(c)) = (self.row_budget, self.control) {
                 if c.emitted.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1 >= b {
@@ -574,14 +631,45 @@ impl<'q, 'm> RowSink<'q, 'm> {
             }
             return true;
         }
-        let accs = Self::group_of(&mut self.groups, p, &env);
+        let accs = match &p.typed_keys {
+            Some(t) => Self::typed_group_of(&mut self.typed_groups, p, t.pack(nodes, rels)),
+            None => Self::group_of(&mut self.groups, p, &env),
+        };
         for (acc, a) in accs.iter_mut().zip(&p.aggs) {
-            match a.arg {
-                None => acc.add(Val::Bool(true)),
-                Some(e) => acc.add(env.eval(e)),
-            }
+            Self::add_to(acc, a, &env, 1);
         }
         true
+    }
+
+    /// Adds the current binding's argument of aggregate `a` to `acc`, as `weight` inputs.
+    #[inline]
+    fn add_to(acc: &mut Acc<'m>, a: &AggSpec<'_>, env: &Env<'_, 'm>, weight: u64) {
+        if let (Acc::DistinctIds(seen), Some(t)) = (&mut *acc, &a.typed_arg) {
+            if let Some(k) = t.pack_value(env.nodes, env.rels) {
+                seen.insert(k);
+            }
+            return;
+        }
+        let v = match a.arg {
+            None => Val::Bool(true),
+            Some(e) => env.eval(e),
+        };
+        if weight == 1 {
+            acc.add(v);
+        } else {
+            acc.add_weighted(v, weight);
+        }
+    }
+
+    /// The accumulators of the group with packed key `key` (created empty when new).
+    fn typed_group_of<'g>(
+        groups: &'g mut HashMap<u128, Vec<Acc<'m>>>,
+        p: &Projector<'_>,
+        key: u128,
+    ) -> &'g mut Vec<Acc<'m>> {
+        groups
+            .entry(key)
+            .or_insert_with(|| p.aggs.iter().map(AggSpec::new_acc).collect())
     }
 
     /// Merges another worker's sink into this one.
@@ -604,6 +692,14 @@ impl<'q, 'm> RowSink<'q, 'm> {
                 }
             }
         }
+        for (k, accs) in other.typed_groups {
+            match self.typed_groups.get_mut(&k) {
+                Some(mine) => mine.iter_mut().zip(accs).for_each(|(a, b)| a.merge(b)),
+                None => {
+                    self.typed_groups.insert(k, accs);
+                }
+            }
+        }
     }
 
     /// The accumulators of the group whose keys `env` evaluates to (created empty when new).
@@ -617,12 +713,9 @@ impl<'q, 'm> RowSink<'q, 'm> {
             .iter()
             .map(|&k| env.eval(&p.proj.items[k].expr))
             .collect());
-        groups.entry(key).or_insert_with(|| {
-            p.aggs
-                .iter()
-                .map(|a| Acc::new(a.func, a.distinct))
-                .collect()
-        })
+        groups
+            .entry(key)
+            .or_insert_with(|| p.aggs.iter().map(AggSpec::new_acc).collect())
     }
 
     /// The row of a grouped projection without keys over no input (count 0, others null).
@@ -630,7 +723,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
         let p = self.projector;
         let mut row = vec![Val::Null; p.proj.items.len()];
         for a in &p.aggs {
-            row[a.item] = Acc::new(a.func, a.distinct).finish(a.func);
+            row[a.item] = a.new_acc().finish(a.func);
         }
         row
     }
@@ -649,14 +742,18 @@ impl<'q, 'm> RowSink<'q, 'm> {
             rows
         } else if p.is_grouped() {
             let mut groups: Vec<(Key<'m>, Vec<Acc<'m>>)> = self.groups.drain().collect();
+            if let Some(t) = &p.typed_keys {
+                groups.extend(
+                    self.typed_groups
+                        .drain()
+                        .map(|(k, accs)| (Key(t.unpack(k)), accs)),
+                );
+            }
             if groups.is_empty() && p.keys.is_empty() {
                 // Aggregates over no rows give one row (count 0, others null).
                 groups.push((
                     Key(Vec::new()),
-                    p.aggs
-                        .iter()
-                        .map(|a| Acc::new(a.func, a.distinct))
-                        .collect(),
+                    p.aggs.iter().map(AggSpec::new_acc).collect(),
                 ));
             }
             groups
@@ -852,6 +949,96 @@ mod tests {
         let rows = sink.finish();
         let ids: Vec<Val<'_>> = rows.into_iter().map(|mut r| r.remove(0)).collect();
         assert_eq!(ids, [Val::Int(4998), Val::Int(4997), Val::Int(4996)]);
+    }
+
+    /// Finished rows as sorted debug strings (order-insensitive comparison).
+    fn sorted(rows: Vec<Vec<Val<'_>>>) -> Vec<String> {
+        let mut v: Vec<String> = rows.iter().map(|r| format!("{r:?}")).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn typed_keys_give_the_rows_of_the_generic_path() {
+        let mut b = ModelBuilder::new();
+        for i in 0..12 {
+            b.add_node(&i.to_string(), &["A"]);
+        }
+        let m = b.freeze().unwrap();
+        let texts = [
+            "MATCH (a:A), (b:A) WITH a, b, count(*) AS c RETURN a, b, c",
+            "MATCH (a:A), (b:A) RETURN id(a) AS x, count(DISTINCT b) AS n, \
+             count(DISTINCT [id(a), id(b)]) AS m, sum(id(b)) AS s, count(b) AS k",
+            "MATCH (a:A), (b:A) RETURN count(DISTINCT id(b)) AS n, count(*) AS c",
+            "MATCH (a:A), (b:A) RETURN DISTINCT a, id(b) AS j",
+        ];
+        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let bindings: Vec<[u32; 2]> = (0..3000)
+            .map(|_| [(next() % 12) as u32, (next() % 7) as u32])
+            .collect();
+        for text in texts {
+            let q = crate::pattern::compile(text, &m, &Default::default()).unwrap();
+            let typed = Projector::new(&q.stages[0]);
+            let mut generic = Projector::new(&q.stages[0]);
+            generic.typed_keys = None;
+            generic.aggs.iter_mut().for_each(|a| a.typed_arg = None);
+            assert!(
+                typed.typed_keys.is_some()
+                    || typed.aggs.iter().any(|a| a.typed_arg.is_some())
+                    || q.stages[0].distinct,
+                "{text}: the typed path is not taken"
+            );
+            let run = |p: &Projector<'_>, weighted: bool| {
+                // Two workers' sinks, merged, as the matchers do.
+                let mut halves = bindings.chunks(bindings.len() / 2 + 1).map(|part| {
+                    let mut sink = RowSink::new(&m, p, None);
+                    for n in part {
+                        if weighted && p.is_grouped() {
+                            sink.push_weighted(n, 2);
+                        } else {
+                            sink.push(n, &[], &[]);
+                        }
+                    }
+                    sink
+                });
+                let mut first = halves.next().unwrap();
+                halves.for_each(|s| first.merge(s));
+                sorted(first.finish())
+            };
+            for weighted in [false, true] {
+                let want = run(&generic, weighted);
+                assert!(!want.is_empty(), "{text}");
+                assert_eq!(run(&typed, weighted), want, "{text} (weighted: {weighted})");
+            }
+        }
+    }
+
+    #[test]
+    fn distinct_rows_are_deduplicated_as_they_arrive() {
+        let mut b = ModelBuilder::new();
+        for i in 0..3 {
+            b.add_node(&i.to_string(), &["A"]);
+        }
+        let m = b.freeze().unwrap();
+        let q = crate::pattern::compile("MATCH (a:A) RETURN DISTINCT a", &m, &Default::default())
+            .unwrap();
+        let p = Projector::new(&q.stages[0]);
+        let mut sink = RowSink::new(&m, &p, None);
+        for i in 0..10_000u32 {
+            sink.push(&[i % 3], &[], &[]);
+        }
+        assert_eq!(
+            sink.rows.len(),
+            3,
+            "DISTINCT state is the size of the distinct rows"
+        );
+        assert_eq!(sink.finish().len(), 3);
     }
 
     #[test]
