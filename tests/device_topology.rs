@@ -514,3 +514,52 @@ fn oversized_patterns_fall_back_or_fail() {
     assert!(report.backend.starts_with("opencl"));
     assert_eq!(out.rows, vec![vec![Val::Int(5)]]);
 }
+
+/// Under `auto`, a query the host counts without enumerating (a factorised plan) stays on the
+/// host, with the reason in the report and in `explain`; `opencl` still runs it on the device;
+/// an enumerating query runs on the device under `auto` too. Every run gives the host's answer.
+#[test]
+fn auto_leaves_factorised_counts_to_the_host() {
+    use gemp::session::{Session, SessionOptions};
+    use gemp::task::Backend;
+    let Some(dev) = gpu("auto_leaves_factorised_counts_to_the_host") else {
+        return;
+    };
+    let m = common::sample_model();
+    let named = |backend| SessionOptions {
+        backend,
+        device: gemp::gpu::DeviceSelector::Index(dev.info().index),
+        ..Default::default()
+    };
+    let auto = Session::new(m, &named(Backend::Auto)).unwrap();
+    let opencl = Session::new(m, &named(Backend::Opencl)).unwrap();
+    let host = Session::new(m, &SessionOptions::host()).unwrap();
+    assert!(auto.uses_device());
+    let options = MatchOptions::default();
+    let couples = "MATCH (p1:Person)-[:ACTOR|ACTRESS]->(t:Title)<-[:ACTOR|ACTRESS]-(p2:Person) \
+                   WHERE id(p1) < id(p2) WITH p1, p2, count(t) AS shared WHERE shared >= 2 \
+                   RETURN count(*) AS pairs, sum(shared) AS embeddings";
+    let q = auto.compile(couples, &Default::default()).unwrap();
+    let (want, _) = host.run(&q, &options).unwrap();
+    let (got, report) = auto.run(&q, &options).unwrap();
+    assert_eq!(got.rows, want.rows);
+    assert_eq!(report.backend, "host");
+    assert!(report.fallback.unwrap().contains("factorised"));
+    assert!(auto
+        .explain(&q, &options)
+        .unwrap()
+        .contains("--backend auto runs this query on the host"));
+    let (got, report) = opencl.run(&q, &options).unwrap();
+    assert_eq!(got.rows, want.rows);
+    assert!(report.backend.starts_with("opencl"), "{}", report.backend);
+    // Rows of every match: nothing to count, so the device takes it.
+    let rows =
+        "MATCH (p:Person)-[:DIRECTOR]->(t:Title) RETURN id(p) AS p, id(t) AS t ORDER BY p, t";
+    let q = auto.compile(rows, &Default::default()).unwrap();
+    let (want, _) = host.run(&q, &options).unwrap();
+    let (got, report) = auto.run(&q, &options).unwrap();
+    assert!(!want.rows.is_empty());
+    assert_eq!(got.rows, want.rows);
+    assert!(report.backend.starts_with("opencl"), "{}", report.backend);
+    assert!(report.fallback.is_none());
+}

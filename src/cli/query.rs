@@ -56,8 +56,9 @@ pub struct QueryArgs {
     #[arg(long)]
     pub no_verify: bool,
     /// Where queries run: auto = OpenCL on a GPU or accelerator (or the device named by --device /
-    /// $GEMP_DEVICE), else the host; opencl = the OpenCL pipeline on any device, a CPU one (PoCL)
-    /// included (an error without a device); host = the host matcher.
+    /// $GEMP_DEVICE), else the host — and the host for queries it counts without enumerating
+    /// (factorised plans); opencl = the OpenCL pipeline on any device, a CPU one (PoCL) included
+    /// (an error without a device); host = the host matcher.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: Backend,
     /// The OpenCL device (an index from `gemp devices`; default: $GEMP_DEVICE, else the first

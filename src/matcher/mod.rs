@@ -385,6 +385,17 @@ pub fn choose_factorised(
     factorised::plan(query, plan, cands, options.semantics)
 }
 
+/// True when the host engine counts `query` without enumerating its matches (a factorised plan,
+/// symmetry-reduced or not; see [`factorised`]).
+pub fn host_counts_without_enumerating(
+    model: &Model,
+    query: &BoundQuery,
+    options: &MatchOptions,
+) -> bool {
+    let (plan, cands, _) = prepare_host(model, query, options.semantics);
+    choose_factorised(model, query, &plan, &cands, options).is_some()
+}
+
 /// Runs a factorised plan (see [`factorised`]) and the result stages after it.
 #[allow(clippy::too_many_arguments)]
 fn execute_factorised<'m>(

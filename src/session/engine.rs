@@ -30,6 +30,13 @@ pub trait Engine<'m>: std::fmt::Debug {
     /// True when queries run on an OpenCL device (a failure may then fall back to the host).
     fn uses_device(&self) -> bool;
 
+    /// Why this engine leaves `query` to the host (its runs answer
+    /// [`crate::Error::DeviceLimit`]), or `None` when it runs it. Engines that take every query
+    /// they can express keep the default.
+    fn defers(&self, _query: &BoundQuery, _options: &MatchOptions) -> Option<String> {
+        None
+    }
+
     /// Time its preparation took: the model upload, GpSense's compression.
     fn setup_time(&self) -> Duration;
 

@@ -41,6 +41,15 @@ impl<'m> GempDeviceEngine<'m> {
     pub fn config_mut(&mut self) -> &mut DeviceConfig {
         &mut self.matcher.config
     }
+
+    /// [`Error::DeviceLimit`] for a query the host counts without enumerating, when the
+    /// configuration leaves those to the host ([`DeviceConfig::defer_factorised`]).
+    fn check_deferred(&self, query: &BoundQuery, options: &MatchOptions) -> Result<()> {
+        match self.defers(query, options) {
+            Some(why) => Err(Error::DeviceLimit(why)),
+            None => Ok(()),
+        }
+    }
 }
 
 impl<'m> Engine<'m> for GempDeviceEngine<'m> {
@@ -50,6 +59,20 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
 
     fn uses_device(&self) -> bool {
         true
+    }
+
+    fn defers(&self, query: &BoundQuery, options: &MatchOptions) -> Option<String> {
+        (self.matcher.config.defer_factorised
+            && crate::matcher::host_counts_without_enumerating(
+                self.matcher.model(),
+                query,
+                options,
+            ))
+        .then(|| {
+            "the host counts this query without enumerating its matches (factorised plan), which \
+             the OpenCL pipeline cannot: it would send every match back"
+                .to_string()
+        })
     }
 
     fn setup_time(&self) -> Duration {
@@ -65,6 +88,7 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
     }
 
     fn run(&self, query: &BoundQuery, options: &MatchOptions) -> Result<EngineRun<'m>> {
+        self.check_deferred(query, options)?;
         let (output, timings) = self.matcher.execute_timed(query, options)?;
         Ok(EngineRun {
             output,
@@ -78,6 +102,7 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
         options: &MatchOptions,
         consume: RowConsumer<'_, 'm>,
     ) -> Result<(StreamSummary, Option<DeviceTimings>)> {
+        self.check_deferred(query, options)?;
         let (summary, timings) = self.matcher.execute_streaming(query, options, consume)?;
         Ok((summary, Some(timings)))
     }

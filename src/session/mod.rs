@@ -193,6 +193,11 @@ impl<'m> Session<'m> {
             self.engine.name(),
             options.semantics.describe()
         );
+        if let Some(why) = self.engine.defers(query, options) {
+            head.push_str(&format!(
+                "note: --backend auto runs this query on the host: {why}\n"
+            ));
+        }
         if options.semantics.distinct_edges() && self.engine.uses_device() {
             head.push_str(
                 "note: the OpenCL matcher does not implement this semantics; --backend auto runs \
@@ -302,11 +307,14 @@ fn open_device<'m>(
     selector: DeviceSelector,
 ) -> Result<Box<dyn Engine<'m> + 'm>> {
     Ok(match kind {
-        EngineKind::Gemp => Box::new(gemp_device::GempDeviceEngine::open(
-            model,
-            selector,
-            options.device_config.clone(),
-        )?),
+        EngineKind::Gemp => {
+            let mut config = options.device_config.clone();
+            // Under `auto`, queries the host counts without enumerating stay on the host.
+            config.defer_factorised |= options.backend == Backend::Auto;
+            Box::new(gemp_device::GempDeviceEngine::open(
+                model, selector, config,
+            )?)
+        }
         EngineKind::Gpsense => Box::new(gpsense::GpsenseEngine::open(
             model,
             options.gpsense.clone(),

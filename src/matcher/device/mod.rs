@@ -83,6 +83,11 @@ pub struct DeviceConfig {
     pub host_threads: Option<usize>,
     /// Pivots a host thread takes at a time.
     pub host_chunk: usize,
+    /// Leave a query the host counts without enumerating (a factorised plan) to the host: the
+    /// engine answers [`crate::Error::DeviceLimit`] for it. Set by `--backend auto`, where the
+    /// device pipeline, which sends every embedding back, loses to the host's counting by 10–100×
+    /// on a GPU too (docs/benchmarks.md, "On a GPU: NVIDIA H200").
+    pub defer_factorised: bool,
 }
 
 impl Default for DeviceConfig {
@@ -99,6 +104,7 @@ impl Default for DeviceConfig {
             local_size: None,
             host_threads: None,
             host_chunk: 16,
+            defer_factorised: false,
         }
     }
 }
