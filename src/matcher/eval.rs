@@ -393,6 +393,20 @@ impl<'m> Env<'_, 'm> {
                 Some(o) => Val::Bool(o.exists(sub, self.nodes, self.rels)),
                 None => Val::Null,
             },
+            Expr::Case(c) => {
+                let subject = c.subject.as_ref().map(|s| self.eval(s));
+                for (when, then) in &c.branches {
+                    let w = self.eval(when);
+                    let holds = match &subject {
+                        Some(s) => compare(CmpOp::Eq, s, &w) == Some(true),
+                        None => truth(&w) == Some(true),
+                    };
+                    if holds {
+                        return self.eval(then);
+                    }
+                }
+                c.default.as_ref().map_or(Val::Null, |d| self.eval(d))
+            }
             // Aggregates are computed by the result stage, which replaces them by columns.
             Expr::Aggregate { .. } => Val::Null,
         }

@@ -69,6 +69,19 @@ pub fn expr_text(e: &Expr, p: &Pattern, model: &Model) -> String {
                 .collect();
             format!("EXISTS {{ {} }}", rels.join(", "))
         }
+        Expr::Case(c) => {
+            let mut text = String::from("CASE");
+            if let Some(s) = &c.subject {
+                let _ = write!(text, " {}", r(s));
+            }
+            for (w, t) in &c.branches {
+                let _ = write!(text, " WHEN {} THEN {}", r(w), r(t));
+            }
+            if let Some(d) = &c.default {
+                let _ = write!(text, " ELSE {}", r(d));
+            }
+            text + " END"
+        }
         Expr::Aggregate {
             func,
             distinct,

@@ -306,6 +306,21 @@ pub enum ExprKind {
     PatternPredicate(PathPattern),
     /// `EXISTS { ... }`.
     Exists(Box<SubQuery>),
+    /// `CASE [subject] WHEN w THEN t ... [ELSE e] END`.
+    Case(Box<CaseExpr>),
+}
+
+/// A `CASE` expression: simple (`CASE x WHEN v THEN …`, each `WHEN` value compared with `x` by `=`)
+/// or generic (`CASE WHEN condition THEN …`, the first `true` condition wins). Without a matching
+/// branch and without `ELSE` its value is `null`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseExpr {
+    /// The tested value of a simple `CASE`; `None` for the generic form.
+    pub subject: Option<Expr>,
+    /// `WHEN … THEN …` pairs, in order; never empty.
+    pub branches: Vec<(Expr, Expr)>,
+    /// The `ELSE` value.
+    pub default: Option<Expr>,
 }
 
 /// A constant value.

@@ -18,8 +18,8 @@ use hashbrown::HashMap;
 use super::ast::{self, BinaryOp, Direction, ExprKind, Literal, StringOp, UnaryOp};
 use super::error::{nearest_names, QueryError};
 use super::ir::{
-    AggFn, ArithOp, BoundQuery, CmpOp, Expr, NodeVar, Pattern, ProjItem, Projection, RelVar, StrOp,
-    SubPattern, WholeRegex,
+    AggFn, ArithOp, BoundQuery, CaseOf, CmpOp, Expr, NodeVar, Pattern, ProjItem, Projection,
+    RelVar, StrOp, SubPattern, WholeRegex,
 };
 use crate::model::{Model, PropType, Value};
 
@@ -686,6 +686,18 @@ impl Binder<'_> {
                 sub.where_clause.as_ref(),
                 scope,
             )?)),
+            ExprKind::Case(case) => {
+                let branches = case
+                    .branches
+                    .iter()
+                    .map(|(w, t)| Ok((rec(w)?, rec(t)?)))
+                    .collect::<BResult<Vec<_>>>()?;
+                Expr::Case(Box::new(CaseOf {
+                    subject: case.subject.as_ref().map(&rec).transpose()?,
+                    branches,
+                    default: case.default.as_ref().map(&rec).transpose()?,
+                }))
+            }
         })
     }
 

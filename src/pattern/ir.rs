@@ -175,6 +175,9 @@ pub enum Expr {
     /// `EXISTS { … }` or a pattern predicate: true when the sub-pattern has at least one match
     /// extending the current binding. `NOT EXISTS` is `Not(Exists(..))` (a NAC).
     Exists(Box<SubPattern>),
+    /// `CASE`: the value of the first branch whose `WHEN` holds, else the `ELSE` value (null when
+    /// absent). With a subject (simple `CASE x WHEN v …`) a branch holds when `x = v` is true.
+    Case(Box<CaseOf>),
     /// An aggregate; only in projections. `distinct` applies to its argument; `arg` None = `count(*)`.
     Aggregate {
         /// The function.
@@ -184,6 +187,17 @@ pub enum Expr {
         /// The argument.
         arg: Option<Box<Expr>>,
     },
+}
+
+/// A bound `CASE` expression (see [`Expr::Case`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseOf {
+    /// The tested value of a simple `CASE`; `None` for the generic form.
+    pub subject: Option<Expr>,
+    /// `WHEN … THEN …` pairs, in order.
+    pub branches: Vec<(Expr, Expr)>,
+    /// The `ELSE` value.
+    pub default: Option<Expr>,
 }
 
 /// A sub-pattern of `EXISTS` / NACs: extra nodes and relationships anchored on the outer slots.
@@ -295,6 +309,14 @@ impl Expr {
             }
             Expr::And(v) | Expr::Or(v) | Expr::List(v) => v.iter().for_each(|e| e.walk(f)),
             Expr::Aggregate { arg: Some(a), .. } => a.walk(f),
+            Expr::Case(c) => {
+                let branches = c.branches.iter().flat_map(|(w, t)| [w, t]);
+                c.subject
+                    .iter()
+                    .chain(branches)
+                    .chain(c.default.iter())
+                    .for_each(|e| e.walk(f));
+            }
             Expr::Literal(_)
             | Expr::Node(_)
             | Expr::Rel(_)

@@ -241,6 +241,24 @@ fn write_kind(f: &mut Formatter<'_>, kind: &ExprKind) -> fmt::Result {
         }
         ExprKind::PatternPredicate(path) => path.fmt(f),
         ExprKind::Exists(sub) => sub.fmt(f),
+        ExprKind::Case(case) => {
+            f.write_str("CASE")?;
+            if let Some(subject) = &case.subject {
+                f.write_char(' ')?;
+                write_expr(f, subject, 0)?;
+            }
+            for (when, then) in &case.branches {
+                f.write_str(" WHEN ")?;
+                write_expr(f, when, 0)?;
+                f.write_str(" THEN ")?;
+                write_expr(f, then, 0)?;
+            }
+            if let Some(default) = &case.default {
+                f.write_str(" ELSE ")?;
+                write_expr(f, default, 0)?;
+            }
+            f.write_str(" END")
+        }
     }
 }
 

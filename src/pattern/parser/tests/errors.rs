@@ -97,10 +97,6 @@ const COMPREHENSION: &str = "a list comprehension, pattern comprehension or list
 #[test]
 fn unsupported_expressions() {
     unsupported(
-        "MATCH (a) RETURN CASE WHEN a.x THEN 1 ELSE 2 END",
-        "a CASE expression",
-    );
-    unsupported(
         "MATCH (a) WHERE 1 < a.x < 3 RETURN a",
         "a chained comparison like `a < b < c`",
     );

@@ -9,6 +9,7 @@ use super::parse_query;
 use crate::pattern::ast::*;
 use crate::pattern::error::{QueryError, QueryErrorKind};
 
+mod clauses;
 mod errors;
 mod exprs;
 mod fuzz;

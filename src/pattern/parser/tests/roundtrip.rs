@@ -32,6 +32,9 @@ pub(super) const CORPUS: &[&str] = &[
     "MATCH (a) RETURN -9223372036854775808, 9223372036854775807, 0x7fffffffffffffff",
     "MATCH (a) WHERE a.x = 1 MATCH (b) WHERE b.y = 2 RETURN a, b",
     "MATCH (a) RETURN `match`(a), `count`(*)",
+    "MATCH (a) WHERE CASE a.x WHEN 1 THEN true WHEN 2 THEN a.y ELSE false END \
+     RETURN CASE WHEN a.x > 1 THEN 'big' END AS size, sum(CASE WHEN a:L THEN 1 ELSE 0 END) AS n \
+     ORDER BY CASE size WHEN 'big' THEN 0 ELSE 1 END",
 ];
 
 #[test]
