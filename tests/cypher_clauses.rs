@@ -187,3 +187,78 @@ fn case_errors_name_the_place() {
     );
     assert!(e.contains("aggregate inside a larger expression"), "{e}");
 }
+
+// ----- UNWIND -----
+
+#[test]
+fn unwind_multiplies_rows_and_skips_null_and_empty_lists() {
+    let m = people();
+    assert_eq!(
+        ordered(&m, "UNWIND [1, 2, 3] AS x RETURN x"),
+        ["1", "2", "3"]
+    );
+    assert_eq!(
+        ordered(&m, "UNWIND [1, 2] AS x UNWIND ['a', 'b'] AS y RETURN x, y"),
+        ["1|a", "1|b", "2|a", "2|b"]
+    );
+    assert!(ordered(&m, "UNWIND [] AS x RETURN x").is_empty());
+    assert!(ordered(&m, "UNWIND null AS x RETURN x").is_empty());
+    assert_eq!(ordered(&m, "UNWIND [null, 1] AS x RETURN x"), ["null", "1"]);
+    assert_eq!(rows(&m, "UNWIND [] AS x RETURN count(*)"), ["0"]);
+    // Before MATCH: the MATCH runs once per element and may use it.
+    assert_eq!(
+        rows(
+            &m,
+            "UNWIND [30, 40, 50] AS age MATCH (p:Person) WHERE p.age = age RETURN age, p.name"
+        ),
+        ["30|a", "40|b"]
+    );
+    assert_eq!(
+        rows(&m, "UNWIND [1, 2] AS x MATCH (p:Person) RETURN count(*)"),
+        ["8"]
+    );
+    // After MATCH, over the match's values.
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person) WHERE p.age > 25 UNWIND [p.age, p.age + 1] AS y RETURN p.name, y"
+        ),
+        ["a|30", "a|31", "b|40", "b|41"]
+    );
+    // After WITH, over a collected list.
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person) WITH collect(p.name) AS names UNWIND names AS n RETURN n"
+        ),
+        ["a", "b", "c", "d"]
+    );
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person) WITH p.name AS n, [] AS none UNWIND none AS z RETURN count(*)"
+        ),
+        ["0"]
+    );
+}
+
+#[test]
+fn unwind_of_a_list_parameter_and_errors() {
+    let m = people();
+    let mut params = Params::default();
+    params.insert("xs".into(), gemp::model::Value::Int(7));
+    // A scalar parameter unwinds to itself, as in Cypher.
+    assert_eq!(
+        rows_under(
+            &m,
+            "UNWIND $xs AS x RETURN x",
+            Semantics::Isomorphism,
+            &params
+        ),
+        ["7"]
+    );
+    let e = error(&m, "MATCH (p:Person)\nUNWIND [1] AS p RETURN p");
+    assert!(e.contains("already bound") && e.contains("2:"), "{e}");
+    let e = error(&m, "UNWIND [1] AS x MATCH (x)-->(y) RETURN y");
+    assert!(e.contains("`x` is a value, not a node"), "{e}");
+}

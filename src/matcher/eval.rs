@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use serde::Serialize;
 
 use crate::model::{Model, Value, ValueRef};
-use crate::pattern::ir::{ArithOp, CmpOp, Expr, StrOp};
+use crate::pattern::ir::{ArithOp, CmpOp, Expr, StrOp, NULL_ID};
 
 /// A runtime value: a property value, a node or relationship, or a list.
 #[derive(Debug, Clone, PartialEq)]
@@ -281,8 +281,15 @@ impl<'m> Env<'_, 'm> {
     pub fn eval(&self, e: &Expr) -> Val<'m> {
         match e {
             Expr::Literal(v) => Val::from_value(v),
-            Expr::Node(s) => self.nodes.get(*s).map_or(Val::Null, |&n| Val::Node(n)),
-            Expr::Rel(s) => self.rels.get(*s).map_or(Val::Null, |&r| Val::Rel(r)),
+            // `NULL_ID` is an optional node or relationship that did not match.
+            Expr::Node(s) => match self.nodes.get(*s) {
+                Some(&n) if n != NULL_ID => Val::Node(n),
+                _ => Val::Null,
+            },
+            Expr::Rel(s) => match self.rels.get(*s) {
+                Some(&r) if r != NULL_ID => Val::Rel(r),
+                _ => Val::Null,
+            },
             Expr::Column(i) => self.row.get(*i).cloned().unwrap_or(Val::Null),
             Expr::Property(base, key) => match self.eval(base) {
                 Val::Node(n) => Val::from_ref(self.model.node_property(n, key)),

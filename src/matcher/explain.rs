@@ -278,6 +278,18 @@ pub fn render_under(
 /// first), then either the factorised execution that replaces the matching order or the
 /// enumeration in that order.
 pub fn host_execution(model: &Model, query: &BoundQuery, options: &super::MatchOptions) -> String {
+    if query.clauses.is_some() {
+        let head = match query.clauses.as_deref() {
+            Some(c) if c.steps.is_empty() => {
+                // A UNION of core queries: the first one's plan, then the others.
+                let mut core = query.clone();
+                core.clauses = None;
+                host_execution(model, &core, options)
+            }
+            _ => String::new(),
+        };
+        return head + &super::clauses::describe(model, query);
+    }
     let (plan, cands, _) = super::prepare_host(model, query, options.semantics);
     let mut o = render_under(query, &plan, model, options.semantics);
     if let Some(reduced) = super::count_symmetry(model, query, &plan, &cands, options) {
@@ -326,6 +338,10 @@ pub fn device_execution(
     query: &BoundQuery,
     options: &super::MatchOptions,
 ) -> String {
+    if query.clauses.is_some() {
+        // The device refuses these clauses; the host runs them.
+        return host_execution(model, query, options);
+    }
     let (plan, _, _) = super::prepare(model, query, options.semantics);
     let mut o = render_under(query, &plan, model, options.semantics);
     let _ = writeln!(

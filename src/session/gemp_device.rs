@@ -65,6 +65,7 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
     }
 
     fn run(&self, query: &BoundQuery, options: &MatchOptions) -> Result<EngineRun<'m>> {
+        refuse_host_only(query)?;
         let (output, timings) = self.matcher.execute_timed(query, options)?;
         Ok(EngineRun {
             output,
@@ -78,7 +79,19 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
         options: &MatchOptions,
         consume: RowConsumer<'_, 'm>,
     ) -> Result<(StreamSummary, Option<DeviceTimings>)> {
+        refuse_host_only(query)?;
         let (summary, timings) = self.matcher.execute_streaming(query, options, consume)?;
         Ok((summary, Some(timings)))
+    }
+}
+
+/// A query with a clause only the host runs (`OPTIONAL MATCH`, `UNWIND`, `UNION`,
+/// variable-length relationships) is a device limit: `--backend auto` runs it on the host.
+fn refuse_host_only(query: &BoundQuery) -> Result<()> {
+    match query.host_only_clause() {
+        Some(what) => Err(Error::DeviceLimit(format!(
+            "{what} is not supported by the OpenCL matcher"
+        ))),
+        None => Ok(()),
     }
 }

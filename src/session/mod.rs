@@ -193,6 +193,12 @@ impl<'m> Session<'m> {
             self.engine.name(),
             options.semantics.describe()
         );
+        if let (Some(what), true) = (query.host_only_clause(), self.engine.uses_device()) {
+            head.push_str(&format!(
+                "note: the OpenCL matcher does not run {what}; --backend auto runs the query on \
+                 the host\n"
+            ));
+        }
         if options.semantics.distinct_edges() && self.engine.uses_device() {
             head.push_str(
                 "note: the OpenCL matcher does not implement this semantics; --backend auto runs \

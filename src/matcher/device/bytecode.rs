@@ -708,6 +708,7 @@ mod tests {
             },
             filter,
             stages: vec![],
+            clauses: None,
         };
         let n = q.filter.len();
         let step = |node, filters| Step {

@@ -231,6 +231,7 @@ fn rel(v: &str, types: &[&str], direction: Direction) -> RelPattern {
         types: types.iter().map(|t| name(t)).collect(),
         direction,
         props: Vec::new(),
+        hops: None,
         span: Span::default(),
     }
 }
@@ -281,5 +282,8 @@ fn query(matches: Vec<PathPattern>) -> Query {
         with_clauses: Vec::new(),
         ret: None,
         span: Span::default(),
+        leading: Vec::new(),
+        trailing: Vec::new(),
+        union: None,
     }
 }
