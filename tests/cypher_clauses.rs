@@ -262,3 +262,261 @@ fn unwind_of_a_list_parameter_and_errors() {
     let e = error(&m, "UNWIND [1] AS x MATCH (x)-->(y) RETURN y");
     assert!(e.contains("`x` is a value, not a node"), "{e}");
 }
+
+// ----- UNION -----
+
+#[test]
+fn union_removes_duplicates_and_union_all_keeps_them() {
+    let m = people();
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person) WHERE p.age > 25 RETURN p.name AS n \
+             UNION MATCH (p:Person)-[:KNOWS]->(q) RETURN q.name AS n"
+        ),
+        ["a", "b", "c"]
+    );
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person) WHERE p.age > 25 RETURN p.name AS n \
+             UNION ALL MATCH (p:Person)-[:KNOWS]->(q) RETURN q.name AS n"
+        ),
+        ["a", "b", "b", "c", "c"]
+    );
+    // UNION also removes duplicates within one query.
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person)-[:KNOWS]->(q) RETURN q.name AS n UNION UNWIND ['z'] AS n RETURN n"
+        ),
+        ["b", "c", "z"]
+    );
+    // Three parts, aggregates per part.
+    assert_eq!(
+        ordered(
+            &m,
+            "MATCH (p:Person) RETURN count(*) AS n UNION ALL MATCH (t:Thing) RETURN count(*) AS n \
+             UNION ALL MATCH (p:Person)-[:LIKES]->() RETURN count(*) AS n"
+        ),
+        ["4", "1", "1"]
+    );
+}
+
+#[test]
+fn union_needs_the_same_columns() {
+    let m = people();
+    let e = error(
+        &m,
+        "MATCH (p:Person) RETURN p.name AS n\nUNION\nMATCH (p:Person) RETURN p.name AS m",
+    );
+    assert!(e.contains("same columns") && e.contains("2:1"), "{e}");
+    let e = error(
+        &m,
+        "MATCH (p:Person) RETURN p.name AS n, 1 AS k UNION MATCH (p:Person) RETURN p.name AS n",
+    );
+    assert!(e.contains("`n, k` before, `n` after"), "{e}");
+}
+
+// ----- OPTIONAL MATCH -----
+
+#[test]
+fn optional_match_extends_with_nulls() {
+    let m = people();
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person) OPTIONAL MATCH (p)-[:KNOWS]->(q) RETURN p.name, q.name"
+        ),
+        ["a|b", "a|c", "b|c", "c|null", "d|null"]
+    );
+    // WHERE filters the optional part, not the row.
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person) OPTIONAL MATCH (p)-[:KNOWS]->(q) WHERE q.age > 35 RETURN p.name, q.name"
+        ),
+        ["a|b", "b|null", "c|null", "d|null"]
+    );
+    // A WHERE after WITH filters rows.
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person) OPTIONAL MATCH (p)-[:KNOWS]->(q) WITH p, q WHERE q IS NULL RETURN p.name"
+        ),
+        ["c", "d"]
+    );
+    // count(x) ignores nulls; count(*) counts rows.
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person) OPTIONAL MATCH (p)-[:KNOWS]->(q) RETURN p.name, count(q) AS k, count(*) AS rows"
+        ),
+        ["a|2|2", "b|1|1", "c|0|1", "d|0|1"]
+    );
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person) OPTIONAL MATCH (p)-[:KNOWS]->(q) RETURN count(q) AS k"
+        ),
+        ["3"]
+    );
+    // Labels written on a bound node restrict the optional part only.
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p) OPTIONAL MATCH (p:Thing)-->(q) RETURN p.name, q.name"
+        ),
+        ["a|null", "b|null", "c|null", "d|null", "x|null"]
+    );
+}
+
+#[test]
+fn optional_match_chains_nulls_and_stands_alone() {
+    let m = people();
+    // A later optional part through a null node is null too.
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person) WHERE p.name IN ['a', 'd'] OPTIONAL MATCH (p)-[:LIKES]->(q) \
+             OPTIONAL MATCH (q)-->(r) RETURN p.name, q.name, r.name"
+        ),
+        ["a|null|null", "d|null|null"]
+    );
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person {name: 'a'}) OPTIONAL MATCH (p)-[:KNOWS]->(q) OPTIONAL MATCH (q)-[:LIKES]->(r) \
+             RETURN q.name, r.name"
+        ),
+        ["b|null", "c|d"]
+    );
+    // Without MATCH: one row of nulls when nothing matches.
+    assert_eq!(
+        rows(&m, "OPTIONAL MATCH (t:Thing)-->(y) RETURN t, y"),
+        ["null|null"]
+    );
+    assert_eq!(rows(&m, "OPTIONAL MATCH (t:Thing) RETURN t.name"), ["x"]);
+    // A named optional relationship is null too; node-isomorphism keeps q apart from p.
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person {name: 'd'}) OPTIONAL MATCH (p)-[r]-(q) RETURN type(r), q.name"
+        ),
+        ["LIKES|c"]
+    );
+    assert_eq!(
+        rows(
+            &m,
+            "MATCH (p:Person {name: 'c'}) OPTIONAL MATCH (p)-[r:LIKES]->(q) OPTIONAL MATCH (q)-[s]->(z) \
+             RETURN type(r), q.name, s, z"
+        ),
+        ["LIKES|d|null|null"]
+    );
+}
+
+// ----- variable-length relationships -----
+
+/// A chain a→b→c→d and a shortcut a→c, all `:T`.
+fn chain() -> Model {
+    let mut b = ModelBuilder::new();
+    let t = b.rel_type("T");
+    let name = b.node_property("name");
+    let ids: Vec<u32> = ["a", "b", "c", "d"]
+        .iter()
+        .map(|k| {
+            let n = b.add_node(k, &["N"]);
+            b.set_node_property(n, name, ValueRef::Str(k)).unwrap();
+            n
+        })
+        .collect();
+    for (s, d) in [(0, 1), (1, 2), (2, 3), (0, 2)] {
+        b.add_edge(ids[s], ids[d], t).unwrap();
+    }
+    b.freeze().unwrap()
+}
+
+#[test]
+fn variable_length_paths_by_hand() {
+    let m = chain();
+    let iso = |q: &str| {
+        let mut r = rows_under(&m, q, Semantics::Isomorphism, &Params::default());
+        r.sort();
+        r
+    };
+    assert_eq!(
+        iso("MATCH (x {name: 'a'})-[:T*1..3]->(y) RETURN y.name"),
+        ["b", "c", "c", "d", "d"]
+    );
+    assert_eq!(
+        iso("MATCH (x {name: 'a'})-[:T*2]->(y) RETURN y.name"),
+        ["c", "d"]
+    );
+    assert_eq!(
+        iso("MATCH (x {name: 'a'})-[:T*..2]->(y) RETURN y.name"),
+        ["b", "c", "c", "d"]
+    );
+    // Backwards, and with a named list.
+    assert_eq!(
+        iso("MATCH (y {name: 'd'})<-[r:T*2..3]-(x) RETURN x.name, size(r)"),
+        ["a|2", "a|3", "b|2"]
+    );
+    // Undirected: simple paths only under isomorphism.
+    assert_eq!(
+        iso("MATCH (x {name: 'b'})-[:T*2]-(y) RETURN y.name"),
+        ["a", "c", "d"]
+    );
+    // Both ends bound: the paths between them.
+    assert_eq!(
+        iso("MATCH (x {name: 'a'}), (y {name: 'd'}) MATCH (x)-[:T*1..3]->(y) RETURN count(*)"),
+        ["2"]
+    );
+}
+
+#[test]
+fn variable_length_semantics_differ_on_cycles() {
+    // a→b, b→a: a 2-cycle.
+    let mut b = ModelBuilder::new();
+    let t = b.rel_type("T");
+    let x = b.add_node("a", &["N"]);
+    let y = b.add_node("b", &["N"]);
+    b.add_edge(x, y, t).unwrap();
+    b.add_edge(y, x, t).unwrap();
+    let m = b.freeze().unwrap();
+    let count = |s: Semantics| {
+        rows_under(
+            &m,
+            "MATCH (p)-[:T*1..3]->(q) RETURN count(*)",
+            s,
+            &Params::default(),
+        )
+    };
+    // Isomorphism: simple paths with p ≠ q: a→b, b→a.
+    assert_eq!(count(Semantics::Isomorphism), ["2"]);
+    // Cypher: trails (no repeated edge): a→b, a→b→a, b→a, b→a→b.
+    assert_eq!(count(Semantics::Cypher), ["4"]);
+    // Homomorphism: walks of 1 to 3 hops from each node: 2 + 2 + 2.
+    assert_eq!(count(Semantics::Homomorphism), ["6"]);
+}
+
+#[test]
+fn variable_length_errors() {
+    let m = chain();
+    let e = error(&m, "MATCH (x)-[:T*]->(y) RETURN y");
+    assert!(
+        e.contains("needs an upper bound") && e.contains("1:14"),
+        "{e}"
+    );
+    let e = error(&m, "MATCH (x)-[:T*2..]->(y) RETURN y");
+    assert!(e.contains("needs an upper bound"), "{e}");
+    let e = error(&m, "MATCH (x)-[:T*0..2]->(y) RETURN y");
+    assert!(e.contains("zero-length"), "{e}");
+    let e = error(&m, "MATCH (x)-[:T*3..2]->(y) RETURN y");
+    assert!(e.contains("1 <= min <= max <= 32"), "{e}");
+    let e = error(&m, "MATCH (x)-[:T*1..33]->(y) RETURN y");
+    assert!(e.contains("1 <= min <= max <= 32"), "{e}");
+    let e = error(&m, "MATCH (x) WHERE (x)-[:T*1..2]->() RETURN x");
+    assert!(e.contains("inside EXISTS"), "{e}");
+    let e = error(&m, "MATCH (x)-[:T*1..2 {w: 1}]->(y) RETURN y");
+    assert!(e.contains("property map on a variable-length"), "{e}");
+}

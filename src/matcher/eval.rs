@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use serde::Serialize;
 
 use crate::model::{Model, Value, ValueRef};
-use crate::pattern::ir::{ArithOp, CmpOp, Expr, StrOp, NULL_ID};
+use crate::pattern::ir::{ArithOp, CmpOp, Expr, ListFn, StrOp, MAX_RANGE, NULL_ID};
 
 /// A runtime value: a property value, a node or relationship, or a list.
 #[derive(Debug, Clone, PartialEq)]
@@ -276,6 +276,35 @@ fn arith<'m>(op: ArithOp, a: Val<'m>, b: Val<'m>) -> Val<'m> {
     }
 }
 
+/// `size()` and `range()` over evaluated arguments (null for arguments of the wrong type).
+fn list_fn<'m>(func: ListFn, args: &[Val<'m>]) -> Val<'m> {
+    match (func, args) {
+        (ListFn::Size, [Val::List(l)]) => Val::Int(l.len() as i64),
+        (ListFn::Size, [Val::Str(s)]) => Val::Int(s.chars().count() as i64),
+        (ListFn::Range, [Val::Int(a), Val::Int(b)]) => range(*a, *b, 1),
+        (ListFn::Range, [Val::Int(a), Val::Int(b), Val::Int(step)]) => range(*a, *b, *step),
+        _ => Val::Null,
+    }
+}
+
+/// `range(from, to, step)`; null for a zero step or more than [`MAX_RANGE`] elements.
+fn range<'m>(from: i64, to: i64, step: i64) -> Val<'m> {
+    if step == 0 {
+        return Val::Null;
+    }
+    let span = (i128::from(to) - i128::from(from)) / i128::from(step);
+    if span < 0 {
+        return Val::List(Vec::new());
+    }
+    if span >= i128::from(MAX_RANGE) {
+        return Val::Null;
+    }
+    let items = (0..=span as i64)
+        .map(|i| Val::Int(from + i * step))
+        .collect();
+    Val::List(items)
+}
+
 impl<'m> Env<'_, 'm> {
     /// Evaluates `e`.
     pub fn eval(&self, e: &Expr) -> Val<'m> {
@@ -400,6 +429,10 @@ impl<'m> Env<'_, 'm> {
                 Some(o) => Val::Bool(o.exists(sub, self.nodes, self.rels)),
                 None => Val::Null,
             },
+            Expr::ListFn(func, args) => {
+                let vals: Vec<Val<'m>> = args.iter().map(|a| self.eval(a)).collect();
+                list_fn(*func, &vals)
+            }
             Expr::Case(c) => {
                 let subject = c.subject.as_ref().map(|s| self.eval(s));
                 for (when, then) in &c.branches {

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::planner::{Dir, Plan};
 use crate::model::{Model, Value};
-use crate::pattern::ir::{BoundQuery, CmpOp, Expr, Pattern, StrOp};
+use crate::pattern::ir::{BoundQuery, CmpOp, Expr, ListFn, Pattern, StrOp};
 
 /// Renders an expression with the query's variable names.
 pub fn expr_text(e: &Expr, p: &Pattern, model: &Model) -> String {
@@ -69,6 +69,14 @@ pub fn expr_text(e: &Expr, p: &Pattern, model: &Model) -> String {
                 .collect();
             format!("EXISTS {{ {} }}", rels.join(", "))
         }
+        Expr::ListFn(func, args) => format!(
+            "{}({})",
+            match func {
+                ListFn::Size => "size",
+                ListFn::Range => "range",
+            },
+            args.iter().map(r).collect::<Vec<_>>().join(", ")
+        ),
         Expr::Case(c) => {
             let mut text = String::from("CASE");
             if let Some(s) = &c.subject {

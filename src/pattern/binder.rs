@@ -18,7 +18,7 @@ use hashbrown::HashMap;
 use super::ast::{self, BinaryOp, Direction, ExprKind, Literal, StringOp, UnaryOp};
 use super::error::{nearest_names, QueryError};
 use super::ir::{
-    AggFn, ArithOp, BoundQuery, CaseOf, Clauses, CmpOp, Expr, MatchStep, NodeVar, Pattern,
+    AggFn, ArithOp, BoundQuery, CaseOf, Clauses, CmpOp, Expr, ListFn, MatchStep, NodeVar, Pattern,
     ProjItem, Projection, ReadStep, RelVar, StrOp, SubPattern, UnionPart, VarLength, WholeRegex,
     MAX_HOPS,
 };
@@ -454,7 +454,7 @@ impl Binder<'_> {
             for n in &path.nodes {
                 let bound = n.var.as_ref().and_then(|v| scope.get(&v.name));
                 if let Some(Binding::Node(s)) = bound {
-                    if !old_nodes.contains(s) {
+                    if *s < nodes_before && !old_nodes.contains(s) {
                         old_nodes.push(*s);
                     }
                 }
@@ -995,12 +995,25 @@ impl Binder<'_> {
             ));
         }
         match lower.as_str() {
+            "size" => Ok(Expr::ListFn(ListFn::Size, vec![one("size")?])),
+            "range" => match args {
+                [_, _] | [_, _, _] => Ok(Expr::ListFn(
+                    ListFn::Range,
+                    args.iter()
+                        .map(|a| self.expr(a, scope, pattern, false))
+                        .collect::<BResult<_>>()?,
+                )),
+                _ => Err(QueryError::semantic(
+                    "range() takes two or three arguments",
+                    Some(span),
+                )),
+            },
             "id" => Ok(Expr::Id(Box::new(one("id")?))),
             "type" => Ok(Expr::TypeName(Box::new(one("type")?))),
             "labels" => Ok(Expr::LabelNames(Box::new(one("labels")?))),
             _ => Err(
                 QueryError::unsupported(&format!("function `{}`", name.name), name.span).with_help(
-                    "supported functions: id, type, labels, count, min, max, avg, sum, collect",
+                    "supported functions: id, type, labels, size, range, count, min, max, avg, sum, collect",
                 ),
             ),
         }

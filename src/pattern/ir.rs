@@ -175,6 +175,8 @@ pub enum Expr {
     /// `EXISTS { … }` or a pattern predicate: true when the sub-pattern has at least one match
     /// extending the current binding. `NOT EXISTS` is `Not(Exists(..))` (a NAC).
     Exists(Box<SubPattern>),
+    /// A list function: `size(list)`, `range(from, to[, step])`.
+    ListFn(ListFn, Vec<Expr>),
     /// `CASE`: the value of the first branch whose `WHEN` holds, else the `ELSE` value (null when
     /// absent). With a subject (simple `CASE x WHEN v …`) a branch holds when `x = v` is true.
     Case(Box<CaseOf>),
@@ -188,6 +190,19 @@ pub enum Expr {
         arg: Option<Box<Expr>>,
     },
 }
+
+/// List functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ListFn {
+    /// `size(list)` (or of a string: its length in characters); null for null.
+    Size,
+    /// `range(from, to[, step])`: the integers from `from` to `to` inclusive, by `step` (default
+    /// 1; at most [`MAX_RANGE`] elements, else null).
+    Range,
+}
+
+/// The longest list `range()` builds.
+pub const MAX_RANGE: i64 = 10_000_000;
 
 /// A bound `CASE` expression (see [`Expr::Case`]).
 #[derive(Debug, Clone, Serialize)]
@@ -412,7 +427,9 @@ impl Expr {
                 a.walk(f);
                 b.walk(f);
             }
-            Expr::And(v) | Expr::Or(v) | Expr::List(v) => v.iter().for_each(|e| e.walk(f)),
+            Expr::And(v) | Expr::Or(v) | Expr::List(v) | Expr::ListFn(_, v) => {
+                v.iter().for_each(|e| e.walk(f))
+            }
             Expr::Aggregate { arg: Some(a), .. } => a.walk(f),
             Expr::Case(c) => {
                 let branches = c.branches.iter().flat_map(|(w, t)| [w, t]);

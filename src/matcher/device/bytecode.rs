@@ -452,6 +452,7 @@ impl Program {
             | Expr::Regex(..)
             | Expr::List(_)
             | Expr::Case(_)
+            | Expr::ListFn(..)
             | Expr::Aggregate { .. } => Err(Unsupported),
         }
     }
