@@ -520,3 +520,182 @@ fn variable_length_errors() {
     let e = error(&m, "MATCH (x)-[:T*1..2 {w: 1}]->(y) RETURN y");
     assert!(e.contains("property map on a variable-length"), "{e}");
 }
+
+// ----- property tests against brute force -----
+
+mod brute {
+    use super::*;
+    use common::random_graphs::{add_graph, graph, G};
+    use proptest::prelude::*;
+
+    /// The model of `g` (node keys are the node numbers).
+    fn model_of(g: &G) -> Model {
+        let mut b = ModelBuilder::new();
+        add_graph(&mut b, g);
+        b.freeze().unwrap()
+    }
+
+    /// The rows of `source` as sorted tuples of node numbers (`None` for null).
+    fn node_rows(m: &Model, source: &str, semantics: Semantics) -> Vec<Vec<Option<usize>>> {
+        let q = Session::host(m)
+            .compile(source, &Params::default())
+            .unwrap_or_else(|e| panic!("{source}: {e}"));
+        let opts = MatchOptions {
+            semantics,
+            ..Default::default()
+        };
+        let out = execute(m, &q, &opts).unwrap();
+        let mut rows: Vec<Vec<Option<usize>>> = out
+            .rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|v| match v {
+                        Val::Node(n) => m.node_key(*n).and_then(|k| k.parse().ok()),
+                        Val::Null => None,
+                        other => panic!("unexpected {other}"),
+                    })
+                    .collect()
+            })
+            .collect();
+        rows.sort();
+        rows
+    }
+
+    /// Every path of `min..=max` hops along `T0` edges from each node, as (start, end), the way
+    /// `semantics` counts them: simple node sequences (isomorphism), node-sequence walks
+    /// (homomorphism), trails of edges (Cypher).
+    fn paths(g: &G, min: usize, max: usize, semantics: Semantics) -> Vec<Vec<Option<usize>>> {
+        let edges: Vec<(usize, usize)> = g
+            .edges
+            .iter()
+            .filter(|e| e.2 == 0)
+            .map(|e| (e.0, e.1))
+            .collect();
+        let mut out = Vec::new();
+        fn go(
+            edges: &[(usize, usize)],
+            semantics: Semantics,
+            (min, max): (usize, usize),
+            nodes: &mut Vec<usize>,
+            used: &mut Vec<usize>,
+            out: &mut Vec<Vec<Option<usize>>>,
+        ) {
+            let hops = nodes.len() - 1;
+            let cur = nodes[hops];
+            if hops >= min {
+                out.push(vec![Some(nodes[0]), Some(cur)]);
+            }
+            if hops == max {
+                return;
+            }
+            let mut next: Vec<(usize, usize)> = edges
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.0 == cur)
+                .map(|(i, e)| (e.1, i))
+                .collect();
+            if semantics != Semantics::Cypher {
+                next.sort_by_key(|x| x.0);
+                next.dedup_by_key(|x| x.0);
+            }
+            for (v, e) in next {
+                if semantics == Semantics::Isomorphism && nodes.contains(&v) {
+                    continue;
+                }
+                if semantics == Semantics::Cypher && used.contains(&e) {
+                    continue;
+                }
+                nodes.push(v);
+                used.push(e);
+                go(edges, semantics, (min, max), nodes, used, out);
+                nodes.pop();
+                used.pop();
+            }
+        }
+        for start in 0..g.labels.len() {
+            go(
+                &edges,
+                semantics,
+                (min, max),
+                &mut vec![start],
+                &mut Vec::new(),
+                &mut out,
+            );
+        }
+        out.sort();
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        #[test]
+        fn variable_length_paths_equal_brute_force(
+            g in graph(6, 10),
+            min in 1usize..3,
+            extra in 0usize..3,
+        ) {
+            let m = model_of(&g);
+            let max = min + extra;
+            for semantics in [Semantics::Isomorphism, Semantics::Homomorphism, Semantics::Cypher] {
+                let q = format!("MATCH (x)-[:T0*{min}..{max}]->(y) RETURN x, y");
+                prop_assert_eq!(
+                    node_rows(&m, &q, semantics),
+                    paths(&g, min, max, semantics),
+                    "{} under {}", q, semantics
+                );
+            }
+        }
+
+        #[test]
+        fn optional_match_equals_brute_force(g in graph(6, 10)) {
+            let m = model_of(&g);
+            let n = g.labels.len();
+            let mut want = Vec::new();
+            for x in (0..n).filter(|&x| g.labels[x] == 0) {
+                let mut ys: Vec<usize> = g
+                    .edges
+                    .iter()
+                    .filter(|e| e.0 == x && e.2 == 1 && e.1 != x && g.labels[e.1] == 1)
+                    .map(|e| e.1)
+                    .collect();
+                ys.sort();
+                ys.dedup();
+                if ys.is_empty() {
+                    want.push(vec![Some(x), None]);
+                }
+                want.extend(ys.into_iter().map(|y| vec![Some(x), Some(y)]));
+            }
+            want.sort();
+            let q = "MATCH (x:L0) OPTIONAL MATCH (x)-[:T1]->(y:L1) RETURN x, y";
+            prop_assert_eq!(node_rows(&m, q, Semantics::Isomorphism), want);
+        }
+
+        #[test]
+        fn union_equals_brute_force(g in graph(6, 10)) {
+            let m = model_of(&g);
+            let n = g.labels.len();
+            let first: Vec<usize> = (0..n).filter(|&x| g.labels[x] == 0).collect();
+            // One row per binding of x and the anonymous node (parallel edges count once).
+            let mut pairs: Vec<(usize, usize)> = g
+                .edges
+                .iter()
+                .filter(|e| e.2 == 0 && e.0 != e.1)
+                .map(|e| (e.0, e.1))
+                .collect();
+            pairs.sort();
+            pairs.dedup();
+            let second: Vec<usize> = pairs.iter().map(|p| p.0).collect();
+            let mut all: Vec<Vec<Option<usize>>> =
+                first.iter().chain(&second).map(|&x| vec![Some(x)]).collect();
+            all.sort();
+            let mut distinct = all.clone();
+            distinct.dedup();
+            let q = "MATCH (x:L0) RETURN x UNION ALL MATCH (x)-[:T0]->() RETURN x";
+            prop_assert_eq!(node_rows(&m, q, Semantics::Isomorphism), all);
+            let q = "MATCH (x:L0) RETURN x UNION MATCH (x)-[:T0]->() RETURN x";
+            prop_assert_eq!(node_rows(&m, q, Semantics::Isomorphism), distinct);
+        }
+    }
+}
