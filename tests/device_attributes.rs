@@ -181,6 +181,7 @@ fn check(gpu: Arc<Gpu>, seed: u64) {
         pattern,
         filter,
         stages: vec![rows_projection(k)],
+        clauses: None,
     };
     let opts = MatchOptions {
         semantics: if rng.chance(50) {
@@ -326,6 +327,7 @@ fn every_operator_on_every_value() {
                     },
                     filter: vec![c.clone()],
                     stages: vec![rows_projection(2)],
+                    clauses: None,
                 };
                 let host = execute(&m, &q, &MatchOptions::default()).unwrap();
                 let device = dev.execute(&q, &MatchOptions::default()).unwrap();

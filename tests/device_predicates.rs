@@ -369,6 +369,7 @@ fn check_case(gpu: Arc<Gpu>, seed: u64, residual: bool) {
         pattern: p.clone(),
         filter,
         stages: vec![count_star()],
+        clauses: None,
     };
     let sem = if rng.chance(50) {
         Semantics::Homomorphism
@@ -498,6 +499,7 @@ fn numeric_comparison_edges() {
                     Box::new(Expr::Property(Box::new(Expr::Node(1)), b_key.into())),
                 )],
                 stages: vec![id_rows(2)],
+                clauses: None,
             };
             let opts = MatchOptions {
                 semantics: Semantics::Homomorphism,

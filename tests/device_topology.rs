@@ -67,6 +67,7 @@ fn bind(m: &Model, p: &P) -> BoundQuery {
         pattern: pattern_vars(m, &p.labels, &rels),
         filter: vec![],
         stages: vec![],
+        clauses: None,
     }
 }
 

@@ -70,6 +70,7 @@ fn bind(m: &Model, p: &P) -> BoundQuery {
         pattern: pattern_vars(m, &p.labels, &specs),
         filter: vec![],
         stages: vec![],
+        clauses: None,
     }
 }
 
@@ -301,6 +302,7 @@ fn costar_cycle_eliminates_titles_and_counts_by_inclusion_exclusion() {
         },
         filter: vec![],
         stages: vec![projection(vec![agg(AggFn::Count, false, None, "c")])],
+        clauses: None,
     };
     // Ordered person triples are the 6 permutations of (a, b, c); each has the three pairs once:
     // (a, b) share {t1, t2, t3}, (a, c) and (b, c) share {t1, t2}. With three distinct titles
@@ -370,8 +372,7 @@ proptest! {
         let mut q = BoundQuery {
             pattern: pattern_vars(&m, &label, &specs),
             filter: vec![],
-            stages: vec![projection(vec![agg(AggFn::Count, false, None, "c")])],
-        };
+            stages: vec![projection(vec![agg(AggFn::Count, false, None, "c")])], clauses: None, };
         let opts = MatchOptions::default();
         let out = execute(&m, &q, &opts).unwrap();
         prop_assert_eq!(int(&out.rows[0][0]), all);

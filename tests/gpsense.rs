@@ -92,6 +92,7 @@ fn bind(m: &Model, p: &P) -> BoundQuery {
         pattern,
         filter,
         stages: vec![id_rows(p.labels.len())],
+        clauses: None,
     }
 }
 

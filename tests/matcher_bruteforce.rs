@@ -47,6 +47,7 @@ fn bind(m: &Model, p: &P) -> BoundQuery {
         pattern,
         filter,
         stages: vec![],
+        clauses: None,
     }
 }
 
@@ -218,6 +219,7 @@ fn star_of_four_counts_binomially() {
         pattern: Pattern { nodes, rels },
         filter: vec![lt(2, 3), lt(3, 4)],
         stages: vec![count_star()],
+        clauses: None,
     };
     let out = execute(&model, &q, &MatchOptions::default()).unwrap();
     assert_eq!(out.rows, vec![vec![Val::Int(840)]]);

@@ -269,6 +269,7 @@ fn bind(m: &Model, p: &P) -> BoundQuery {
         pattern,
         filter: vec![],
         stages: vec![],
+        clauses: None,
     }
 }
 

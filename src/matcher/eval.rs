@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use serde::Serialize;
 
 use crate::model::{Model, Value, ValueRef};
-use crate::pattern::ir::{ArithOp, CmpOp, Expr, StrOp};
+use crate::pattern::ir::{ArithOp, CmpOp, Expr, ListFn, StrOp, MAX_RANGE, NULL_ID};
 
 /// A runtime value: a property value, a node or relationship, or a list.
 #[derive(Debug, Clone, PartialEq)]
@@ -276,13 +276,49 @@ fn arith<'m>(op: ArithOp, a: Val<'m>, b: Val<'m>) -> Val<'m> {
     }
 }
 
+/// `size()` and `range()` over evaluated arguments (null for arguments of the wrong type).
+fn list_fn<'m>(func: ListFn, args: &[Val<'m>]) -> Val<'m> {
+    match (func, args) {
+        (ListFn::Size, [Val::List(l)]) => Val::Int(l.len() as i64),
+        (ListFn::Size, [Val::Str(s)]) => Val::Int(s.chars().count() as i64),
+        (ListFn::Range, [Val::Int(a), Val::Int(b)]) => range(*a, *b, 1),
+        (ListFn::Range, [Val::Int(a), Val::Int(b), Val::Int(step)]) => range(*a, *b, *step),
+        _ => Val::Null,
+    }
+}
+
+/// `range(from, to, step)`; null for a zero step or more than [`MAX_RANGE`] elements.
+fn range<'m>(from: i64, to: i64, step: i64) -> Val<'m> {
+    if step == 0 {
+        return Val::Null;
+    }
+    let span = (i128::from(to) - i128::from(from)) / i128::from(step);
+    if span < 0 {
+        return Val::List(Vec::new());
+    }
+    if span >= i128::from(MAX_RANGE) {
+        return Val::Null;
+    }
+    let items = (0..=span as i64)
+        .map(|i| Val::Int(from + i * step))
+        .collect();
+    Val::List(items)
+}
+
 impl<'m> Env<'_, 'm> {
     /// Evaluates `e`.
     pub fn eval(&self, e: &Expr) -> Val<'m> {
         match e {
             Expr::Literal(v) => Val::from_value(v),
-            Expr::Node(s) => self.nodes.get(*s).map_or(Val::Null, |&n| Val::Node(n)),
-            Expr::Rel(s) => self.rels.get(*s).map_or(Val::Null, |&r| Val::Rel(r)),
+            // `NULL_ID` is an optional node or relationship that did not match.
+            Expr::Node(s) => match self.nodes.get(*s) {
+                Some(&n) if n != NULL_ID => Val::Node(n),
+                _ => Val::Null,
+            },
+            Expr::Rel(s) => match self.rels.get(*s) {
+                Some(&r) if r != NULL_ID => Val::Rel(r),
+                _ => Val::Null,
+            },
             Expr::Column(i) => self.row.get(*i).cloned().unwrap_or(Val::Null),
             Expr::Property(base, key) => match self.eval(base) {
                 Val::Node(n) => Val::from_ref(self.model.node_property(n, key)),
@@ -393,6 +429,24 @@ impl<'m> Env<'_, 'm> {
                 Some(o) => Val::Bool(o.exists(sub, self.nodes, self.rels)),
                 None => Val::Null,
             },
+            Expr::ListFn(func, args) => {
+                let vals: Vec<Val<'m>> = args.iter().map(|a| self.eval(a)).collect();
+                list_fn(*func, &vals)
+            }
+            Expr::Case(c) => {
+                let subject = c.subject.as_ref().map(|s| self.eval(s));
+                for (when, then) in &c.branches {
+                    let w = self.eval(when);
+                    let holds = match &subject {
+                        Some(s) => compare(CmpOp::Eq, s, &w) == Some(true),
+                        None => truth(&w) == Some(true),
+                    };
+                    if holds {
+                        return self.eval(then);
+                    }
+                }
+                c.default.as_ref().map_or(Val::Null, |d| self.eval(d))
+            }
             // Aggregates are computed by the result stage, which replaces them by columns.
             Expr::Aggregate { .. } => Val::Null,
         }

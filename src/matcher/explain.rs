@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::planner::{Dir, Plan};
 use crate::model::{Model, Value};
-use crate::pattern::ir::{BoundQuery, CmpOp, Expr, Pattern, StrOp};
+use crate::pattern::ir::{BoundQuery, CmpOp, Expr, ListFn, Pattern, StrOp};
 
 /// Renders an expression with the query's variable names.
 pub fn expr_text(e: &Expr, p: &Pattern, model: &Model) -> String {
@@ -68,6 +68,27 @@ pub fn expr_text(e: &Expr, p: &Pattern, model: &Model) -> String {
                 })
                 .collect();
             format!("EXISTS {{ {} }}", rels.join(", "))
+        }
+        Expr::ListFn(func, args) => format!(
+            "{}({})",
+            match func {
+                ListFn::Size => "size",
+                ListFn::Range => "range",
+            },
+            args.iter().map(r).collect::<Vec<_>>().join(", ")
+        ),
+        Expr::Case(c) => {
+            let mut text = String::from("CASE");
+            if let Some(s) = &c.subject {
+                let _ = write!(text, " {}", r(s));
+            }
+            for (w, t) in &c.branches {
+                let _ = write!(text, " WHEN {} THEN {}", r(w), r(t));
+            }
+            if let Some(d) = &c.default {
+                let _ = write!(text, " ELSE {}", r(d));
+            }
+            text + " END"
         }
         Expr::Aggregate {
             func,
@@ -265,6 +286,18 @@ pub fn render_under(
 /// first), then either the factorised execution that replaces the matching order or the
 /// enumeration in that order.
 pub fn host_execution(model: &Model, query: &BoundQuery, options: &super::MatchOptions) -> String {
+    if query.clauses.is_some() {
+        let head = match query.clauses.as_deref() {
+            Some(c) if c.steps.is_empty() => {
+                // A UNION of core queries: the first one's plan, then the others.
+                let mut core = query.clone();
+                core.clauses = None;
+                host_execution(model, &core, options)
+            }
+            _ => String::new(),
+        };
+        return head + &super::clauses::describe(model, query);
+    }
     let (plan, cands, _) = super::prepare_host(model, query, options.semantics);
     let mut o = render_under(query, &plan, model, options.semantics);
     if let Some(reduced) = super::count_symmetry(model, query, &plan, &cands, options) {
@@ -313,6 +346,10 @@ pub fn device_execution(
     query: &BoundQuery,
     options: &super::MatchOptions,
 ) -> String {
+    if query.clauses.is_some() {
+        // The device refuses these clauses; the host runs them.
+        return host_execution(model, query, options);
+    }
     let (plan, _, _) = super::prepare(model, query, options.semantics);
     let mut o = render_under(query, &plan, model, options.semantics);
     let _ = writeln!(

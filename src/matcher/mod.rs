@@ -4,10 +4,12 @@
 //! [`device`] runs phase 1 and 2 on an OpenCL device with identical results.
 
 pub mod candidates;
+pub mod clauses;
 pub mod device;
 pub mod enumerate;
 pub mod eval;
 pub mod explain;
+pub mod extend;
 pub mod factorised;
 pub mod host;
 pub mod id_tuple;
@@ -176,6 +178,9 @@ pub fn execute<'m>(
     query: &BoundQuery,
     options: &MatchOptions,
 ) -> Result<QueryOutput<'m>> {
+    if query.clauses.is_some() {
+        return clauses::execute(model, query, options);
+    }
     // The deadline covers candidate filtering and planning too.
     let deadline = options.timeout.map(|d| Instant::now() + d);
     let (plan, cands, timings) = prepare_host(model, query, options.semantics);
@@ -469,10 +474,12 @@ pub fn is_single_aggregate(query: &BoundQuery) -> bool {
         .is_some_and(|s| Projector::new(s).is_single_aggregate())
 }
 
-/// True when rows of `query` can be handed out as they are found (one stage, no grouping,
-/// `DISTINCT` or `ORDER BY`).
+/// True when rows of `query` can be handed out as they are found (a core query of one stage, no
+/// grouping, `DISTINCT` or `ORDER BY`).
 pub fn is_streamable(query: &BoundQuery) -> bool {
-    query.stages.len() == 1 && Projector::new(&query.stages[0]).is_streaming()
+    query.clauses.is_none()
+        && query.stages.len() == 1
+        && Projector::new(&query.stages[0]).is_streaming()
 }
 
 /// Runs a query and hands its rows to `consume` in batches while the search runs (on a worker

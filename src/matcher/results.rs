@@ -388,6 +388,13 @@ impl<'q, 'm> RowSink<'q, 'm> {
         }
     }
 
+    /// Turns off the count-only shortcut of a lone `count(v)`: every input is then evaluated, so
+    /// `count(v)` skips inputs where `v` is null (rows of an `OPTIONAL MATCH` without a match).
+    pub fn counting_inputs(mut self) -> Self {
+        self.count_only = false;
+        self
+    }
+
     /// True when this per-binding sink's finished rows can go straight to the next stage: its
     /// projection has nothing left to do once a row passed its `WITH … WHERE` (no `DISTINCT`,
     /// `ORDER BY`, `SKIP` or `LIMIT`).

@@ -70,6 +70,68 @@ pub struct Query {
     pub ret: Option<Projection>,
     /// The whole query, comments around it excluded.
     pub span: Span,
+    /// `UNWIND` clauses before the first `MATCH`, in order.
+    pub leading: Vec<Unwind>,
+    /// The reading clauses after the `MATCH` clauses (and before the first `WITH`), in order:
+    /// `OPTIONAL MATCH` and `UNWIND`.
+    pub trailing: Vec<ReadingClause>,
+    /// `UNION [ALL]` and the query after it.
+    pub union: Option<Box<UnionClause>>,
+}
+
+/// `UNWIND list AS alias`: one row per element of the list (none for an empty list or null).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unwind {
+    /// The list.
+    pub list: Expr,
+    /// The variable each element is bound to.
+    pub alias: Name,
+    /// From `UNWIND` to the alias.
+    pub span: Span,
+}
+
+/// `OPTIONAL MATCH patterns [WHERE condition]`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OptionalMatch {
+    /// The path patterns (their `clause` numbers continue after the `MATCH` clauses').
+    pub paths: Vec<PathPattern>,
+    /// The condition, part of the optional pattern: a row whose extensions all fail it gets nulls.
+    pub where_clause: Option<Expr>,
+    /// From `OPTIONAL` to the end of the clause.
+    pub span: Span,
+}
+
+/// A reading clause after the `MATCH` clauses.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum ReadingClause {
+    /// `OPTIONAL MATCH …`.
+    OptionalMatch(OptionalMatch),
+    /// `UNWIND … AS x`.
+    Unwind(Unwind),
+}
+
+/// `UNION [ALL]` followed by a query.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnionClause {
+    /// `UNION ALL` (keep duplicate rows) rather than `UNION`.
+    pub all: bool,
+    /// The `UNION [ALL]` keywords.
+    pub span: Span,
+    /// The query after it (which may have a `UNION` of its own).
+    pub query: Query,
+}
+
+/// The hop bounds of a variable-length relationship `*min..max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Hops {
+    /// The lower bound (`*..3` and `*` leave it out: 1).
+    pub min: Option<u64>,
+    /// The upper bound (`*2..` and `*` leave it out: unbounded).
+    pub max: Option<u64>,
+    /// `true` for `*k` (exactly k hops: `min` and `max` are both `k`).
+    pub exact: bool,
+    /// From `*` to the last bound.
+    pub span: Span,
 }
 
 /// A chain of nodes joined by relationships: `(a)-[:T]->(b)<--(c)`.
@@ -125,6 +187,8 @@ pub struct RelPattern {
     pub direction: Direction,
     /// Property constraints `{key: value}`, in writing order.
     pub props: Vec<PropertyEntry>,
+    /// `*min..max`: a variable-length relationship (a path of that many hops).
+    pub hops: Option<Hops>,
     /// From the first dash (or `<`) to the last dash (or `>`).
     pub span: Span,
 }
@@ -175,6 +239,8 @@ pub struct WithClause {
     pub projection: Projection,
     /// The `WHERE` after the projection, evaluated on its output.
     pub where_clause: Option<Expr>,
+    /// `UNWIND` clauses right after this `WITH`, in order.
+    pub unwinds: Vec<Unwind>,
 }
 
 /// One projected item: `expr [AS alias]`.
@@ -306,6 +372,21 @@ pub enum ExprKind {
     PatternPredicate(PathPattern),
     /// `EXISTS { ... }`.
     Exists(Box<SubQuery>),
+    /// `CASE [subject] WHEN w THEN t ... [ELSE e] END`.
+    Case(Box<CaseExpr>),
+}
+
+/// A `CASE` expression: simple (`CASE x WHEN v THEN …`, each `WHEN` value compared with `x` by `=`)
+/// or generic (`CASE WHEN condition THEN …`, the first `true` condition wins). Without a matching
+/// branch and without `ELSE` its value is `null`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseExpr {
+    /// The tested value of a simple `CASE`; `None` for the generic form.
+    pub subject: Option<Expr>,
+    /// `WHEN … THEN …` pairs, in order; never empty.
+    pub branches: Vec<(Expr, Expr)>,
+    /// The `ELSE` value.
+    pub default: Option<Expr>,
 }
 
 /// A constant value.

@@ -54,5 +54,6 @@ pub fn bind(g: &BenchGraph, model: &Model) -> BoundQuery {
             skip: None,
             limit: None,
         }],
+        clauses: None,
     }
 }

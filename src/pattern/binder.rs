@@ -11,15 +11,16 @@
 //!   with `log::warn!` once per query, and returned by [`compile_with_warnings`] and
 //!   [`bind_with_warnings`]): in Cypher such a comparison is never true (`<>`: always true).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use hashbrown::HashMap;
 
 use super::ast::{self, BinaryOp, Direction, ExprKind, Literal, StringOp, UnaryOp};
 use super::error::{nearest_names, QueryError};
 use super::ir::{
-    AggFn, ArithOp, BoundQuery, CmpOp, Expr, NodeVar, Pattern, ProjItem, Projection, RelVar, StrOp,
-    SubPattern, WholeRegex,
+    AggFn, ArithOp, BoundQuery, CaseOf, Clauses, CmpOp, Expr, ListFn, MatchStep, NodeVar, Pattern,
+    ProjItem, Projection, ReadStep, RelVar, StrOp, SubPattern, UnionPart, VarLength, WholeRegex,
+    MAX_HOPS,
 };
 use crate::model::{Model, PropType, Value};
 
@@ -66,6 +67,13 @@ struct Binder<'a> {
     /// Unknown property keys read as null instead of being errors (rule files: a property may be
     /// created by an earlier statement).
     lenient_properties: bool,
+    /// Values a row holds before the first projection (unwound values, variable-length
+    /// relationship lists), while binding a query with [`Clauses`].
+    columns: Cell<usize>,
+    /// The variable-length relationships bound so far (see [`Clauses::var_length`]).
+    var_lengths: RefCell<Vec<VarLength>>,
+    /// Variable-length relationships are allowed (not in `EXISTS` and pattern predicates).
+    allow_hops: Cell<bool>,
 }
 
 /// Something suspicious in a query that binds: reported, never an error.
@@ -203,6 +211,9 @@ fn bind_inner(
         source,
         warnings: RefCell::new(Vec::new()),
         lenient_properties,
+        columns: Cell::new(0),
+        var_lengths: RefCell::new(Vec::new()),
+        allow_hops: Cell::new(false),
     };
     let bound = b.query(query)?;
     let warnings = b.warnings.into_inner();
@@ -221,17 +232,105 @@ fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Opt
 }
 
 impl Binder<'_> {
+    /// A query and the queries joined to it by `UNION [ALL]`, which must return the same columns.
     fn query(&self, q: &ast::Query) -> BResult<BoundQuery> {
+        let Some(mut next) = q.union.as_deref() else {
+            return self.query_part(q);
+        };
+        let alone = |q: &ast::Query| ast::Query {
+            union: None,
+            ..q.clone()
+        };
+        let mut head = self.query_part(&alone(q))?;
+        let columns = |b: &BoundQuery| -> Vec<String> {
+            b.stages
+                .last()
+                .map(|s| s.items.iter().map(|i| i.name.clone()).collect())
+                .unwrap_or_default()
+        };
+        let want = columns(&head);
+        let mut parts = Vec::new();
+        loop {
+            let part = self.query_part(&alone(&next.query))?;
+            let got = columns(&part);
+            if got != want {
+                return Err(QueryError::semantic(
+                    format!(
+                        "the queries of a UNION must return the same columns in the same order: \
+                         `{}` before, `{}` after",
+                        want.join(", "),
+                        got.join(", ")
+                    ),
+                    Some(next.span),
+                )
+                .with_help(
+                    "rename the columns with AS so that every query returns the same names",
+                ));
+            }
+            parts.push(UnionPart {
+                all: next.all,
+                query: part,
+            });
+            match next.query.union.as_deref() {
+                Some(u) => next = u,
+                None => break,
+            }
+        }
+        head.clauses.get_or_insert_with(Default::default).union = parts;
+        Ok(head)
+    }
+
+    /// One query (of a `UNION`).
+    fn query_part(&self, q: &ast::Query) -> BResult<BoundQuery> {
+        let extended = !q.leading.is_empty()
+            || !q.trailing.is_empty()
+            || q.with_clauses.iter().any(|w| !w.unwinds.is_empty())
+            || q.matches
+                .iter()
+                .any(|p| p.rels.iter().any(|r| r.hops.is_some()));
+        self.columns.set(0);
+        self.var_lengths.borrow_mut().clear();
+        self.allow_hops.set(extended);
         let mut pattern = Pattern::default();
         let mut scope: HashMap<String, Binding> = HashMap::new();
         let mut filter = Vec::new();
-        for path in &q.matches {
-            self.path(path, &mut pattern, &mut scope, &mut filter)?;
+        let mut steps = Vec::new();
+        if extended {
+            for u in &q.leading {
+                steps.push(self.unwind_step(u, &mut scope, &pattern)?);
+            }
+            if !q.matches.is_empty() {
+                let step = self.match_step(
+                    &q.matches,
+                    q.where_clause.as_ref(),
+                    false,
+                    &mut pattern,
+                    &mut scope,
+                )?;
+                steps.push(ReadStep::Match(step));
+            }
+            for clause in &q.trailing {
+                steps.push(match clause {
+                    ast::ReadingClause::Unwind(u) => self.unwind_step(u, &mut scope, &pattern)?,
+                    ast::ReadingClause::OptionalMatch(m) => ReadStep::Match(self.match_step(
+                        &m.paths,
+                        m.where_clause.as_ref(),
+                        true,
+                        &mut pattern,
+                        &mut scope,
+                    )?),
+                });
+            }
+        } else {
+            for path in &q.matches {
+                self.path(path, &mut pattern, &mut scope, &mut filter, 0)?;
+            }
+            if let Some(w) = &q.where_clause {
+                let e = self.expr(w, &scope, &pattern, false)?;
+                split_and(e, &mut filter);
+            }
         }
-        if let Some(w) = &q.where_clause {
-            let e = self.expr(w, &scope, &pattern, false)?;
-            split_and(e, &mut filter);
-        }
+        let mut unwinds_after = Vec::new();
         let mut stages = Vec::new();
         let mut scope_names: Vec<(String, Binding)> =
             scope.iter().map(|(k, v)| (k.clone(), *v)).collect();
@@ -249,6 +348,15 @@ impl Binder<'_> {
                 &pattern,
                 &scope_names,
             )?;
+            let mut next = next;
+            let mut unwinds = Vec::new();
+            for u in &w.unwinds {
+                let list = self.expr(&u.list, &next, &pattern, false)?;
+                let column = proj.items.len() + unwinds.len();
+                bind_new(&mut next, &u.alias, Binding::Column(column))?;
+                unwinds.push(list);
+            }
+            unwinds_after.push(unwinds);
             stages.push(proj);
             scope_names = next.iter().map(|(k, v)| (k.clone(), *v)).collect();
             scope_names.sort_by_key(|(_, b)| match b {
@@ -293,11 +401,108 @@ impl Binder<'_> {
                 ))
             }
         }
+        let clauses = extended.then(|| {
+            Box::new(Clauses {
+                steps,
+                columns: self.columns.get(),
+                unwinds_after,
+                var_length: self.var_lengths.take(),
+                union: Vec::new(),
+            })
+        });
         Ok(BoundQuery {
             pattern,
             filter,
             stages,
+            clauses,
         })
+    }
+
+    /// `UNWIND list AS x` over the variables in `scope`: `x` becomes a new column.
+    fn unwind_step(
+        &self,
+        u: &ast::Unwind,
+        scope: &mut HashMap<String, Binding>,
+        pattern: &Pattern,
+    ) -> BResult<ReadStep> {
+        let list = self.expr(&u.list, scope, pattern, false)?;
+        let column = self.new_column();
+        bind_new(scope, &u.alias, Binding::Column(column))?;
+        Ok(ReadStep::Unwind { list, column })
+    }
+
+    /// A new column of the rows before the first projection.
+    fn new_column(&self) -> usize {
+        let c = self.columns.get();
+        self.columns.set(c + 1);
+        c
+    }
+
+    /// The `MATCH` clauses before the first `OPTIONAL MATCH` (as one step), or one `OPTIONAL MATCH`.
+    fn match_step(
+        &self,
+        paths: &[ast::PathPattern],
+        where_clause: Option<&ast::Expr>,
+        optional: bool,
+        pattern: &mut Pattern,
+        scope: &mut HashMap<String, Binding>,
+    ) -> BResult<MatchStep> {
+        let (nodes_before, rels_before) = (pattern.nodes.len(), pattern.rels.len());
+        let mut filter = Vec::new();
+        let mut old_nodes = Vec::new();
+        for path in paths {
+            for n in &path.nodes {
+                let bound = n.var.as_ref().and_then(|v| scope.get(&v.name));
+                if let Some(Binding::Node(s)) = bound {
+                    if *s < nodes_before && !old_nodes.contains(s) {
+                        old_nodes.push(*s);
+                    }
+                }
+            }
+            self.path(path, pattern, scope, &mut filter, nodes_before)?;
+        }
+        if let Some(w) = where_clause {
+            let e = self.expr(w, scope, pattern, false)?;
+            split_and(e, &mut filter);
+        }
+        Ok(MatchStep {
+            optional,
+            new_nodes: (nodes_before..pattern.nodes.len()).collect(),
+            old_nodes,
+            rels: (rels_before..pattern.rels.len()).collect(),
+            filter,
+        })
+    }
+
+    /// The hop bounds of a variable-length relationship, checked.
+    fn hop_bounds(&self, hops: &ast::Hops) -> BResult<(u32, u32)> {
+        if !self.allow_hops.get() {
+            return Err(QueryError::unsupported(
+                "a variable-length relationship inside EXISTS or a pattern predicate",
+                hops.span,
+            ));
+        }
+        let min = hops.min.unwrap_or(1);
+        let Some(max) = hops.max else {
+            return Err(QueryError::semantic(
+                "a variable-length relationship needs an upper bound",
+                Some(hops.span),
+            )
+            .with_help(format!("write `*{min}..k` with k at most {MAX_HOPS}")));
+        };
+        if min == 0 {
+            return Err(
+                QueryError::unsupported("a zero-length path (`*0..`)", hops.span)
+                    .with_help("paths have at least one relationship: write `*1..k`"),
+            );
+        }
+        if max < min || max > u64::from(MAX_HOPS) {
+            return Err(QueryError::semantic(
+                format!("hop bounds must satisfy 1 <= min <= max <= {MAX_HOPS}"),
+                Some(hops.span),
+            ));
+        }
+        Ok((min as u32, max as u32))
     }
 
     fn labels(&self, l: &ast::LabelExpr) -> BResult<Vec<Vec<u32>>> {
@@ -353,22 +558,37 @@ impl Binder<'_> {
         Err(e)
     }
 
-    /// Adds a path's nodes and relationships; inline properties become conjuncts.
+    /// Adds a path's nodes and relationships; inline properties become conjuncts. Labels written
+    /// on a node bound by an earlier step (slot below `fixed`) become conjuncts too: they filter
+    /// this step's matches, not the earlier ones.
     fn path(
         &self,
         path: &ast::PathPattern,
         pattern: &mut Pattern,
         scope: &mut HashMap<String, Binding>,
         filter: &mut Vec<Expr>,
+        fixed: usize,
     ) -> BResult<()> {
         let mut slots = Vec::with_capacity(path.nodes.len());
         for n in &path.nodes {
             let labels = self.labels(&n.labels)?;
             let slot = match &n.var {
                 Some(v) => match scope.get(&v.name) {
+                    Some(Binding::Node(s)) if *s < fixed => {
+                        if !labels.is_empty() {
+                            filter.push(Expr::HasLabels(Box::new(Expr::Node(*s)), labels));
+                        }
+                        *s
+                    }
                     Some(Binding::Node(s)) => {
                         pattern.nodes[*s].labels.extend(labels);
                         *s
+                    }
+                    Some(Binding::Column(_)) => {
+                        return Err(QueryError::semantic(
+                            format!("`{}` is a value, not a node", v.name),
+                            Some(v.span),
+                        ))
                     }
                     Some(_) => {
                         return Err(QueryError::semantic(
@@ -419,6 +639,14 @@ impl Binder<'_> {
                 _ => (left, right),
             };
             let slot = pattern.rels.len();
+            let hops = r.hops.as_ref().map(|h| self.hop_bounds(h)).transpose()?;
+            if let (Some(_), Some(p)) = (hops, r.props.first()) {
+                return Err(QueryError::unsupported(
+                    "a property map on a variable-length relationship",
+                    p.key.span,
+                )
+                .with_help("test the relationships' properties in a later WITH or UNWIND"));
+            }
             let (name, named) = match &r.var {
                 Some(v) => {
                     if scope.contains_key(&v.name) {
@@ -427,11 +655,27 @@ impl Binder<'_> {
                             Some(v.span),
                         ));
                     }
-                    scope.insert(v.name.clone(), Binding::Rel(slot));
+                    let binding = match hops {
+                        Some(_) => Binding::Column(self.new_column()),
+                        None => Binding::Rel(slot),
+                    };
+                    scope.insert(v.name.clone(), binding);
                     (v.name.clone(), true)
                 }
                 None => (format!("_r{slot}"), false),
             };
+            if let Some((min, max)) = hops {
+                let column = match r.var.as_ref().and_then(|v| scope.get(&v.name)) {
+                    Some(Binding::Column(c)) => Some(*c),
+                    _ => None,
+                };
+                self.var_lengths.borrow_mut().push(VarLength {
+                    rel: slot,
+                    min,
+                    max,
+                    column,
+                });
+            }
             let named = named || !r.props.is_empty();
             pattern.rels.push(RelVar {
                 name,
@@ -686,6 +930,18 @@ impl Binder<'_> {
                 sub.where_clause.as_ref(),
                 scope,
             )?)),
+            ExprKind::Case(case) => {
+                let branches = case
+                    .branches
+                    .iter()
+                    .map(|(w, t)| Ok((rec(w)?, rec(t)?)))
+                    .collect::<BResult<Vec<_>>>()?;
+                Expr::Case(Box::new(CaseOf {
+                    subject: case.subject.as_ref().map(&rec).transpose()?,
+                    branches,
+                    default: case.default.as_ref().map(&rec).transpose()?,
+                }))
+            }
         })
     }
 
@@ -739,12 +995,25 @@ impl Binder<'_> {
             ));
         }
         match lower.as_str() {
+            "size" => Ok(Expr::ListFn(ListFn::Size, vec![one("size")?])),
+            "range" => match args {
+                [_, _] | [_, _, _] => Ok(Expr::ListFn(
+                    ListFn::Range,
+                    args.iter()
+                        .map(|a| self.expr(a, scope, pattern, false))
+                        .collect::<BResult<_>>()?,
+                )),
+                _ => Err(QueryError::semantic(
+                    "range() takes two or three arguments",
+                    Some(span),
+                )),
+            },
             "id" => Ok(Expr::Id(Box::new(one("id")?))),
             "type" => Ok(Expr::TypeName(Box::new(one("type")?))),
             "labels" => Ok(Expr::LabelNames(Box::new(one("labels")?))),
             _ => Err(
                 QueryError::unsupported(&format!("function `{}`", name.name), name.span).with_help(
-                    "supported functions: id, type, labels, count, min, max, avg, sum, collect",
+                    "supported functions: id, type, labels, size, range, count, min, max, avg, sum, collect",
                 ),
             ),
         }
@@ -790,9 +1059,15 @@ impl Binder<'_> {
             }
         }
         let mut filter = Vec::new();
+        let allow_hops = self.allow_hops.replace(false);
         for path in paths {
-            self.path(path, &mut pattern, &mut scope, &mut filter)?;
+            let bound = self.path(path, &mut pattern, &mut scope, &mut filter, 0);
+            if bound.is_err() {
+                self.allow_hops.set(allow_hops);
+            }
+            bound?;
         }
+        self.allow_hops.set(allow_hops);
         if let Some(w) = where_clause {
             let e = self.expr(w, &scope, &pattern, false)?;
             split_and(e, &mut filter);
@@ -949,6 +1224,22 @@ fn shown(v: &Value) -> String {
         Value::Str(s) => format!("{s:?}"),
         other => other.as_ref().to_string(),
     }
+}
+
+/// Binds `alias` to `binding` in `scope`; an error when the name is taken.
+fn bind_new(
+    scope: &mut HashMap<String, Binding>,
+    alias: &ast::Name,
+    binding: Binding,
+) -> BResult<()> {
+    if scope.contains_key(&alias.name) {
+        return Err(QueryError::semantic(
+            format!("variable `{}` is already bound", alias.name),
+            Some(alias.span),
+        ));
+    }
+    scope.insert(alias.name.clone(), binding);
+    Ok(())
 }
 
 fn split_and(e: Expr, out: &mut Vec<Expr>) {

@@ -175,6 +175,11 @@ pub enum Expr {
     /// `EXISTS { … }` or a pattern predicate: true when the sub-pattern has at least one match
     /// extending the current binding. `NOT EXISTS` is `Not(Exists(..))` (a NAC).
     Exists(Box<SubPattern>),
+    /// A list function: `size(list)`, `range(from, to[, step])`.
+    ListFn(ListFn, Vec<Expr>),
+    /// `CASE`: the value of the first branch whose `WHEN` holds, else the `ELSE` value (null when
+    /// absent). With a subject (simple `CASE x WHEN v …`) a branch holds when `x = v` is true.
+    Case(Box<CaseOf>),
     /// An aggregate; only in projections. `distinct` applies to its argument; `arg` None = `count(*)`.
     Aggregate {
         /// The function.
@@ -184,6 +189,30 @@ pub enum Expr {
         /// The argument.
         arg: Option<Box<Expr>>,
     },
+}
+
+/// List functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ListFn {
+    /// `size(list)` (or of a string: its length in characters); null for null.
+    Size,
+    /// `range(from, to[, step])`: the integers from `from` to `to` inclusive, by `step` (default
+    /// 1; at most [`MAX_RANGE`] elements, else null).
+    Range,
+}
+
+/// The longest list `range()` builds.
+pub const MAX_RANGE: i64 = 10_000_000;
+
+/// A bound `CASE` expression (see [`Expr::Case`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseOf {
+    /// The tested value of a simple `CASE`; `None` for the generic form.
+    pub subject: Option<Expr>,
+    /// `WHEN … THEN …` pairs, in order.
+    pub branches: Vec<(Expr, Expr)>,
+    /// The `ELSE` value.
+    pub default: Option<Expr>,
 }
 
 /// A sub-pattern of `EXISTS` / NACs: extra nodes and relationships anchored on the outer slots.
@@ -232,6 +261,111 @@ pub struct BoundQuery {
     pub filter: Vec<Expr>,
     /// `WITH` stages then the `RETURN` stage. Empty = every match as the list of its node ids.
     pub stages: Vec<Projection>,
+    /// Reading clauses beyond one mandatory pattern (`UNWIND`, `OPTIONAL MATCH`, variable-length
+    /// relationships, `UNION`); `None` for a query of the core language. Only the host runs them
+    /// (`crate::matcher::pipeline`); the device engines refuse such a query.
+    pub clauses: Option<Box<Clauses>>,
+}
+
+/// Hop bounds accepted for a variable-length relationship: at most this many hops.
+pub const MAX_HOPS: u32 = 32;
+
+/// The clauses of a query beyond the core language, run row by row on the host.
+///
+/// Before the first projection a row holds node bindings (by [`NodeSlot`], null as
+/// [`NULL_ID`]), relationship bindings (by [`RelSlot`]) and `columns` values ([`Expr::Column`]:
+/// unwound values and the relationship lists of named variable-length relationships).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Clauses {
+    /// The reading steps, in order, from one empty row. With `steps` empty (a `UNION` of core
+    /// queries) the query's own `pattern` and `filter` are the one mandatory step.
+    pub steps: Vec<ReadStep>,
+    /// The values a row holds before the first projection.
+    pub columns: usize,
+    /// `unwinds_after[i]`: the lists unwound after projection stage `i`, each appending a column.
+    pub unwinds_after: Vec<Vec<Expr>>,
+    /// The variable-length relationships, by relationship slot.
+    pub var_length: Vec<VarLength>,
+    /// The queries after `UNION [ALL]`, in order.
+    pub union: Vec<UnionPart>,
+}
+
+/// A node or relationship id that stands for null (an `OPTIONAL MATCH` without a match).
+pub const NULL_ID: u32 = u32::MAX;
+
+/// One reading step.
+#[derive(Debug, Clone, Serialize)]
+pub enum ReadStep {
+    /// `UNWIND list AS x`: one row per element, the element in column `column`.
+    Unwind {
+        /// The list (over the row's bindings and earlier columns).
+        list: Expr,
+        /// The column the element goes to.
+        column: usize,
+    },
+    /// `MATCH` (every clause before the first `OPTIONAL MATCH`, as one pattern) or one
+    /// `OPTIONAL MATCH`.
+    Match(MatchStep),
+}
+
+/// The part of the pattern one `MATCH` step binds.
+#[derive(Debug, Clone, Serialize)]
+pub struct MatchStep {
+    /// `OPTIONAL MATCH`: a row without an extension is kept, with nulls.
+    pub optional: bool,
+    /// Node slots this step binds.
+    pub new_nodes: Vec<NodeSlot>,
+    /// Node slots bound by earlier steps that this step mentions (a null one: no match).
+    pub old_nodes: Vec<NodeSlot>,
+    /// Relationship slots of this step (single and variable-length).
+    pub rels: Vec<RelSlot>,
+    /// Conjuncts that every extension must satisfy (its `WHERE`, property maps, labels written on
+    /// earlier nodes).
+    pub filter: Vec<Expr>,
+}
+
+/// A variable-length relationship `-[:T*min..max]->`.
+#[derive(Debug, Clone, Serialize)]
+pub struct VarLength {
+    /// Its relationship slot (types, direction, ends).
+    pub rel: RelSlot,
+    /// Fewest hops (at least 1).
+    pub min: u32,
+    /// Most hops (at most [`MAX_HOPS`]).
+    pub max: u32,
+    /// The column its relationship list goes to, when it has a variable.
+    pub column: Option<usize>,
+}
+
+/// One query after `UNION [ALL]`.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnionPart {
+    /// `UNION ALL`.
+    pub all: bool,
+    /// The query.
+    pub query: BoundQuery,
+}
+
+impl BoundQuery {
+    /// True when the query uses a clause only the host runs (see [`Clauses`]), naming the first
+    /// one found: `UNION`, `OPTIONAL MATCH`, `UNWIND` or `a variable-length relationship`.
+    pub fn host_only_clause(&self) -> Option<&'static str> {
+        let c = self.clauses.as_deref()?;
+        if !c.union.is_empty() {
+            return Some("UNION");
+        }
+        let optional = c
+            .steps
+            .iter()
+            .any(|s| matches!(s, ReadStep::Match(m) if m.optional));
+        if optional {
+            Some("OPTIONAL MATCH")
+        } else if !c.var_length.is_empty() {
+            Some("a variable-length relationship")
+        } else {
+            Some("UNWIND")
+        }
+    }
 }
 
 impl Expr {
@@ -293,8 +427,18 @@ impl Expr {
                 a.walk(f);
                 b.walk(f);
             }
-            Expr::And(v) | Expr::Or(v) | Expr::List(v) => v.iter().for_each(|e| e.walk(f)),
+            Expr::And(v) | Expr::Or(v) | Expr::List(v) | Expr::ListFn(_, v) => {
+                v.iter().for_each(|e| e.walk(f))
+            }
             Expr::Aggregate { arg: Some(a), .. } => a.walk(f),
+            Expr::Case(c) => {
+                let branches = c.branches.iter().flat_map(|(w, t)| [w, t]);
+                c.subject
+                    .iter()
+                    .chain(branches)
+                    .chain(c.default.iter())
+                    .for_each(|e| e.walk(f));
+            }
             Expr::Literal(_)
             | Expr::Node(_)
             | Expr::Rel(_)

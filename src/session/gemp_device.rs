@@ -63,6 +63,7 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
 
     fn defers(&self, query: &BoundQuery, options: &MatchOptions) -> Option<String> {
         (self.matcher.config.defer_factorised
+            && query.host_only_clause().is_none()
             && crate::matcher::host_counts_without_enumerating(
                 self.matcher.model(),
                 query,
@@ -88,6 +89,7 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
     }
 
     fn run(&self, query: &BoundQuery, options: &MatchOptions) -> Result<EngineRun<'m>> {
+        refuse_host_only(query)?;
         self.check_deferred(query, options)?;
         let (output, timings) = self.matcher.execute_timed(query, options)?;
         Ok(EngineRun {
@@ -102,8 +104,20 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
         options: &MatchOptions,
         consume: RowConsumer<'_, 'm>,
     ) -> Result<(StreamSummary, Option<DeviceTimings>)> {
+        refuse_host_only(query)?;
         self.check_deferred(query, options)?;
         let (summary, timings) = self.matcher.execute_streaming(query, options, consume)?;
         Ok((summary, Some(timings)))
+    }
+}
+
+/// A query with a clause only the host runs (`OPTIONAL MATCH`, `UNWIND`, `UNION`,
+/// variable-length relationships) is a device limit: `--backend auto` runs it on the host.
+fn refuse_host_only(query: &BoundQuery) -> Result<()> {
+    match query.host_only_clause() {
+        Some(what) => Err(Error::DeviceLimit(format!(
+            "{what} is not supported by the OpenCL matcher"
+        ))),
+        None => Ok(()),
     }
 }

@@ -76,13 +76,25 @@ impl<'m> Engine<'m> for GpsenseEngine<'m> {
     }
 
     fn explain(&self, query: &BoundQuery, options: &MatchOptions) -> Result<String> {
+        refuse_host_only(query)?;
         self.engine.explain(query, options)
     }
 
     fn run(&self, query: &BoundQuery, options: &MatchOptions) -> Result<EngineRun<'m>> {
+        refuse_host_only(query)?;
         Ok(EngineRun {
             output: self.engine.execute(query, options)?,
             device: None,
         })
+    }
+}
+
+/// GpSense refuses the clauses only GEMP's host matcher runs, as it refuses Cypher semantics.
+fn refuse_host_only(query: &BoundQuery) -> Result<()> {
+    match query.host_only_clause() {
+        Some(what) => Err(crate::Error::Query(format!(
+            "{what} is not supported in this engine (GpSense); use --engine gemp"
+        ))),
+        None => Ok(()),
     }
 }

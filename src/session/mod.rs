@@ -193,7 +193,12 @@ impl<'m> Session<'m> {
             self.engine.name(),
             options.semantics.describe()
         );
-        if let Some(why) = self.engine.defers(query, options) {
+        if let (Some(what), true) = (query.host_only_clause(), self.engine.uses_device()) {
+            head.push_str(&format!(
+                "note: the OpenCL matcher does not run {what}; --backend auto runs the query on \
+                 the host\n"
+            ));
+        } else if let Some(why) = self.engine.defers(query, options) {
             head.push_str(&format!(
                 "note: --backend auto runs this query on the host: {why}\n"
             ));

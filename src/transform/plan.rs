@@ -754,6 +754,14 @@ fn walk(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
             walk(expr, f);
             walk(list, f);
         }
+        ExprKind::Case(case) => {
+            let branches = case.branches.iter().flat_map(|(w, t)| [w, t]);
+            case.subject
+                .iter()
+                .chain(branches)
+                .chain(case.default.iter())
+                .for_each(|x| walk(x, f));
+        }
         ExprKind::Literal(_)
         | ExprKind::Param(_)
         | ExprKind::Var(_)

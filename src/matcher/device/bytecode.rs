@@ -16,7 +16,7 @@
 //! # What does not (and where it runs instead)
 //!
 //! Strings (properties that are strings in some group, string literals), arithmetic, `type()`,
-//! `labels()`, regular expressions, larger sub-patterns, and expressions nesting deeper than
+//! `labels()`, `CASE`, regular expressions, larger sub-patterns, and expressions nesting deeper than
 //! [`MAX_STACK`]. Such a conjunct is *residual*: the host evaluates it on every complete phase-1
 //! match (in parallel), which is exact because all conjuncts are ANDed. `--backend opencl` and
 //! `auto` behave the same (a debug log line names the residual conjuncts); only a pattern beyond
@@ -451,6 +451,8 @@ impl Program {
             | Expr::Str(..)
             | Expr::Regex(..)
             | Expr::List(_)
+            | Expr::Case(_)
+            | Expr::ListFn(..)
             | Expr::Aggregate { .. } => Err(Unsupported),
         }
     }
@@ -707,6 +709,7 @@ mod tests {
             },
             filter,
             stages: vec![],
+            clauses: None,
         };
         let n = q.filter.len();
         let step = |node, filters| Step {

@@ -570,6 +570,7 @@ mod tests {
             },
             filter: vec![],
             stages: vec![],
+            clauses: None,
         };
         let plan = Plan {
             steps: vec![
@@ -678,6 +679,7 @@ mod tests {
             },
             filter: vec![],
             stages: vec![],
+            clauses: None,
         };
         let plan = Plan {
             steps: vec![step(1, None, vec![]), step(0, None, vec![])],
@@ -705,6 +707,7 @@ mod tests {
             },
             filter: vec![],
             stages: vec![],
+            clauses: None,
         };
         let plan = Plan {
             steps: (0..k).map(|i| step(i, None, vec![])).collect(),
@@ -724,6 +727,7 @@ mod tests {
             pattern: Pattern::default(),
             filter: vec![],
             stages: vec![],
+            clauses: None,
         };
         let plan = Plan {
             steps: vec![],

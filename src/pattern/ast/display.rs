@@ -7,7 +7,8 @@ use std::fmt::{self, Display, Formatter, Write};
 
 use super::{
     prec, BinaryOp, Direction, Expr, ExprKind, LabelExpr, Literal, Name, NodePattern, PathPattern,
-    Projection, Query, RelPattern, ReturnItem, SortItem, SubQuery, UnaryOp, WithClause,
+    Projection, Query, ReadingClause, RelPattern, ReturnItem, SortItem, SubQuery, UnaryOp, Unwind,
+    WithClause,
 };
 use crate::pattern::lexer::{is_identifier, Keyword};
 
@@ -241,6 +242,24 @@ fn write_kind(f: &mut Formatter<'_>, kind: &ExprKind) -> fmt::Result {
         }
         ExprKind::PatternPredicate(path) => path.fmt(f),
         ExprKind::Exists(sub) => sub.fmt(f),
+        ExprKind::Case(case) => {
+            f.write_str("CASE")?;
+            if let Some(subject) = &case.subject {
+                f.write_char(' ')?;
+                write_expr(f, subject, 0)?;
+            }
+            for (when, then) in &case.branches {
+                f.write_str(" WHEN ")?;
+                write_expr(f, when, 0)?;
+                f.write_str(" THEN ")?;
+                write_expr(f, then, 0)?;
+            }
+            if let Some(default) = &case.default {
+                f.write_str(" ELSE ")?;
+                write_expr(f, default, 0)?;
+            }
+            f.write_str(" END")
+        }
     }
 }
 
@@ -320,7 +339,11 @@ impl Display for RelPattern {
         } else {
             "-"
         })?;
-        if self.var.is_some() || !self.types.is_empty() || !self.props.is_empty() {
+        if self.var.is_some()
+            || !self.types.is_empty()
+            || !self.props.is_empty()
+            || self.hops.is_some()
+        {
             f.write_char('[')?;
             if let Some(var) = &self.var {
                 var.fmt(f)?;
@@ -329,8 +352,24 @@ impl Display for RelPattern {
                 f.write_char(if i == 0 { ':' } else { '|' })?;
                 write_key(f, &ty.name)?;
             }
+            if let Some(h) = &self.hops {
+                f.write_char('*')?;
+                match (h.min, h.max) {
+                    (Some(k), Some(_)) if h.exact => write!(f, "{k}")?,
+                    (None, None) => {}
+                    (lo, hi) => {
+                        if let Some(lo) = lo {
+                            write!(f, "{lo}")?;
+                        }
+                        f.write_str("..")?;
+                        if let Some(hi) = hi {
+                            write!(f, "{hi}")?;
+                        }
+                    }
+                }
+            }
             if !self.props.is_empty() {
-                if self.var.is_some() || !self.types.is_empty() {
+                if self.var.is_some() || !self.types.is_empty() || self.hops.is_some() {
                     f.write_char(' ')?;
                 }
                 write_props(f, &self.props)?;
@@ -430,17 +469,54 @@ impl Display for WithClause {
 impl Display for Query {
     /// Writes the query with one clause per line.
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        f.write_str("MATCH ")?;
-        write_matches(f, &self.matches, "\nMATCH ")?;
+        let mut sep = "";
+        for unwind in &self.leading {
+            write!(f, "{sep}{unwind}")?;
+            sep = "\n";
+        }
+        if !self.matches.is_empty() {
+            write!(f, "{sep}MATCH ")?;
+            write_matches(f, &self.matches, "\nMATCH ")?;
+            sep = "\n";
+        }
         if let Some(w) = &self.where_clause {
-            write!(f, "\nWHERE {w}")?;
+            write!(f, "{sep}WHERE {w}")?;
+        }
+        for clause in &self.trailing {
+            match clause {
+                ReadingClause::Unwind(unwind) => write!(f, "{sep}{unwind}")?,
+                ReadingClause::OptionalMatch(m) => {
+                    write!(f, "{sep}OPTIONAL MATCH ")?;
+                    write_list(f, &m.paths, |f, p| p.fmt(f))?;
+                    if let Some(w) = &m.where_clause {
+                        write!(f, "\nWHERE {w}")?;
+                    }
+                }
+            }
+            sep = "\n";
         }
         for with in &self.with_clauses {
-            write!(f, "\n{with}")?;
+            write!(f, "{sep}{with}")?;
+            for unwind in &with.unwinds {
+                write!(f, "\n{unwind}")?;
+            }
         }
         if let Some(ret) = &self.ret {
-            write!(f, "\nRETURN {ret}")?;
+            write!(f, "{sep}RETURN {ret}")?;
+        }
+        if let Some(u) = &self.union {
+            let keyword = if u.all { "UNION ALL" } else { "UNION" };
+            write!(f, "\n{keyword}\n{}", u.query)?;
         }
         Ok(())
+    }
+}
+
+impl Display for Unwind {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str("UNWIND ")?;
+        write_expr(f, &self.list, 0)?;
+        f.write_str(" AS ")?;
+        write_ident(f, &self.alias.name)
     }
 }

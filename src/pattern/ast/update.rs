@@ -32,6 +32,9 @@ impl Statement {
             with_clauses: self.with_clauses.clone(),
             ret: Some(ret),
             span: self.span,
+            leading: Vec::new(),
+            trailing: Vec::new(),
+            union: None,
         })
     }
 }

@@ -2,36 +2,144 @@
 
 use super::{PResult, Parser};
 use crate::pattern::ast::{
-    BinaryOp, Expr, ExprKind, Literal, Name, PathPattern, Projection, Query, ReturnItem, SortItem,
-    Span, SubQuery, WithClause,
+    BinaryOp, Expr, ExprKind, Literal, Name, OptionalMatch, PathPattern, Projection, Query,
+    ReadingClause, ReturnItem, SortItem, Span, SubQuery, UnionClause, Unwind, WithClause,
 };
 use crate::pattern::error::QueryError;
 use crate::pattern::lexer::{Keyword, TokenKind};
 
 impl Parser<'_> {
-    /// `MATCH ... [WHERE ...] (MATCH ...)* (WITH ...)* [RETURN ...] [;]`
+    /// A whole query: [`query_part`](Self::query_part)s joined by `UNION [ALL]`, then `;` or the
+    /// end of input.
     pub(super) fn query(&mut self) -> PResult<Query> {
+        let mut parts = vec![self.query_part()?];
+        let mut unions: Vec<(bool, Span)> = Vec::new();
+        while let Some(keyword) = self.eat_keyword(Keyword::Union) {
+            let all = self.eat_word("ALL");
+            let span = if all {
+                keyword.to(self.prev_span)
+            } else {
+                keyword
+            };
+            if let Some(&(first_all, _)) = unions.first() {
+                if first_all != all {
+                    return Err(Box::new(
+                        QueryError::syntax("UNION and UNION ALL cannot be mixed", span)
+                            .with_help("use UNION everywhere or UNION ALL everywhere"),
+                    ));
+                }
+            }
+            if parts.last().is_some_and(|p| p.ret.is_none()) {
+                return Err(Box::new(
+                    QueryError::syntax("each query of a UNION must end with RETURN", span)
+                        .with_help("add a RETURN clause before UNION"),
+                ));
+            }
+            unions.push((all, span));
+            parts.push(self.query_part()?);
+        }
+        if !unions.is_empty() && parts.last().is_some_and(|p| p.ret.is_none()) {
+            let e = self.clause_error("RETURN");
+            return Err(Box::new(
+                e.with_help("each query of a UNION must end with RETURN"),
+            ));
+        }
+
+        if self.eat(&TokenKind::Semicolon).is_some() && !self.at(&TokenKind::Eof) {
+            let e = self.error_expected("end of input after `;`");
+            return Err(Box::new(
+                e.with_help("a query file holds exactly one query"),
+            ));
+        }
+        if !self.at(&TokenKind::Eof) {
+            let last = parts.last();
+            let expected = if last.is_some_and(|p| p.ret.is_some()) {
+                "end of query"
+            } else if last.is_some_and(|p| !p.with_clauses.is_empty()) {
+                "WITH, UNWIND, RETURN or end of query"
+            } else {
+                "MATCH, OPTIONAL MATCH, UNWIND, WHERE, WITH, RETURN or end of query"
+            };
+            return Err(self.clause_error(expected).into());
+        }
+        if let Some(e) = self.lex_error.take() {
+            // The query looked complete because lexing stopped early.
+            return Err(Box::new(e));
+        }
+        // Chain the parts from the last: each holds the UNION that follows it.
+        let mut query = parts
+            .pop()
+            .unwrap_or_else(|| unreachable_query(self.prev_span));
+        while let Some(mut before) = parts.pop() {
+            let (all, span) = unions.pop().unwrap_or((false, self.prev_span));
+            before.union = Some(Box::new(UnionClause { all, span, query }));
+            query = before;
+        }
+        Ok(query)
+    }
+
+    /// One query of a `UNION`: `(UNWIND …)* (MATCH … [WHERE …])* (OPTIONAL MATCH … | UNWIND …)*
+    /// (WITH … (UNWIND …)*)* [RETURN …]`.
+    fn query_part(&mut self) -> PResult<Query> {
         let start = self.peek().span;
-        if !self.at_keyword(Keyword::Match) {
+        let mut leading = Vec::new();
+        while let Some(keyword) = self.eat_keyword(Keyword::Unwind) {
+            leading.push(self.unwind(keyword)?);
+        }
+        let optional_next = self.at_optional_match();
+        if leading.is_empty() && !self.at_keyword(Keyword::Match) && !optional_next {
             let e = self.clause_error("MATCH");
-            return Err(Box::new(e.with_help("a query starts with a MATCH clause")));
+            return Err(Box::new(
+                e.with_help("a query starts with MATCH, OPTIONAL MATCH or UNWIND"),
+            ));
         }
         let mut matches = Vec::new();
         let mut filters = Vec::new();
-        let mut ends_with_where = false;
         let mut clause = 0;
         while self.eat_keyword(Keyword::Match).is_some() {
-            let before = filters.len();
             self.match_body(&mut matches, &mut filters, clause)?;
-            ends_with_where = filters.len() > before;
             clause += 1;
         }
         let where_clause = self.conjunction(filters)?;
 
+        let mut trailing = Vec::new();
+        loop {
+            if self.at_optional_match() {
+                let optional = self.advance();
+                self.advance();
+                let mut paths = Vec::new();
+                let mut filters = Vec::new();
+                self.match_body(&mut paths, &mut filters, clause)?;
+                clause += 1;
+                let where_clause = self.conjunction(filters)?;
+                trailing.push(ReadingClause::OptionalMatch(OptionalMatch {
+                    paths,
+                    where_clause,
+                    span: optional.to(self.prev_span),
+                }));
+            } else if let Some(keyword) = self.eat_keyword(Keyword::Unwind) {
+                trailing.push(ReadingClause::Unwind(self.unwind(keyword)?));
+            } else if let Some(span) = self.eat_keyword(Keyword::Match) {
+                return Err(Box::new(
+                    QueryError::unsupported("MATCH after OPTIONAL MATCH or UNWIND", span)
+                        .with_help(
+                            "write every MATCH clause before the first OPTIONAL MATCH and UNWIND",
+                        ),
+                ));
+            } else {
+                break;
+            }
+        }
+
         let mut with_clauses = Vec::new();
         while let Some(keyword) = self.eat_keyword(Keyword::With) {
-            with_clauses.push(self.with_clause(keyword)?);
-            if let Some(span) = self.eat_keyword(Keyword::Match) {
+            let mut with = self.with_clause(keyword)?;
+            while let Some(keyword) = self.eat_keyword(Keyword::Unwind) {
+                with.unwinds.push(self.unwind(keyword)?);
+            }
+            with_clauses.push(with);
+            if self.at_keyword(Keyword::Match) || self.at_optional_match() {
+                let span = self.peek().span;
                 return Err(Box::new(
                     QueryError::unsupported("MATCH after WITH", span)
                         .with_help("write every MATCH clause before the first WITH"),
@@ -42,36 +150,42 @@ impl Parser<'_> {
             Some(keyword) => Some(self.projection(keyword)?),
             None => None,
         };
-        let end = self.prev_span;
-
-        if self.eat(&TokenKind::Semicolon).is_some() && !self.at(&TokenKind::Eof) {
-            let e = self.error_expected("end of input after `;`");
-            return Err(Box::new(
-                e.with_help("a query file holds exactly one query"),
-            ));
-        }
-        if !self.at(&TokenKind::Eof) {
-            let expected = if ret.is_some() {
-                "end of query"
-            } else if !with_clauses.is_empty() {
-                "WITH, RETURN or end of query"
-            } else if ends_with_where {
-                "MATCH, WITH, RETURN or end of query"
-            } else {
-                "',', MATCH, WHERE, WITH, RETURN or end of query"
-            };
-            return Err(self.clause_error(expected).into());
-        }
-        if let Some(e) = self.lex_error.take() {
-            // The query looked complete because lexing stopped early.
-            return Err(Box::new(e));
-        }
         Ok(Query {
             matches,
             where_clause,
             with_clauses,
             ret,
-            span: start.to(end),
+            span: start.to(self.prev_span),
+            leading,
+            trailing,
+            union: None,
+        })
+    }
+
+    /// True at `OPTIONAL MATCH`.
+    fn at_optional_match(&self) -> bool {
+        self.at_keyword(Keyword::Optional)
+            && self.peek_nth(1) == &TokenKind::Keyword(Keyword::Match)
+    }
+
+    /// Consumes the unquoted word `word` (any case) if it is next.
+    fn eat_word(&mut self, word: &str) -> bool {
+        let hit = matches!(self.peek_kind(), TokenKind::Ident(w) if w.eq_ignore_ascii_case(word));
+        if hit {
+            self.advance();
+        }
+        hit
+    }
+
+    /// `UNWIND list AS alias` (keyword at `keyword` already consumed).
+    fn unwind(&mut self, keyword: Span) -> PResult<Unwind> {
+        let list = self.expr()?;
+        self.expect_keyword(Keyword::As, "AS after the UNWIND list")?;
+        let alias = self.variable_name("a variable name after AS")?;
+        Ok(Unwind {
+            list,
+            span: keyword.to(alias.span),
+            alias,
         })
     }
 
@@ -162,6 +276,7 @@ impl Parser<'_> {
         Ok(WithClause {
             projection,
             where_clause,
+            unwinds: Vec::new(),
         })
     }
 
@@ -282,5 +397,20 @@ impl Parser<'_> {
     pub(super) fn clause_error(&self, what: &str) -> QueryError {
         self.unsupported_clause()
             .unwrap_or_else(|| self.error_expected(what))
+    }
+}
+
+/// An empty query at `span`: what [`Parser::query`] would chain if it had no part, which cannot
+/// happen (it always parses one) but must not panic.
+fn unreachable_query(span: Span) -> Query {
+    Query {
+        matches: Vec::new(),
+        where_clause: None,
+        with_clauses: Vec::new(),
+        ret: None,
+        span,
+        leading: Vec::new(),
+        trailing: Vec::new(),
+        union: None,
     }
 }

@@ -8,7 +8,9 @@
 
 use super::unsupported::is_shortest_path;
 use super::{PResult, Parser};
-use crate::pattern::ast::{prec, BinaryOp, Expr, ExprKind, Literal, Name, Span, StringOp, UnaryOp};
+use crate::pattern::ast::{
+    prec, BinaryOp, CaseExpr, Expr, ExprKind, Literal, Name, Span, StringOp, UnaryOp,
+};
 use crate::pattern::error::QueryError;
 use crate::pattern::lexer::{Keyword, TokenKind};
 
@@ -325,9 +327,7 @@ impl Parser<'_> {
                 }
                 ExprKind::Var(name.clone())
             }
-            TokenKind::Keyword(Keyword::Case) => {
-                return Err(Box::new(QueryError::unsupported("a CASE expression", span)))
-            }
+            TokenKind::Keyword(Keyword::Case) => return self.case_expr(),
             TokenKind::LBrace => {
                 return Err(Box::new(QueryError::unsupported(
                     "a map literal outside node and relationship patterns",
@@ -338,6 +338,49 @@ impl Parser<'_> {
         };
         self.advance();
         Ok(Expr::new(kind, span))
+    }
+
+    /// `CASE [subject] (WHEN expr THEN expr)+ [ELSE expr] END`, at `CASE`.
+    fn case_expr(&mut self) -> PResult<Expr> {
+        self.descend_extra(2)?;
+        let start = self.advance();
+        let subject = if self.at_keyword(Keyword::When) {
+            None
+        } else if self.at_keyword(Keyword::End) || self.at_keyword(Keyword::Else) {
+            return Err(self.error_expected("WHEN in CASE expression").into());
+        } else {
+            Some(self.expr()?)
+        };
+        let mut branches = Vec::new();
+        while self.eat_keyword(Keyword::When).is_some() {
+            let when = self.expr()?;
+            self.expect_keyword(Keyword::Then, "THEN after the WHEN expression")?;
+            branches.push((when, self.expr()?));
+        }
+        if branches.is_empty() {
+            let e = self.error_expected("WHEN in CASE expression");
+            return Err(Box::new(e.with_help(
+                "write `CASE WHEN condition THEN value [ELSE value] END`",
+            )));
+        }
+        let default = match self.eat_keyword(Keyword::Else) {
+            Some(_) => Some(self.expr()?),
+            None => None,
+        };
+        if self.eat_keyword(Keyword::End).is_none() {
+            let what = if default.is_some() {
+                "END to close the CASE expression"
+            } else {
+                "WHEN, ELSE or END in CASE expression"
+            };
+            return Err(self.error_expected(what).into());
+        }
+        let kind = ExprKind::Case(Box::new(CaseExpr {
+            subject,
+            branches,
+            default,
+        }));
+        Ok(Expr::new(kind, start.to(self.prev_span)))
     }
 
     /// `(expr)`, at `(`.

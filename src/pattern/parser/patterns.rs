@@ -2,7 +2,7 @@
 
 use super::{PResult, Parser};
 use crate::pattern::ast::{
-    Direction, LabelExpr, Name, NodePattern, PathPattern, PropertyEntry, RelPattern,
+    Direction, Hops, LabelExpr, Name, NodePattern, PathPattern, PropertyEntry, RelPattern,
 };
 use crate::pattern::error::QueryError;
 use crate::pattern::lexer::TokenKind;
@@ -13,6 +13,7 @@ struct RelDetail {
     var: Option<Name>,
     types: Vec<Name>,
     props: Vec<PropertyEntry>,
+    hops: Option<Hops>,
 }
 
 impl Parser<'_> {
@@ -105,12 +106,18 @@ impl Parser<'_> {
             (false, true) => Direction::Right,
             _ => Direction::Both,
         };
-        let RelDetail { var, types, props } = detail.unwrap_or_default();
+        let RelDetail {
+            var,
+            types,
+            props,
+            hops,
+        } = detail.unwrap_or_default();
         Ok(RelPattern {
             var,
             types,
             direction,
             props,
+            hops,
             span: start.to(self.prev_span),
         })
     }
@@ -132,15 +139,71 @@ impl Parser<'_> {
                 ));
             }
         }
-        self.reject_variable_length()?;
+        let hops = self.hops()?;
         let props = self.property_map()?;
-        self.reject_variable_length()?;
+        if hops.is_none() && self.at(&TokenKind::Star) {
+            return Err(Box::new(
+                QueryError::syntax(
+                    "the hop bounds go before the property map",
+                    self.peek().span,
+                )
+                .with_help("write `[:T*1..3 {key: value}]`"),
+            ));
+        }
         self.reject_inline_where()?;
         self.expect(
             &TokenKind::RBracket,
             "']' to close the relationship pattern",
         )?;
-        Ok(RelDetail { var, types, props })
+        Ok(RelDetail {
+            var,
+            types,
+            props,
+            hops,
+        })
+    }
+
+    /// `*`, `*k`, `*min..max`, `*..max`, `*min..` after the types; `None` when the next token is
+    /// not `*`. The bounds are read from the source text between `*` and the next token that is not
+    /// a number or a dot (the lexer may split `1..3` as `1.` `.3`).
+    fn hops(&mut self) -> PResult<Option<Hops>> {
+        let Some(star) = self.eat(&TokenKind::Star) else {
+            return Ok(None);
+        };
+        let mut end = star;
+        while let TokenKind::Integer(_) | TokenKind::Float(_) | TokenKind::Dot = self.peek_kind() {
+            if self.peek().span.start != end.end {
+                break;
+            }
+            end = self.advance();
+        }
+        let span = star.to(end);
+        let text = self.text(span).trim_start_matches('*');
+        let bound = |t: &str| -> PResult<Option<u64>> {
+            if t.is_empty() {
+                return Ok(None);
+            }
+            t.parse::<u64>().map(Some).map_err(|_| {
+                Box::new(
+                    QueryError::syntax(format!("malformed hop bounds `*{text}`"), span).with_help(
+                        "write `*k`, `*min..max` or `*..max` with non-negative integers",
+                    ),
+                )
+            })
+        };
+        let (min, max, exact) = match text.split_once("..") {
+            Some((lo, hi)) => (bound(lo)?, bound(hi)?, false),
+            None => {
+                let k = bound(text)?;
+                (k, k, k.is_some())
+            }
+        };
+        Ok(Some(Hops {
+            min,
+            max,
+            exact,
+            span,
+        }))
     }
 
     /// `{key: value, ...}`; empty when the next token is not `{`.

@@ -23,11 +23,6 @@ impl Parser<'_> {
         let first = self.word_ahead(0)?;
         let second = self.word_ahead(1).unwrap_or_default();
         let (what, words, help) = match (first.as_str(), second.as_str()) {
-            ("OPTIONAL", "MATCH") => (
-                "OPTIONAL MATCH",
-                2,
-                "every MATCH clause of a gemp query is mandatory",
-            ),
             ("DETACH", "DELETE") => ("DETACH DELETE", 2, READ_ONLY),
             ("LOAD", "CSV") => ("LOAD CSV", 2, "load data with `gemp` loaders instead"),
             ("CREATE", _) => ("CREATE", 1, READ_ONLY),
@@ -36,12 +31,6 @@ impl Parser<'_> {
             ("MERGE", _) => ("MERGE", 1, READ_ONLY),
             ("REMOVE", _) => ("REMOVE", 1, READ_ONLY),
             ("FOREACH", _) => ("FOREACH", 1, READ_ONLY),
-            ("UNION", _) => ("UNION", 1, "run the queries one at a time"),
-            ("UNWIND", _) => (
-                "UNWIND",
-                1,
-                "use `IN [list]` in WHERE to test list membership",
-            ),
             ("CALL", _) => (
                 "CALL",
                 1,
@@ -86,26 +75,6 @@ impl Parser<'_> {
                 self.peek().span,
             )
             .with_help("move the condition to the WHERE clause after the patterns"),
-        ))
-    }
-
-    /// Variable-length relationships `[*]`, `[:T*1..3]`: an error at the `*`.
-    pub(super) fn reject_variable_length(&self) -> PResult<()> {
-        if !self.at(&TokenKind::Star) {
-            return Ok(());
-        }
-        let mut end = self.peek().span;
-        let mut n = 1;
-        while let TokenKind::Integer(_) | TokenKind::Float(_) | TokenKind::Dot = self.peek_nth(n) {
-            end = self.peek_token(n).span;
-            n += 1;
-        }
-        Err(Box::new(
-            QueryError::unsupported(
-                "a variable-length relationship pattern (`*`, `*1..3`)",
-                self.peek().span.to(end),
-            )
-            .with_help("write the path out with one relationship pattern per hop"),
         ))
     }
 }

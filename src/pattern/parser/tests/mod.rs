@@ -9,6 +9,7 @@ use super::parse_query;
 use crate::pattern::ast::*;
 use crate::pattern::error::{QueryError, QueryErrorKind};
 
+mod clauses;
 mod errors;
 mod exprs;
 mod fuzz;
@@ -230,6 +231,7 @@ fn rel(v: &str, types: &[&str], direction: Direction) -> RelPattern {
         types: types.iter().map(|t| name(t)).collect(),
         direction,
         props: Vec::new(),
+        hops: None,
         span: Span::default(),
     }
 }
@@ -280,5 +282,8 @@ fn query(matches: Vec<PathPattern>) -> Query {
         with_clauses: Vec::new(),
         ret: None,
         span: Span::default(),
+        leading: Vec::new(),
+        trailing: Vec::new(),
+        union: None,
     }
 }

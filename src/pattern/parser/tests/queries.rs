@@ -84,6 +84,7 @@ fn spec_example_shared_titles() {
             item(call("count", vec![var("t")]), Some("shared")),
         ]),
         where_clause: Some(bin(BinaryOp::Ge, var("shared"), int(3))),
+        unwinds: Vec::new(),
     }];
     let mut ret = projection(vec![
         item(vp("p1", "primaryName"), None),

@@ -32,6 +32,14 @@ pub(super) const CORPUS: &[&str] = &[
     "MATCH (a) RETURN -9223372036854775808, 9223372036854775807, 0x7fffffffffffffff",
     "MATCH (a) WHERE a.x = 1 MATCH (b) WHERE b.y = 2 RETURN a, b",
     "MATCH (a) RETURN `match`(a), `count`(*)",
+    "MATCH (a) WHERE CASE a.x WHEN 1 THEN true WHEN 2 THEN a.y ELSE false END \
+     RETURN CASE WHEN a.x > 1 THEN 'big' END AS size, sum(CASE WHEN a:L THEN 1 ELSE 0 END) AS n \
+     ORDER BY CASE size WHEN 'big' THEN 0 ELSE 1 END",
+    "UNWIND [1, 2] AS x UNWIND $ys AS y MATCH (a)-[r:T*1..3]->(b)-[*2]-(c)<-[:U*..4 {w: 1}]-(d) WHERE a.v = x \
+     OPTIONAL MATCH (a)-->(e), (e)--(f) WHERE e.x > y UNWIND range(1, 3) AS z \
+     WITH a, collect(e) AS es UNWIND es AS e2 RETURN a, e2 \
+     UNION MATCH (a) RETURN a, a AS e2 UNION MATCH (b) RETURN b AS a, 1 AS e2",
+    "OPTIONAL MATCH (a:L) RETURN a UNION ALL UNWIND [null] AS a RETURN a",
 ];
 
 #[test]

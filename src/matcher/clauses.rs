@@ -1,0 +1,398 @@
+//! The host's row-by-row execution of queries with clauses beyond the core language
+//! ([`crate::pattern::ir::Clauses`]): `UNWIND`, `OPTIONAL MATCH`, variable-length relationships
+//! and `UNION [ALL]`.
+//!
+//! From one empty row, each reading step maps every row to its extensions ([`super::extend`];
+//! in parallel over rows, in row order): `UNWIND` to one row per element (none for an empty list
+//! or null; a non-list value is a one-element list, as in Cypher), a `MATCH` step to one row per
+//! extension, an `OPTIONAL MATCH` to its extensions or, when there is none, the row itself with
+//! the step's variables null. The rows then go through the projection stages as matches do
+//! (grouping, `DISTINCT`, `ORDER BY`, `SKIP`, `LIMIT`, `WITH … WHERE`), with the lists unwound
+//! after a `WITH` between stages. `UNION ALL` concatenates the queries' rows in order; `UNION`
+//! also drops duplicate rows (keeping the first).
+//!
+//! The rows of every step are held in memory (no streaming, no factorised counting): these
+//! clauses trade the core matcher's speed for generality.
+
+use std::time::{Duration, Instant};
+
+use hashbrown::HashSet;
+use rayon::prelude::*;
+
+use super::extend::{Row, RowOracle, StepSearch};
+use super::planner::Plan;
+use super::results::{Key, Projector, RowSink};
+use super::{MatchOptions, QueryOutput, Timings};
+use crate::error::Result;
+use crate::matcher::eval::{Env, Val};
+use crate::model::Model;
+use crate::pattern::ir::{BoundQuery, Clauses, Expr, MatchStep, ReadStep, NULL_ID};
+
+/// Runs a query with [`Clauses`] on the host.
+pub fn execute<'m>(
+    model: &'m Model,
+    query: &BoundQuery,
+    options: &MatchOptions,
+) -> Result<QueryOutput<'m>> {
+    let Some(clauses) = query.clauses.as_deref() else {
+        return super::execute(model, query, options);
+    };
+    if !clauses.union.is_empty() {
+        return union(model, query, clauses, options);
+    }
+    let deadline = options.timeout.map(|d| Instant::now() + d);
+    let start = Instant::now();
+    let oracle = RowOracle {
+        model,
+        semantics: options.semantics,
+    };
+    let mut rows = vec![Row {
+        nodes: vec![NULL_ID; query.pattern.nodes.len()],
+        rels: vec![NULL_ID; query.pattern.rels.len()],
+        values: vec![Val::Null; clauses.columns],
+    }];
+    let core_step;
+    let steps: &[ReadStep] = if clauses.steps.is_empty() {
+        core_step = [ReadStep::Match(core_match(query))];
+        &core_step
+    } else {
+        &clauses.steps
+    };
+    let mut partial = false;
+    for step in steps {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            partial = true;
+            break;
+        }
+        rows = match step {
+            ReadStep::Unwind { list, column } => unwind(model, &oracle, rows, list, *column),
+            ReadStep::Match(m) => {
+                let search = StepSearch::new(
+                    model,
+                    &query.pattern,
+                    m,
+                    &clauses.var_length,
+                    options.semantics,
+                    &oracle,
+                );
+                rows.par_iter()
+                    .flat_map_iter(|row| {
+                        let mut out = Vec::new();
+                        search.extend(row, &mut out);
+                        if out.is_empty() && m.optional {
+                            out.push(row.clone());
+                        }
+                        out
+                    })
+                    .collect()
+            }
+        };
+    }
+    let enumerate = start.elapsed();
+    let start = Instant::now();
+    let (mut out_rows, columns) = project(model, query, clauses, &oracle, &rows);
+    let timings = Timings {
+        enumerate,
+        results: start.elapsed(),
+        ..Timings::default()
+    };
+    let count = out_rows.len() as u64;
+    if options.count_only {
+        out_rows.clear();
+    }
+    Ok(QueryOutput {
+        columns,
+        rows: out_rows,
+        count,
+        partial,
+        plan: empty_plan(),
+        timings,
+    })
+}
+
+/// The core pattern and filter of `query` as one mandatory step.
+fn core_match(query: &BoundQuery) -> MatchStep {
+    MatchStep {
+        optional: false,
+        new_nodes: (0..query.pattern.nodes.len()).collect(),
+        old_nodes: Vec::new(),
+        rels: (0..query.pattern.rels.len()).collect(),
+        filter: query.filter.clone(),
+    }
+}
+
+/// A plan with no steps (row-by-row execution has no matching order to report).
+fn empty_plan() -> Plan {
+    Plan {
+        steps: Vec::new(),
+        unary: Vec::new(),
+        attribute_filters: Vec::new(),
+    }
+}
+
+/// The elements of `list`'s value for `row`: a list's items, nothing for null, else the value.
+fn elements<'m>(list: Val<'m>) -> Vec<Val<'m>> {
+    match list {
+        Val::List(items) => items,
+        Val::Null => Vec::new(),
+        other => vec![other],
+    }
+}
+
+/// `UNWIND list` into `column` of rows before the first projection.
+fn unwind<'m>(
+    model: &'m Model,
+    oracle: &RowOracle<'_>,
+    rows: Vec<Row<'m>>,
+    list: &Expr,
+    column: usize,
+) -> Vec<Row<'m>> {
+    let mut out = Vec::new();
+    for row in rows {
+        let value = Env {
+            model,
+            nodes: &row.nodes,
+            rels: &row.rels,
+            row: &row.values,
+            exists: Some(oracle),
+        }
+        .eval(list);
+        for item in elements(value) {
+            let mut r = row.clone();
+            if let Some(slot) = r.values.get_mut(column) {
+                *slot = item;
+            }
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// `UNWIND`s after a projection: each appends a column.
+fn unwind_projected<'m>(
+    model: &'m Model,
+    rows: Vec<Vec<Val<'m>>>,
+    lists: &[Expr],
+) -> Vec<Vec<Val<'m>>> {
+    let mut rows = rows;
+    for list in lists {
+        let mut out = Vec::new();
+        for row in rows {
+            let value = Env {
+                model,
+                nodes: &[],
+                rels: &[],
+                row: &row,
+                exists: None,
+            }
+            .eval(list);
+            for item in elements(value) {
+                let mut r = row.clone();
+                r.push(item);
+                out.push(r);
+            }
+        }
+        rows = out;
+    }
+    rows
+}
+
+/// The projection stages over the rows of the reading steps. Returns the final rows and columns.
+fn project<'m>(
+    model: &'m Model,
+    query: &BoundQuery,
+    clauses: &Clauses,
+    oracle: &RowOracle<'_>,
+    rows: &[Row<'m>],
+) -> (Vec<Vec<Val<'m>>>, Vec<String>) {
+    let Some(first) = query.stages.first() else {
+        return (Vec::new(), Vec::new());
+    };
+    let projector = Projector::new(first);
+    let oracle: &(dyn crate::matcher::eval::ExistsOracle + Sync) = oracle;
+    let mut sink = RowSink::new(model, &projector, Some(oracle)).counting_inputs();
+    for row in rows {
+        sink.push(&row.nodes, &row.rels, &row.values);
+    }
+    let mut out = sink.finish();
+    let mut columns = projector.columns();
+    for (i, stage) in query.stages.iter().enumerate().skip(1) {
+        if let Some(lists) = clauses.unwinds_after.get(i - 1) {
+            out = unwind_projected(model, out, lists);
+        }
+        let p = Projector::new(stage);
+        let mut sink = RowSink::new(model, &p, None).counting_inputs();
+        for row in &out {
+            sink.push(&[], &[], row);
+        }
+        out = sink.finish();
+        columns = p.columns();
+    }
+    (out, columns)
+}
+
+/// `query` without its `UNION` parts (and without [`Clauses`] when it has nothing else of them).
+fn head_of(query: &BoundQuery) -> BoundQuery {
+    let mut head = query.clone();
+    if let Some(c) = head.clauses.as_deref_mut() {
+        c.union.clear();
+        if c.steps.is_empty() {
+            head.clauses = None;
+        }
+    }
+    head
+}
+
+/// `UNION [ALL]`: every query's rows in order, duplicates dropped unless every union is `ALL`.
+fn union<'m>(
+    model: &'m Model,
+    query: &BoundQuery,
+    clauses: &Clauses,
+    options: &MatchOptions,
+) -> Result<QueryOutput<'m>> {
+    let start = Instant::now();
+    let rows_options = MatchOptions {
+        count_only: false,
+        ..options.clone()
+    };
+    let head = super::execute(model, &head_of(query), &rows_options)?;
+    let columns = head.columns;
+    let mut partial = head.partial;
+    let mut rows = head.rows;
+    for part in &clauses.union {
+        let out = super::execute(model, &part.query, &rows_options)?;
+        partial |= out.partial;
+        rows.extend(out.rows);
+    }
+    if clauses.union.iter().any(|p| !p.all) {
+        let mut seen = HashSet::new();
+        rows.retain(|r| seen.insert(Key(r.clone())));
+    }
+    let count = rows.len() as u64;
+    if options.count_only {
+        rows.clear();
+    }
+    Ok(QueryOutput {
+        columns,
+        rows,
+        count,
+        partial,
+        plan: empty_plan(),
+        timings: Timings {
+            enumerate: start.elapsed(),
+            results: Duration::ZERO,
+            ..Timings::default()
+        },
+    })
+}
+
+/// What the host runs for a query with [`Clauses`], as `gemp explain` prints it: each reading
+/// step with its relationships and conjuncts, the projection stages, then each `UNION` part.
+pub fn describe(model: &Model, query: &BoundQuery) -> String {
+    use std::fmt::Write;
+    let text = |e: &Expr| super::explain::expr_text(e, &query.pattern, model);
+    let mut o = String::new();
+    let Some(clauses) = query.clauses.as_deref() else {
+        return o;
+    };
+    let _ = writeln!(
+        o,
+        "host execution: row by row (no streaming or factorised counting), reading steps in order:"
+    );
+    let core_step;
+    let steps: &[ReadStep] = if clauses.steps.is_empty() {
+        core_step = [ReadStep::Match(core_match(query))];
+        &core_step
+    } else {
+        &clauses.steps
+    };
+    for (i, step) in steps.iter().enumerate() {
+        match step {
+            ReadStep::Unwind { list, column } => {
+                let _ = writeln!(o, "  {}. UNWIND {} AS #{column}", i + 1, text(list));
+            }
+            ReadStep::Match(m) => {
+                let p = &query.pattern;
+                let name = |s: usize| p.nodes.get(s).map_or("?".into(), |n| n.name.clone());
+                let rels: Vec<String> = m
+                    .rels
+                    .iter()
+                    .filter_map(|&r| p.rels.get(r).map(|rel| (r, rel)))
+                    .map(|(r, rel)| {
+                        let hops = clauses
+                            .var_length
+                            .iter()
+                            .find(|v| v.rel == r)
+                            .map_or(String::new(), |v| format!("*{}..{}", v.min, v.max));
+                        let types: Vec<&str> = rel
+                            .types
+                            .iter()
+                            .map(|&t| model.rel_types().name(t).unwrap_or("?"))
+                            .collect();
+                        let types = if types.is_empty() {
+                            String::new()
+                        } else {
+                            format!(":{}", types.join("|"))
+                        };
+                        format!(
+                            "({})-[{}{types}{hops}]-{}({})",
+                            name(rel.src),
+                            rel.name,
+                            if rel.undirected { "" } else { ">" },
+                            name(rel.dst)
+                        )
+                    })
+                    .collect();
+                let new: Vec<String> = m.new_nodes.iter().map(|&s| name(s)).collect();
+                let _ = write!(
+                    o,
+                    "  {}. {} binds {}",
+                    i + 1,
+                    if m.optional {
+                        "OPTIONAL MATCH (a row without a match is kept with nulls)"
+                    } else {
+                        "MATCH"
+                    },
+                    if new.is_empty() {
+                        "no new node".to_string()
+                    } else {
+                        new.join(", ")
+                    }
+                );
+                if !rels.is_empty() {
+                    let _ = write!(o, " along {}", rels.join(", "));
+                }
+                if !m.filter.is_empty() {
+                    let f: Vec<String> = m.filter.iter().map(text).collect();
+                    let _ = write!(o, " where {}", f.join(" AND "));
+                }
+                o.push('\n');
+            }
+        }
+    }
+    for (i, lists) in clauses.unwinds_after.iter().enumerate() {
+        for list in lists {
+            let _ = writeln!(
+                o,
+                "  after projection stage {}: UNWIND {}",
+                i + 1,
+                text(list)
+            );
+        }
+    }
+    let _ = writeln!(o, "  then {} projection stage(s)", query.stages.len());
+    for (i, part) in clauses.union.iter().enumerate() {
+        let keyword = if part.all { "UNION ALL" } else { "UNION" };
+        let _ = writeln!(o, "{keyword} (query {}):", i + 2);
+        if part.query.clauses.is_some() {
+            o.push_str(&describe(model, &part.query));
+        } else {
+            o.push_str(&super::explain::host_execution(
+                model,
+                &part.query,
+                &MatchOptions::default(),
+            ));
+        }
+    }
+    o
+}
