@@ -8,14 +8,12 @@
 //! keys. The values the generic path would build are recovered from the integer only once per
 //! distinct key, when the stage finishes.
 //!
-//! A missing element (an unbound slot, which [`Env::eval`](super::eval::Env::eval) reads as null) is
-//! packed as [`NULL_ID`]; element ids are below it by construction of the model.
+//! A missing element (an unbound slot or an optional element that did not match, both of which
+//! [`Env::eval`](super::eval::Env::eval) reads as null) is packed as [`NULL_ID`]; element ids are
+//! below it by construction of the model.
 
 use super::eval::Val;
-use crate::pattern::ir::{Expr, NodeSlot, RelSlot};
-
-/// The packed stand-in for a null element.
-pub const NULL_ID: u32 = u32::MAX;
+use crate::pattern::ir::{Expr, NodeSlot, RelSlot, NULL_ID};
 
 /// Most parts one key may have (four `u32` fill a `u128`).
 pub const MAX_PARTS: usize = 4;
