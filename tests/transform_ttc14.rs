@@ -1,5 +1,5 @@
 //! The TTC 2014 Movie Database Case's transformations as rule files
-//! (`datasets/queries/ttc14-couples.transform.cypher`, `ttc14-cliques.transform.cypher`) on
+//! (`datasets/queries/ttc14/couples.transform.cypher`, `ttc14/cliques.transform.cypher`) on
 //! `gemp generate ttc14 --blocks N` models, against the case's closed form (see
 //! `src/io/generate/ttc14.rs` and `tests/generate_ttc14.rs`): per block `i`, persons `10i + 1`,
 //! `10i + 2`, `10i + 3` (keys `nm` + number + 1) form the three couples and the one 3-clique, with
@@ -18,7 +18,7 @@ fn text(b: &[u8]) -> String {
 }
 
 fn rules(name: &str) -> PathBuf {
-    common::root().join("datasets/queries").join(name)
+    common::root().join("datasets/queries/ttc14").join(name)
 }
 
 /// `gemp generate ttc14 --blocks N`, loaded into `dir/model.gemp`.
@@ -74,7 +74,7 @@ fn couples_transformation_matches_the_closed_form() {
     for blocks in [1u64, 5] {
         let dir = tempfile::tempdir().unwrap();
         let mut g = Graph::open(model(dir.path(), blocks)).unwrap();
-        let text = std::fs::read_to_string(rules("ttc14-couples.transform.cypher")).unwrap();
+        let text = std::fs::read_to_string(rules("couples.transform.cypher")).unwrap();
         let report = g.apply(&text).unwrap();
         let t = report.totals();
         assert_eq!(t.nodes_created, 3 * blocks);
@@ -138,7 +138,7 @@ fn cliques_transformation_through_the_cli_matches_the_closed_form() {
         "transform",
         "--model",
         snap.to_str().unwrap(),
-        rules("ttc14-cliques.transform.cypher").to_str().unwrap(),
+        rules("cliques.transform.cypher").to_str().unwrap(),
         "-o",
         out_path.to_str().unwrap(),
         "--json",
