@@ -45,8 +45,10 @@ use crate::session::{EngineKind, Session, SessionOptions};
 use crate::task::{Backend, TaskReport};
 use crate::transform::{ApplyOptions, ChangeReport, Rules};
 
+mod live;
 mod transaction;
 
+pub use live::{LiveQuery, MatchDiff};
 pub use transaction::Transaction;
 
 /// A loaded model, ready for queries.
@@ -54,6 +56,8 @@ pub use transaction::Transaction;
 pub struct Graph {
     model: Model,
     report: Option<LoadReport>,
+    /// What each change touched, for [`LiveQuery::refresh`].
+    log: live::ChangeLog,
 }
 
 /// How [`Graph::load_with`] reads its inputs.
@@ -117,6 +121,7 @@ impl Graph {
         Ok(Graph {
             model,
             report: Some(report),
+            log: live::ChangeLog::new(),
         })
     }
 
@@ -125,6 +130,7 @@ impl Graph {
         Ok(Graph {
             model: crate::model::snapshot::open(path.as_ref())?,
             report: None,
+            log: live::ChangeLog::new(),
         })
     }
 
@@ -134,6 +140,7 @@ impl Graph {
         Ok(Graph {
             model,
             report: Some(report),
+            log: live::ChangeLog::new(),
         })
     }
 
@@ -151,6 +158,7 @@ impl Graph {
         Ok(Graph {
             model,
             report: Some(report),
+            log: live::ChangeLog::new(),
         })
     }
 
@@ -159,6 +167,7 @@ impl Graph {
         Graph {
             model,
             report: None,
+            log: live::ChangeLog::new(),
         }
     }
 
@@ -195,9 +204,11 @@ impl Graph {
     /// [`Graph::apply`] with options: repeat until a fixpoint, parameters.
     pub fn apply_with(&mut self, rules: &str, options: &ApplyOptions) -> Result<ChangeReport> {
         let rules = Rules::parse(rules, None)?;
-        let (model, report) = crate::transform::apply(&self.model, &rules, options)?;
+        let (model, report, touched) =
+            crate::transform::apply_tracked(&self.model, &rules, options)?;
         if let Some(m) = model {
             self.model = m;
+            self.log.record(touched);
         }
         Ok(report)
     }

@@ -115,3 +115,161 @@ fn switch_monitored_repair_after_injected_faults() {
         faulty
     );
 }
+
+/// The values of the columns `cols` of every row of `source`, as text.
+fn rows(g: &Graph, source: &str, cols: &[&str]) -> std::collections::BTreeSet<Vec<String>> {
+    let matches = g.run(source).unwrap();
+    matches
+        .rows()
+        .map(|r| {
+            cols.iter()
+                .map(|c| r.value(c).unwrap().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Check, inject (the `*.inject.cypher` rule file), re-check: how much the query's count grew.
+fn inject(g: &mut Graph, name: &str) -> (u64, gemp::transform::Counts) {
+    let check = rules(&format!("{name}.cypher"));
+    let before = count(g, &check);
+    let report = g.apply(&rules(&format!("{name}.inject.cypher"))).unwrap();
+    let after = count(g, &check);
+    assert!(after >= before, "{name}: {before} -> {after}");
+    (after - before, report.totals())
+}
+
+#[test]
+fn every_inject_adds_the_expected_matches() {
+    let Some(dir) = common::trainbenchmark_dir("transform_trainbenchmark") else {
+        return;
+    };
+    let mut g = railway(&dir, "inject");
+    let zero = "MATCH (s:Segment) WHERE s.length = 0 RETURN s";
+    let zeros = count(&g, zero);
+    // Ten positive segments get the length 0: ten new faults, twice.
+    for _ in 0..2 {
+        let (grown, t) = inject(&mut g, "PosLength");
+        assert_eq!((grown, t.properties_set), (10, 10));
+    }
+    assert_eq!(count(&g, zero), zeros + 20);
+
+    // Ten monitored switches lose every sensor (both directions): ten unmonitored switches.
+    let mut g = railway(&dir, "inject");
+    let refs = |g: &Graph, t: &str| count(g, &format!("MATCH ()-[r:{t}]->() RETURN r"));
+    let chosen = "MATCH (sw:Switch)-[:monitoredBy]->(s:Sensor) WHERE sw.id <= 305 RETURN sw, s";
+    let sensors_of_first_ten = count(&g, chosen);
+    assert_eq!(
+        count(&g, "MATCH (sw:Switch) WHERE sw.id <= 305 RETURN sw"),
+        10,
+        "the ten lowest switch ids end at 305"
+    );
+    let (by, of) = (refs(&g, "monitoredBy"), refs(&g, "monitors"));
+    let (grown, t) = inject(&mut g, "SwitchMonitored");
+    assert_eq!(grown, 10);
+    assert_eq!(t.relationships_deleted, 2 * sensors_of_first_ten);
+    assert_eq!(
+        (refs(&g, "monitoredBy"), refs(&g, "monitors")),
+        (by - sensors_of_first_ten, of - sensors_of_first_ten)
+    );
+    // The temporary label is gone from every node.
+    assert_eq!(count(&g, "MATCH (n:SwitchMonitoredInject) RETURN n"), 0);
+    let (grown, _) = inject(&mut g, "SwitchMonitored");
+    assert_eq!(grown, 10, "the next ten switches");
+
+    // Ten `requires` references go; each (route, sensor) pair removed turns every path from the
+    // route through a followed switch to that sensor into a match.
+    let mut g = railway(&dir, "inject");
+    let req = "MATCH (r:Route)-[:requires]->(s:Sensor) RETURN r.id AS r, s.id AS s";
+    let ids = |g: &Graph| -> std::collections::BTreeSet<(i64, i64)> {
+        rows(g, req, &["r", "s"])
+            .into_iter()
+            .map(|p| (p[0].parse().unwrap(), p[1].parse().unwrap()))
+            .collect()
+    };
+    let before = ids(&g);
+    // In the rule's order (route id, then sensor id), the first ten pairs.
+    let first: Vec<(i64, i64)> = before.iter().take(10).copied().collect();
+    let paths: u64 = first
+        .iter()
+        .map(|(route, sensor)| {
+            count(
+                &g,
+                &format!(
+                    "MATCH (route:Route)-[:follows]->(:SwitchPosition)-[:target]->(:Switch)\
+                     -[:monitoredBy]->(sensor:Sensor) WHERE route.id = {route} \
+                     AND sensor.id = {sensor} RETURN route"
+                ),
+            )
+        })
+        .sum();
+    let (grown, t) = inject(&mut g, "RouteSensor");
+    assert_eq!(t.relationships_deleted, 10);
+    let gone: Vec<(i64, i64)> = before.difference(&ids(&g)).copied().collect();
+    assert_eq!(gone, first);
+    assert_eq!(grown, paths);
+    assert_eq!(
+        grown, 10,
+        "hand-checked: each of the ten sensors monitors one followed switch"
+    );
+
+    // The scale-1 model has five routes: all lose their entry, so the negative condition holds
+    // for every match of the positive pattern.
+    let mut g = railway(&dir, "inject");
+    let positive =
+        rules("SemaphoreNeighbor.cypher").replace("AND NOT (route2)-[:entry]->(semaphore)", "");
+    let all = count(&g, &positive);
+    let (grown, t) = inject(&mut g, "SemaphoreNeighbor");
+    assert_eq!(t.relationships_deleted, 5);
+    assert_eq!(count(&g, &rules("SemaphoreNeighbor.cypher")), all);
+    assert_eq!(grown, 25);
+
+    // Every switch has one switch position, of an active route whose entry shows GO; all but
+    // one (id 359) are set right. The first ten switches by id move on: ten new matches.
+    let mut g = railway(&dir, "inject");
+    let pos = "MATCH (sw:Switch) RETURN sw.id AS id, sw.currentPosition AS p";
+    let before = rows(&g, pos, &["id", "p"]);
+    let (grown, _) = inject(&mut g, "SwitchSet");
+    assert_eq!(grown, 10);
+    let after = rows(&g, pos, &["id", "p"]);
+    let next = |p: &str| match p {
+        "FAILURE" => "STRAIGHT",
+        "STRAIGHT" => "DIVERGING",
+        _ => "FAILURE",
+    };
+    let moved: Vec<_> = before.difference(&after).collect();
+    assert_eq!(moved.len(), 10);
+    for old in moved {
+        let new = after.iter().find(|r| r[0] == old[0]).unwrap();
+        assert_eq!(new[1], next(&old[1]), "switch {}", old[0]);
+    }
+    assert_eq!(count(&g, "MATCH (n:SwitchSetInject) RETURN n"), 0);
+    let (grown, _) = inject(&mut g, "SwitchSet");
+    assert_eq!(grown, 10, "the next ten switches");
+
+    // Segments 7..12 form a run of six monitored by sensor 6 (one match) and 14..18 a run of five
+    // monitored by sensor 13 (none). The first ten connections by id start at 7, 8, …, 12 and
+    // 14, …, 17; each new segment lengthens its run by one: 12 segments (7 matches) and 9
+    // (4 matches), ten more.
+    let mut g = railway(&dir, "inject");
+    let nodes = g.model().node_count();
+    let (grown, t) = inject(&mut g, "ConnectedSegments");
+    assert_eq!(grown, 10);
+    assert_eq!(
+        (
+            t.nodes_created,
+            t.relationships_created,
+            t.relationships_deleted
+        ),
+        (10, 50, 10)
+    );
+    assert_eq!(g.model().node_count(), nodes + 10);
+    assert_eq!(
+        count(
+            &g,
+            "MATCH (r:Region)-[:elements]->(s:Segment:TrackElement)-[:monitoredBy]->(x:Sensor)\
+             -[:monitors]->(s) WHERE s.id IS NULL AND s.length = 1 RETURN s"
+        ),
+        10
+    );
+}

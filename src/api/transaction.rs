@@ -4,7 +4,7 @@
 use super::{Graph, RunOptions};
 use crate::error::Result;
 use crate::model::Model;
-use crate::transform::{ApplyOptions, ChangeReport, Rules};
+use crate::transform::{ApplyOptions, ChangeReport, Rules, Touched};
 
 /// Changes to a [`Graph`] that become visible to the graph only on [`Transaction::commit`];
 /// dropping the transaction (or [`Transaction::rollback`]) discards them.
@@ -25,6 +25,7 @@ pub struct Transaction<'g> {
     graph: &'g mut Graph,
     pending: Option<Model>,
     report: ChangeReport,
+    touched: Touched,
 }
 
 impl<'g> Transaction<'g> {
@@ -33,6 +34,7 @@ impl<'g> Transaction<'g> {
             graph,
             pending: None,
             report: ChangeReport::default(),
+            touched: Touched::new(),
         }
     }
 
@@ -50,9 +52,11 @@ impl<'g> Transaction<'g> {
     /// [`Transaction::apply`] with options (fixpoint, parameters).
     pub fn apply_with(&mut self, rules: &str, options: &ApplyOptions) -> Result<ChangeReport> {
         let rules = Rules::parse(rules, None)?;
-        let (model, report) = crate::transform::apply(self.model(), &rules, options)?;
+        let (model, report, touched) =
+            crate::transform::apply_tracked(self.model(), &rules, options)?;
         if let Some(m) = model {
             self.pending = Some(m);
+            self.touched.extend(&touched);
         }
         self.report
             .statements
@@ -74,6 +78,7 @@ impl<'g> Transaction<'g> {
     pub fn commit(self) -> ChangeReport {
         if let Some(m) = self.pending {
             self.graph.model = m;
+            self.graph.log.record(self.touched);
         }
         self.report
     }

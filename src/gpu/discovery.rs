@@ -53,8 +53,14 @@ pub fn devices() -> Result<Vec<DeviceInfo>> {
     Ok(enumerate()?.into_iter().map(|f| f.info).collect())
 }
 
+/// Serialises discovery: PoCL's first device query (hwloc topology detection) is not thread-safe,
+/// and two threads enumerating at once (e.g. two `Graph::run` calls with the automatic backend in
+/// parallel tests) crashed inside the driver.
+static DISCOVERY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// [`devices`] with handles.
 pub(super) fn enumerate() -> Result<Vec<Found>> {
+    let _one_at_a_time = DISCOVERY.lock().unwrap_or_else(|e| e.into_inner());
     if platform_count()? == 0 {
         return Err(Error::OpenCl(NO_PLATFORM.into()));
     }

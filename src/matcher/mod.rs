@@ -172,6 +172,42 @@ fn sampled_fanout(
     edges as f64 / samples as f64 * selectivity
 }
 
+/// [`execute`] restricted to the matches that bind pattern node `slot` to one of `seeds` (sorted,
+/// distinct node ids): candidates are filtered as usual, `slot`'s are then cut down to `seeds`,
+/// and the plan is made for the cut sets, so the search starts from the seeds when they are
+/// fewer than any other node's candidates. What incremental re-checking runs
+/// ([`crate::api::LiveQuery`]). A `slot` the pattern does not have is an error.
+pub fn execute_seeded<'m>(
+    model: &'m Model,
+    query: &BoundQuery,
+    options: &MatchOptions,
+    slot: usize,
+    seeds: &[u32],
+) -> Result<QueryOutput<'m>> {
+    if slot >= query.pattern.nodes.len() {
+        return Err(crate::error::Error::InvalidArgument(format!(
+            "pattern node {slot} does not exist (the pattern has {})",
+            query.pattern.nodes.len()
+        )));
+    }
+    let deadline = options.timeout.map(|d| Instant::now() + d);
+    let mut timings = Timings::default();
+    let start = Instant::now();
+    let unary = planner::unary_conjuncts_with(query, true);
+    let mut cands = candidates::for_query(model, query, &unary, options.semantics);
+    let kept: Vec<u32> = seeds
+        .iter()
+        .copied()
+        .filter(|&v| cands[slot].contains(v))
+        .collect();
+    cands[slot] = candidates::CandidateSet::from_sorted(kept, model.node_count());
+    timings.filter = start.elapsed();
+    let start = Instant::now();
+    let plan = plan_for(model, query, &cands, true);
+    timings.plan = start.elapsed();
+    execute_planned(model, query, plan, cands, timings, options, deadline)
+}
+
 /// Runs a bound query on the host (all cores).
 pub fn execute<'m>(
     model: &'m Model,

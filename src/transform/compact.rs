@@ -21,6 +21,13 @@ use crate::model::{Model, ModelBuilder, Value};
 /// Errors: properties of one name that end up with values of incompatible types in one label
 /// group (or over all relationships) — the builder's type check, named here by the node's key.
 pub fn compact(model: &Model, delta: &Delta) -> Result<Model> {
+    compact_keyed(model, delta).map(|(m, _)| m)
+}
+
+/// [`compact`], also returning the keys the created nodes got (`new:<n>`), in creation order
+/// (created nodes deleted again by the same delta have none).
+pub fn compact_keyed(model: &Model, delta: &Delta) -> Result<(Model, Vec<String>)> {
+    let mut created = Vec::new();
     let mut b = ModelBuilder::new();
     for name in model.labels().names() {
         b.label(name);
@@ -84,6 +91,7 @@ pub fn compact(model: &Model, delta: &Delta) -> Result<Model> {
             .map(|(k, v)| (k.as_str(), v.clone()))
             .collect();
         set_node_props(&mut b, id, &key, props)?;
+        created.push(key.clone());
         used.insert(key);
     }
 
@@ -133,7 +141,7 @@ pub fn compact(model: &Model, delta: &Delta) -> Result<Model> {
             .collect();
         set_edge_props(&mut b, id, props)?;
     }
-    b.freeze()
+    Ok((b.freeze()?, created))
 }
 
 fn add_labels(b: &mut ModelBuilder, node: u32, labels: &[String]) {

@@ -12,21 +12,25 @@
 //! 3. the delta is folded into a new frozen model ([`compact()`]) that the next statement reads.
 //!
 //! The matchers only read frozen models, so step 3 rebuilds the model after every statement that
-//! changed something; reading base + delta without a rebuild (and re-checking queries
-//! incrementally) is a later step. Per statement, a [`ChangeReport`] entry counts what changed.
+//! changed something; reading base + delta without a rebuild is a later step. [`apply_tracked`]
+//! also says which nodes the run touched, from which [`crate::api::LiveQuery`] re-checks queries
+//! incrementally. Per statement, a [`ChangeReport`] entry counts what changed.
 //!
 //! Files: `plan` (binding a statement), `execute` (running it), `delta` (the change layer),
-//! `compact` (folding), `report` (the change report).
+//! `compact` (folding), `report` (the change report), `touched` (the nodes a run changed, for
+//! incremental re-checking).
 
 pub mod compact;
 pub mod delta;
 pub mod execute;
 pub mod plan;
 pub mod report;
+pub mod touched;
 
 pub use compact::compact;
 pub use delta::{Delta, EdgeId, NodeId};
 pub use report::{ChangeReport, Counts, StatementReport};
+pub use touched::Touched;
 
 use crate::error::{Error, Result};
 use crate::model::Model;
@@ -98,6 +102,16 @@ pub fn apply(
     rules: &Rules,
     options: &ApplyOptions,
 ) -> Result<(Option<Model>, ChangeReport)> {
+    apply_tracked(model, rules, options).map(|(m, r, _)| (m, r))
+}
+
+/// [`apply`], also returning the nodes the run touched ([`Touched`], by key).
+pub fn apply_tracked(
+    model: &Model,
+    rules: &Rules,
+    options: &ApplyOptions,
+) -> Result<(Option<Model>, ChangeReport, Touched)> {
+    let mut touched = Touched::new();
     let mut current: Option<Model> = None;
     let mut report = ChangeReport::default();
     let passes = if options.until_fixpoint {
@@ -113,13 +127,14 @@ pub fn apply(
                 execute::run_statement(m, stmt, i + 1, &options.params, rules.source())?;
             entry.iteration = pass;
             if !delta.is_empty() {
-                let next = compact(m, &delta).map_err(|e| {
+                let (next, created) = compact::compact_keyed(m, &delta).map_err(|e| {
                     Error::Query(format!(
                         "statement {} (line {}): {e}",
                         i + 1,
                         stmt.span.line
                     ))
                 })?;
+                touched.record(m, &delta, &created);
                 current = Some(next);
             }
             changed |= !entry.counts.is_empty();
@@ -134,5 +149,5 @@ pub fn apply(
     if !options.until_fixpoint {
         report.fixpoint_reached = !report.changed();
     }
-    Ok((current, report))
+    Ok((current, report, touched))
 }
