@@ -224,6 +224,9 @@ fn refresh_reports_added_and_removed_matches() {
         "MATCH (x:A) RETURN count(x)",
         "MATCH (x:A) WITH x RETURN x",
         "MATCH (x:A) RETURN x LIMIT 1",
+        "MATCH (x:A) OPTIONAL MATCH (x)-[:R]->(y:B) RETURN x, y",
+        "MATCH (x:A)-[:R*1..2]->(y) RETURN x, y",
+        "UNWIND [1, 2] AS i MATCH (x:A) RETURN x, i",
     ] {
         let err = g.live_query(q).unwrap_err().to_string();
         assert!(err.contains("live query"), "{q}: {err}");

@@ -275,6 +275,11 @@ fn shape(model: &Model, source: &str, params: &Params) -> Result<Shape> {
     if query.stages.len() > 1 {
         return refuse("WITH");
     }
+    // OPTIONAL MATCH, UNWIND, UNION and variable-length paths run in the row-by-row pipeline,
+    // which the seeded (incremental) search does not follow.
+    if let Some(what) = query.host_only_clause() {
+        return refuse(what);
+    }
     if let Some(stage) = query.stages.first() {
         if stage.items.iter().any(|i| i.expr.has_aggregate()) {
             return refuse("an aggregate");
