@@ -12,7 +12,7 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::gemp;
 
@@ -26,36 +26,6 @@ fn peers_query(name: &str) -> String {
         .join(name)
         .display()
         .to_string()
-}
-
-/// Generates N blocks into `dir/data` through the binary; returns the data directory.
-fn generate(dir: &Path, blocks: u64) -> PathBuf {
-    let data = dir.join("data");
-    let out = gemp(&[
-        "-q",
-        "generate",
-        "ttc14",
-        "--blocks",
-        &blocks.to_string(),
-        "-o",
-        data.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    data
-}
-
-/// Loads the dump into a snapshot through the binary.
-fn load(dir: &Path, data: &Path) -> PathBuf {
-    let snap = dir.join("model.gemp");
-    let out = gemp(&[
-        "-q",
-        "load",
-        data.to_str().unwrap(),
-        "-o",
-        snap.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    snap
 }
 
 /// Runs a query file with `--format csv`; returns its one result row as column → value.
@@ -128,7 +98,7 @@ fn count_from_tsv(data: &Path) -> (u64, u64, u64, u64) {
 fn couples_and_three_cliques_follow_the_case_closed_form() {
     for n in [1u64, 3, 10] {
         let dir = tempfile::tempdir().unwrap();
-        let data = generate(dir.path(), n);
+        let data = common::generate_ttc14(dir.path(), n);
         // The four IMDb files with their sizes: 10N movies (all rated), 10N persons, 32N credits.
         assert_eq!(rows(&data, "title.basics").len() as u64, 10 * n);
         assert_eq!(rows(&data, "name.basics").len() as u64, 10 * n);
@@ -138,7 +108,7 @@ fn couples_and_three_cliques_follow_the_case_closed_form() {
         // N 3-cliques sharing 5N.
         assert_eq!(count_from_tsv(&data), (3 * n, 15 * n, n, 5 * n), "N = {n}");
 
-        let snap = load(dir.path(), &data);
+        let snap = common::load_snapshot(dir.path(), &data);
         let info = gemp(&["info", snap.to_str().unwrap(), "--json", "--top", "0"]);
         assert!(info.status.success(), "{}", text(&info.stderr));
         let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
@@ -166,8 +136,8 @@ fn couples_and_three_cliques_follow_the_case_closed_form() {
 fn the_dump_is_deterministic_and_in_imdb_format() {
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
-    let da = generate(a.path(), 3);
-    let db = generate(b.path(), 3);
+    let da = common::generate_ttc14(a.path(), 3);
+    let db = common::generate_ttc14(b.path(), 3);
     for f in [
         "title.basics",
         "name.basics",

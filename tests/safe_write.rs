@@ -5,7 +5,7 @@
 #![cfg(target_os = "linux")]
 
 mod common;
-use common::{gemp, root, Rng};
+use common::{gemp, root, temps, wait_for_temp, Rng};
 
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
@@ -36,18 +36,6 @@ fn load(out: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["-q", "load", sample.as_str(), "-o", s(out)];
     args.extend_from_slice(extra);
     gemp(&args)
-}
-
-/// The temporary files in `dir` (of process `pid` when given).
-fn temps(dir: &Path, pid: Option<u32>) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.ends_with(".gemp-tmp") && pid.is_none_or(|pid| name.contains(&format!(".{pid}.")))
-        })
-        .collect()
 }
 
 fn refused(out: &Output, what: &str) {
@@ -216,21 +204,6 @@ fn old_snapshot(x: &Path) {
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
-/// Waits until `child` has a temporary file in `dir` (mid-write: true) or has exited (false; the
-/// child is then reaped and must not be signalled).
-fn wait_for_temp(child: &mut Child, dir: &Path) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
-        if !temps(dir, Some(child.id())).is_empty() {
-            return true;
-        }
-        if child.try_wait().unwrap().is_some() {
-            return false;
-        }
-    }
-    panic!("gemp load neither wrote nor exited in 20 s");
-}
-
 #[test]
 fn sigkill_at_random_moments_leaves_old_or_new_snapshot_and_the_next_run_cleans_up() {
     let dir = tempfile::tempdir().unwrap();
@@ -251,7 +224,7 @@ fn sigkill_at_random_moments_leaves_old_or_new_snapshot_and_the_next_run_cleans_
             std::thread::sleep(full.mul_f64(rng.below(120) as f64 / 100.0));
         } else {
             // While the temporary file exists.
-            wait_for_temp(&mut child, dir.path());
+            wait_for_temp(&mut child, dir.path(), Duration::from_secs(20), "gemp load");
         }
         let _ = child.kill();
         child.wait().unwrap();
@@ -284,7 +257,7 @@ fn sigterm_and_sigint_mid_write_remove_the_temporary_file() {
         for _ in 0..4 {
             old_snapshot(&x);
             let mut child = spawn_load(&x);
-            if wait_for_temp(&mut child, dir.path()) {
+            if wait_for_temp(&mut child, dir.path(), Duration::from_secs(20), "gemp load") {
                 assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
             }
             let status = child.wait().unwrap();

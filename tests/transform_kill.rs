@@ -5,7 +5,7 @@
 #![cfg(target_os = "linux")]
 
 mod common;
-use common::{gemp, Rng};
+use common::{gemp, temps, wait_for_temp, Rng};
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -79,18 +79,6 @@ fn state(snap: &Path, old_nodes: usize) -> State {
     }
 }
 
-/// The temporary files in `dir` (of process `pid` when given).
-fn temps(dir: &Path, pid: Option<u32>) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.ends_with(".gemp-tmp") && pid.is_none_or(|pid| name.contains(&format!(".{pid}.")))
-        })
-        .collect()
-}
-
 fn spawn(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_gemp"))
         .args(args)
@@ -100,27 +88,13 @@ fn spawn(args: &[&str]) -> Child {
         .expect("running gemp")
 }
 
-/// Waits until `child` has a temporary file in `dir` (mid-write: true) or has exited (false).
-fn wait_for_temp(child: &mut Child, dir: &Path) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
-        if !temps(dir, Some(child.id())).is_empty() {
-            return true;
-        }
-        if child.try_wait().unwrap().is_some() {
-            return false;
-        }
-    }
-    panic!("gemp transform neither wrote nor exited in 60 s");
-}
-
 /// Kills `child` at round `i`'s moment: even rounds anywhere up to 1.6 times a run of `full`, odd rounds
 /// while its temporary file exists.
 fn kill_at(mut child: Child, i: usize, full: Duration, rng: &mut Rng, dir: &Path) -> u32 {
     if i % 2 == 0 {
         std::thread::sleep(full.mul_f64(rng.below(160) as f64 / 100.0));
     } else {
-        wait_for_temp(&mut child, dir);
+        wait_for_temp(&mut child, dir, Duration::from_secs(60), "gemp transform");
     }
     let _ = child.kill();
     child.wait().unwrap();

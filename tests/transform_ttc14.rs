@@ -23,27 +23,8 @@ fn rules(name: &str) -> PathBuf {
 
 /// `gemp generate ttc14 --blocks N`, loaded into `dir/model.gemp`.
 fn model(dir: &Path, blocks: u64) -> PathBuf {
-    let data = dir.join("data");
-    let snap = dir.join("model.gemp");
-    let out = gemp(&[
-        "-q",
-        "generate",
-        "ttc14",
-        "--blocks",
-        &blocks.to_string(),
-        "-o",
-        data.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let out = gemp(&[
-        "-q",
-        "load",
-        data.to_str().unwrap(),
-        "-o",
-        snap.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    snap
+    let data = common::generate_ttc14(dir, blocks);
+    common::load_snapshot(dir, &data)
 }
 
 /// Person key of local person `k` of block `i`.

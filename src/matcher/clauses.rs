@@ -51,15 +51,9 @@ pub fn execute<'m>(
         rels: vec![NULL_ID; query.pattern.rels.len()],
         values: vec![Val::Null; clauses.columns],
     }];
-    let core_step;
-    let steps: &[ReadStep] = if clauses.steps.is_empty() {
-        core_step = [ReadStep::Match(core_match(query))];
-        &core_step
-    } else {
-        &clauses.steps
-    };
+    let steps = reading_steps(query, clauses);
     let mut partial = false;
-    for step in steps {
+    for step in steps.iter() {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             partial = true;
             break;
@@ -111,6 +105,15 @@ pub fn execute<'m>(
 }
 
 /// The core pattern and filter of `query` as one mandatory step.
+/// The reading steps of `query`: its clauses' steps, or its core `MATCH` as the one step.
+fn reading_steps<'q>(query: &BoundQuery, clauses: &'q Clauses) -> std::borrow::Cow<'q, [ReadStep]> {
+    if clauses.steps.is_empty() {
+        std::borrow::Cow::Owned(vec![ReadStep::Match(core_match(query))])
+    } else {
+        std::borrow::Cow::Borrowed(&clauses.steps)
+    }
+}
+
 fn core_match(query: &BoundQuery) -> MatchStep {
     MatchStep {
         optional: false,
@@ -299,13 +302,7 @@ pub fn describe(model: &Model, query: &BoundQuery) -> String {
         o,
         "host execution: row by row (no streaming or factorised counting), reading steps in order:"
     );
-    let core_step;
-    let steps: &[ReadStep] = if clauses.steps.is_empty() {
-        core_step = [ReadStep::Match(core_match(query))];
-        &core_step
-    } else {
-        &clauses.steps
-    };
+    let steps = reading_steps(query, clauses);
     for (i, step) in steps.iter().enumerate() {
         match step {
             ReadStep::Unwind { list, column } => {

@@ -149,3 +149,73 @@ pub fn gemp(args: &[&str]) -> Output {
         .output()
         .expect("running gemp")
 }
+
+/// `gemp generate ttc14 --blocks N` into `dir/data` through the binary; returns that directory.
+pub fn generate_ttc14(dir: &Path, blocks: u64) -> PathBuf {
+    let data = dir.join("data");
+    let out = gemp(&[
+        "-q",
+        "generate",
+        "ttc14",
+        "--blocks",
+        &blocks.to_string(),
+        "-o",
+        data.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    data
+}
+
+/// `gemp load DATA -o dir/model.gemp` through the binary; returns the snapshot's path.
+pub fn load_snapshot(dir: &Path, data: &Path) -> PathBuf {
+    let snap = dir.join("model.gemp");
+    let out = gemp(&[
+        "-q",
+        "load",
+        data.to_str().unwrap(),
+        "-o",
+        snap.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    snap
+}
+
+/// The temporary files of unfinished snapshot writes in `dir` (of process `pid` only, if given).
+pub fn temps(dir: &Path, pid: Option<u32>) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.ends_with(".gemp-tmp") && pid.is_none_or(|pid| name.contains(&format!(".{pid}.")))
+        })
+        .collect()
+}
+
+/// Waits until `child` has a temporary file in `dir` (mid-write: true) or has exited (false; the
+/// child is then reaped and must not be signalled); panics naming `what` after `limit`.
+pub fn wait_for_temp(
+    child: &mut std::process::Child,
+    dir: &Path,
+    limit: std::time::Duration,
+    what: &str,
+) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < deadline {
+        if !temps(dir, Some(child.id())).is_empty() {
+            return true;
+        }
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+    }
+    panic!("{what} neither wrote nor exited in {limit:?}");
+}
