@@ -87,7 +87,7 @@ fn the_table_escapes_control_characters_and_does_not_cut_cells_off_a_terminal() 
         dir.path(),
         &format!(
             "MATCH (p:Person) RETURN 'one\\ntwo\\tthree' AS s, '{long}' AS long, p.primaryName AS n \
-             LIMIT 4"
+             ORDER BY n LIMIT 4"
         ),
     );
     let out = run(&q, "table", &[]);
