@@ -17,21 +17,7 @@ const LIMIT_KIB: u64 = 1 << 20;
 const PERSONS: u64 = 4000;
 
 fn sample_snapshot(dir: &Path) -> PathBuf {
-    let snap = dir.join("sample.gemp");
-    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/imdb-sample");
-    let out = common::gemp(&[
-        "-q",
-        "load",
-        sample.to_str().unwrap(),
-        "-o",
-        snap.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    snap
+    common::load_snapshot(dir, &common::root().join("datasets/imdb-sample"))
 }
 
 /// Runs gemp under the limit; returns (exit code, lines on stdout, last line, stderr).

@@ -481,19 +481,15 @@ impl<'m> Engine<'m> {
         };
         timings.enumerate = start.elapsed();
         let start = Instant::now();
-        let (mut rows, columns) = finish_stages(model, &query.stages, &first, sinks, Some(&oracle));
+        let (rows, columns) = finish_stages(model, &query.stages, &first, sinks, Some(&oracle));
         timings.results = start.elapsed();
-        let count = rows.len() as u64;
-        if options.count_only {
-            rows.clear();
-        }
-        Ok(QueryOutput {
+        Ok(QueryOutput::finished(
             columns,
             rows,
-            count,
-            partial: control.timed_out(),
-            plan: plan_out,
+            options.count_only,
+            control.timed_out(),
+            plan_out,
             timings,
-        })
+        ))
     }
 }

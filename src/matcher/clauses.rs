@@ -84,24 +84,20 @@ pub fn execute<'m>(
     }
     let enumerate = start.elapsed();
     let start = Instant::now();
-    let (mut out_rows, columns) = project(model, query, clauses, &oracle, &rows);
+    let (out_rows, columns) = project(model, query, clauses, &oracle, &rows);
     let timings = Timings {
         enumerate,
         results: start.elapsed(),
         ..Timings::default()
     };
-    let count = out_rows.len() as u64;
-    if options.count_only {
-        out_rows.clear();
-    }
-    Ok(QueryOutput {
+    Ok(QueryOutput::finished(
         columns,
-        rows: out_rows,
-        count,
+        out_rows,
+        options.count_only,
         partial,
-        plan: empty_plan(),
+        empty_plan(),
         timings,
-    })
+    ))
 }
 
 /// The core pattern and filter of `query` as one mandatory step.
@@ -271,22 +267,18 @@ fn union<'m>(
         let mut seen = HashSet::new();
         rows.retain(|r| seen.insert(Key(r.clone())));
     }
-    let count = rows.len() as u64;
-    if options.count_only {
-        rows.clear();
-    }
-    Ok(QueryOutput {
+    Ok(QueryOutput::finished(
         columns,
         rows,
-        count,
+        options.count_only,
         partial,
-        plan: empty_plan(),
-        timings: Timings {
+        empty_plan(),
+        Timings {
             enumerate: start.elapsed(),
             results: Duration::ZERO,
             ..Timings::default()
         },
-    })
+    ))
 }
 
 /// What the host runs for a query with [`Clauses`], as `gemp explain` prints it: each reading

@@ -73,6 +73,32 @@ pub struct QueryOutput<'m> {
     pub timings: Timings,
 }
 
+impl<'m> QueryOutput<'m> {
+    /// The output of a finished query: `count` is the number of `rows`, which are dropped when
+    /// only the count is wanted (`count_only`).
+    pub fn finished(
+        columns: Vec<String>,
+        mut rows: Vec<Vec<Val<'m>>>,
+        count_only: bool,
+        partial: bool,
+        plan: Plan,
+        timings: Timings,
+    ) -> Self {
+        let count = rows.len() as u64;
+        if count_only {
+            rows.clear();
+        }
+        QueryOutput {
+            columns,
+            rows,
+            count,
+            partial,
+            plan,
+            timings,
+        }
+    }
+}
+
 /// Plans a bound query as the device pipeline runs it: candidate filtering then ordering, with
 /// string conjuncts in the attribute phase. Returns the plan and candidate sets.
 pub fn prepare(
@@ -375,21 +401,16 @@ fn execute_planned<'m>(
     };
     timings.enumerate = start.elapsed();
     let start = Instant::now();
-    let (mut rows, columns) =
-        results::finish_stages(model, &query.stages, &first, sinks, Some(oracle));
+    let (rows, columns) = results::finish_stages(model, &query.stages, &first, sinks, Some(oracle));
     timings.results = start.elapsed();
-    let count = rows.len() as u64;
-    if options.count_only {
-        rows.clear();
-    }
-    Ok(QueryOutput {
+    Ok(QueryOutput::finished(
         columns,
         rows,
-        count,
-        partial: control.timed_out(),
+        options.count_only,
+        control.timed_out(),
         plan,
         timings,
-    })
+    ))
 }
 
 /// True when only the number of matches is wanted: a lone `count(*)`, or `--count` of a plain
@@ -456,21 +477,17 @@ fn execute_factorised<'m>(
     let sinks = fx.run_parallel(&projector, next.as_ref(), &fx);
     timings.enumerate = start.elapsed();
     let start = Instant::now();
-    let (mut rows, columns) =
+    let (rows, columns) =
         results::finish_stages(model, &query.stages, &projector, sinks, Some(&fx));
     timings.results = start.elapsed();
-    let count = rows.len() as u64;
-    if options.count_only {
-        rows.clear();
-    }
-    QueryOutput {
+    QueryOutput::finished(
         columns,
         rows,
-        count,
-        partial: control.timed_out(),
+        options.count_only,
+        control.timed_out(),
         plan,
         timings,
-    }
+    )
 }
 
 /// Receives the column names and a batch of rows; an error stops the search.
