@@ -5,5 +5,6 @@
 static ALLOCATOR: gemp::memory::CountingAllocator = gemp::memory::CountingAllocator;
 
 fn main() -> std::process::ExitCode {
+    gemp::memory::keep_freed_memory();
     gemp::cli::main()
 }

@@ -5,6 +5,7 @@
 
 use rayon::prelude::*;
 
+use crate::matcher::column_filter::{Cursor, StrColumnTest};
 use crate::matcher::eval::Env;
 use crate::model::Model;
 use crate::pattern::ir::{BoundQuery, Expr, NodeSlot, Pattern};
@@ -295,8 +296,27 @@ fn candidates_of(
     } else {
         degree_needs(pattern, slot)
     };
-    let keep = |v: u32, nodes_buf: &mut Vec<u32>| {
+    // String predicates on one property are tested on the column; the rest by the evaluator.
+    let (column_tests, unary): (Vec<_>, Vec<usize>) = {
+        let mut tests = Vec::new();
+        let mut rest = Vec::new();
+        for &i in unary {
+            match StrColumnTest::of(model, &filter[i], slot) {
+                Some(t) => tests.push(t),
+                None => rest.push(i),
+            }
+        }
+        (tests, rest)
+    };
+    let keep = |v: u32, nodes_buf: &mut Vec<u32>, cursors: &mut [Cursor]| {
         if !other_labels.is_empty() && !labels_match(model, v, &other_labels) {
+            return false;
+        }
+        if !column_tests
+            .iter()
+            .zip(cursors.iter_mut())
+            .all(|(t, c)| t.holds(model, c, v))
+        {
             return false;
         }
         let degrees_ok = degree_ok(model, v, &needs, semantics);
@@ -317,10 +337,11 @@ fn candidates_of(
     base.par_chunks(1 << 14)
         .map(|chunk| {
             let mut nodes_buf = vec![0u32; pattern.nodes.len()];
+            let mut cursors: Vec<Cursor> = column_tests.iter().map(|_| Cursor::default()).collect();
             chunk
                 .iter()
                 .copied()
-                .filter(|&v| keep(v, &mut nodes_buf))
+                .filter(|&v| keep(v, &mut nodes_buf, &mut cursors))
                 .collect::<Vec<u32>>()
         })
         .collect::<Vec<Vec<u32>>>()

@@ -1506,6 +1506,21 @@ impl Projected {
         }
     }
 
+    /// Asks the CPU to bring the start of middle node `t`'s list into cache (a hint: no effect on
+    /// results). Issued for every middle node before any list is read, the cache misses of a
+    /// pivot's lists overlap instead of being paid one after another.
+    #[inline]
+    fn prefetch(&self, t: u32) {
+        if let Some(&a) = t
+            .checked_sub(self.base)
+            .and_then(|i| self.offsets.get(i as usize))
+        {
+            if let Some(first) = self.targets.get(a as usize) {
+                prefetch_read(first);
+            }
+        }
+    }
+
     /// The list of middle node `t` (empty when `t` is not a candidate).
     #[inline]
     pub(super) fn get(&self, t: u32) -> &[u32] {
@@ -1532,13 +1547,17 @@ fn two_hop(
     out.clear();
     acc.clear();
     for &t in mids {
+        proj.prefetch(t);
+    }
+    for &t in mids {
         let list = proj.get(t);
-        let from = if lo == 0 {
+        // Long lists skip to the lower bound; short ones are scanned (one cache line or two).
+        let from = if lo == 0 || list.len() < 32 {
             0
         } else {
             list.partition_point(|&y| y < lo)
         };
-        acc.extend(list[from..].iter().copied().filter(|&y| keep(y)));
+        acc.extend(list[from..].iter().copied().filter(|&y| y >= lo && keep(y)));
     }
     acc.sort_unstable();
     let mut i = 0;
@@ -1548,6 +1567,19 @@ fn two_hop(
         out.push((y, run as u32));
         i += run;
     }
+}
+
+/// A read-prefetch hint for the cache line holding `x` (no-op off x86-64).
+#[inline(always)]
+fn prefetch_read<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and reads nothing observable; `x` is a valid reference.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// The opposite walking direction.

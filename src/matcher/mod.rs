@@ -5,6 +5,7 @@
 
 pub mod candidates;
 pub mod clauses;
+pub mod column_filter;
 pub mod device;
 pub mod enumerate;
 pub mod eval;

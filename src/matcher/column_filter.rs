@@ -1,0 +1,272 @@
+//! Filters before enumeration, on the column: a unary conjunct `n.key CONTAINS | STARTS WITH |
+//! ENDS WITH 'literal'` is tested on the bytes of `key`'s string column, with the property column
+//! of each node group looked up once (not by name per node), the needle's searcher built once,
+//! and a dictionary-encoded column's distinct values tested once each. Results are those of the
+//! generic evaluator ([`crate::matcher::eval`]): a null, absent or non-string property makes the
+//! predicate null, so the node is dropped.
+
+use memchr::memmem::Finder;
+
+use crate::model::{ColumnData, Model, StringHeap, Value};
+use crate::pattern::ir::{Expr, NodeSlot, StrOp};
+
+/// One string predicate on a node's property, prepared for a column pass.
+pub struct StrColumnTest<'a> {
+    op: StrOp,
+    needle: &'a [u8],
+    finder: Finder<'a>,
+    /// Per property group: the index of `key`'s column, if the group has one.
+    columns: Vec<Option<usize>>,
+    /// Per property group: the predicate's value for each distinct value of a dictionary column.
+    dict_results: Vec<Option<Vec<bool>>>,
+}
+
+/// Where a [`StrColumnTest`] pass stands: the group of the last node tested (nodes come sorted, so
+/// the group changes rarely).
+#[derive(Default)]
+pub struct Cursor {
+    group: Option<usize>,
+}
+
+impl<'a> StrColumnTest<'a> {
+    /// The test for `expr` when it is `n.key OP 'literal'` with `n` the node of `slot`; `None` for
+    /// any other shape (the generic evaluator handles those).
+    pub fn of(model: &Model, expr: &'a Expr, slot: NodeSlot) -> Option<Self> {
+        let Expr::Str(op, subject, needle) = expr else {
+            return None;
+        };
+        let (Expr::Property(base, key), Expr::Literal(Value::Str(needle))) =
+            (subject.as_ref(), needle.as_ref())
+        else {
+            return None;
+        };
+        if !matches!(base.as_ref(), Expr::Node(s) if *s == slot) {
+            return None;
+        }
+        let needle = needle.as_bytes();
+        let finder = Finder::new(needle);
+        let mut test = StrColumnTest {
+            op: *op,
+            needle,
+            finder,
+            columns: model
+                .groups()
+                .iter()
+                .map(|g| g.columns.iter().position(|c| c.name == *key))
+                .collect(),
+            dict_results: Vec::new(),
+        };
+        test.dict_results = model
+            .groups()
+            .iter()
+            .map(|g| match g.column(key).map(|c| &c.data) {
+                Some(ColumnData::Dict { dict, .. }) => Some(
+                    (0..dict.len())
+                        .map(|i| test.holds_on(string_bytes(dict, i)))
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect();
+        Some(test)
+    }
+
+    /// The predicate on one string's bytes.
+    #[inline]
+    fn holds_on(&self, s: Option<&[u8]>) -> bool {
+        let Some(s) = s else { return false };
+        match self.op {
+            StrOp::Contains => self.finder.find(s).is_some(),
+            StrOp::StartsWith => s.starts_with(self.needle),
+            StrOp::EndsWith => s.ends_with(self.needle),
+        }
+    }
+
+    /// True when the predicate holds for node `v` (false when it is false or null).
+    pub fn holds(&self, model: &Model, cursor: &mut Cursor, v: u32) -> bool {
+        let groups = model.groups();
+        let in_group = |i: usize| groups[i].start <= v && v < groups[i].end;
+        let gi = match cursor.group {
+            Some(i) if in_group(i) => i,
+            _ => {
+                let i = groups.partition_point(|g| g.start <= v);
+                match i.checked_sub(1).filter(|&i| in_group(i)) {
+                    Some(i) => i,
+                    None => return false,
+                }
+            }
+        };
+        cursor.group = Some(gi);
+        let group = &groups[gi];
+        let Some(col) = self.columns[gi].map(|c| &group.columns[c]) else {
+            return false;
+        };
+        let row = (v - group.start) as usize;
+        if !col.is_valid(row) {
+            return false;
+        }
+        match &col.data {
+            ColumnData::Str(heap) => self.holds_on(string_bytes(heap, row)),
+            ColumnData::Dict { codes, .. } => {
+                let results = self.dict_results[gi].as_deref().unwrap_or(&[]);
+                codes
+                    .get(row)
+                    .and_then(|&c| results.get(c as usize))
+                    .copied()
+                    .unwrap_or(false)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The bytes of string `i` of `heap` (`None` when out of range).
+#[inline]
+fn string_bytes(heap: &StringHeap, i: usize) -> Option<&[u8]> {
+    let start = *heap.offsets.get(i)? as usize;
+    let end = *heap.offsets.get(i + 1)? as usize;
+    heap.bytes.get(start..end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matcher::eval::Env;
+    use crate::model::{ModelBuilder, ValueRef};
+
+    /// A model whose `name` property is a dictionary column (label A: few repeated values), a
+    /// plain string column (label B: every value distinct), absent (labels C and D) or null in
+    /// places (every seventh A and B node); C nodes have an integer `age` instead.
+    fn model() -> Model {
+        let mut b = ModelBuilder::new();
+        let name = b.node_property("name");
+        let repeated = ["Jack", "jack", "Jacques", "Éloïse", "Maja"];
+        for i in 0..300u32 {
+            let v = b.add_node(&format!("a{i}"), &["A"]);
+            if i % 7 != 0 {
+                let s = repeated[i as usize % repeated.len()];
+                b.set_node_property(v, name, ValueRef::Str(s)).unwrap();
+            }
+        }
+        for i in 0..300u32 {
+            let v = b.add_node(&format!("b{i}"), &["B"]);
+            if i % 7 != 0 {
+                let s = format!("{}Jack{i}é", "x".repeat(i as usize % 5));
+                b.set_node_property(v, name, ValueRef::Str(&s)).unwrap();
+            }
+        }
+        let age = b.node_property("age");
+        for i in 0..50u32 {
+            let v = b.add_node(&format!("c{i}"), &["C"]);
+            b.set_node_property(v, age, ValueRef::Int(i.into()))
+                .unwrap();
+        }
+        for i in 0..50u32 {
+            b.add_node(&format!("d{i}"), &["D"]);
+        }
+        b.freeze().unwrap()
+    }
+
+    #[test]
+    fn the_column_pass_agrees_with_the_evaluator_on_every_node() {
+        let m = model();
+        let kinds: Vec<&str> = m
+            .groups()
+            .iter()
+            .filter_map(|g| g.column("name"))
+            .map(|c| match c.data {
+                ColumnData::Dict { .. } => "dict",
+                ColumnData::Str(_) => "str",
+                _ => "other",
+            })
+            .collect();
+        for kind in ["dict", "str"] {
+            assert!(kinds.contains(&kind), "no {kind} column in {kinds:?}");
+        }
+        let predicates = [
+            "n.name CONTAINS 'Jack'",
+            "n.name CONTAINS 'ac'",
+            "n.name CONTAINS ''",
+            "n.name STARTS WITH 'J'",
+            "n.name STARTS WITH 'xxJ'",
+            "n.name ENDS WITH 'é'",
+            "n.name ENDS WITH 'ïse'",
+            "n.name CONTAINS 'nowhere'",
+            "n.age CONTAINS '1'",
+        ];
+        for p in predicates {
+            let q = crate::pattern::compile(
+                &format!("MATCH (n) WHERE {p} RETURN n"),
+                &m,
+                &Default::default(),
+            )
+            .unwrap();
+            let expr = &q.filter[0];
+            let test = StrColumnTest::of(&m, expr, 0).expect("a column test");
+            let mut cursor = Cursor::default();
+            let mut hits = 0;
+            for v in 0..m.node_count() as u32 {
+                let nodes = [v];
+                let env = Env {
+                    model: &m,
+                    nodes: &nodes,
+                    rels: &[],
+                    row: &[],
+                    exists: None,
+                };
+                let want = env.holds(expr);
+                assert_eq!(test.holds(&m, &mut cursor, v), want, "{p} on node {v}");
+                hits += usize::from(want);
+            }
+            // Out-of-order probes (a fresh group lookup each time) agree too.
+            for v in (0..m.node_count() as u32).rev().step_by(3) {
+                let nodes = [v];
+                let env = Env {
+                    model: &m,
+                    nodes: &nodes,
+                    rels: &[],
+                    row: &[],
+                    exists: None,
+                };
+                assert_eq!(
+                    test.holds(&m, &mut cursor, v),
+                    env.holds(expr),
+                    "{p} on {v}"
+                );
+            }
+            if !p.contains("nowhere") && !p.contains("age") {
+                assert!(hits > 0, "{p} holds somewhere");
+            }
+        }
+    }
+
+    #[test]
+    fn other_shapes_are_left_to_the_evaluator() {
+        let m = model();
+        for p in [
+            "n.name = 'Jack'",
+            "'Jack' CONTAINS n.name",
+            "n.name CONTAINS n.name",
+            "toLower(n.name) CONTAINS 'jack'",
+        ] {
+            let Ok(q) = crate::pattern::compile(
+                &format!("MATCH (n) WHERE {p} RETURN n"),
+                &m,
+                &Default::default(),
+            ) else {
+                continue;
+            };
+            assert!(StrColumnTest::of(&m, &q.filter[0], 0).is_none(), "{p}");
+        }
+        let q = crate::pattern::compile(
+            "MATCH (n)-->(k) WHERE k.name CONTAINS 'J' RETURN n",
+            &m,
+            &Default::default(),
+        )
+        .unwrap();
+        assert!(
+            StrColumnTest::of(&m, &q.filter[0], 0).is_none(),
+            "another node's slot"
+        );
+    }
+}
