@@ -134,6 +134,40 @@ pub fn typed_degree(model: &Model, node: u32, types: &[u32], out: bool) -> usize
         .sum()
 }
 
+/// [`typed_degree`] counted only up to `cap`: `min(degree, cap)`. A degree test (`>= cap`) stops
+/// at the cap-th edge instead of scanning the whole list (a need of one is met by the first
+/// matching edge).
+#[inline]
+pub fn typed_degree_capped(
+    model: &Model,
+    node: u32,
+    types: &[u32],
+    out: bool,
+    cap: usize,
+) -> usize {
+    if cap == 0 {
+        return 0;
+    }
+    let adj = if out { model.out() } else { model.inc() };
+    let r = adj.range(node);
+    if types.is_empty() || r.len() <= cap {
+        return typed_degree(model, node, types, out).min(cap);
+    }
+    if r.len() > 16 {
+        return typed_degree(model, node, types, out).min(cap);
+    }
+    let mut n = 0;
+    for t in &adj.types[r] {
+        if types.contains(t) {
+            n += 1;
+            if n == cap {
+                break;
+            }
+        }
+    }
+    n
+}
+
 /// True when `node` satisfies the label constraint (every group has one of its labels).
 pub fn labels_match(model: &Model, node: u32, labels: &[Vec<u32>]) -> bool {
     labels
@@ -200,8 +234,11 @@ pub fn degree_ok(
             1
         };
         let have = match dir {
-            Some(out) => typed_degree(model, v, types, *out),
-            None => typed_degree(model, v, types, true) + typed_degree(model, v, types, false),
+            Some(out) => typed_degree_capped(model, v, types, *out, need),
+            None => {
+                let o = typed_degree_capped(model, v, types, true, need);
+                o + typed_degree_capped(model, v, types, false, need - o)
+            }
         };
         have >= need
     })
@@ -356,4 +393,51 @@ pub fn for_query(
     semantics: Semantics,
 ) -> Vec<CandidateSet> {
     filter_candidates(model, &query.pattern, &query.filter, unary, semantics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ModelBuilder;
+
+    /// The capped degree is the full degree cut at the cap, for short lists (scanned) and long
+    /// ones (searched per type), every direction, type set and cap.
+    #[test]
+    fn capped_degree_is_the_degree_cut_at_the_cap() {
+        let mut b = ModelBuilder::new();
+        let types: Vec<u32> = ["A", "B", "C"].iter().map(|t| b.rel_type(t)).collect();
+        let nodes: Vec<u32> = (0..40)
+            .map(|i| b.add_node(&i.to_string(), &["N"]))
+            .collect();
+        // Node i gets i * 7 % 23 edges of mixed types (0..=22: short and long lists), plus
+        // parallel edges and a self-loop on some.
+        for (i, &v) in nodes.iter().enumerate() {
+            for j in 0..(i * 7 % 23) {
+                let to = nodes[(i * 3 + j * 5) % nodes.len()];
+                b.add_edge(v, to, types[(i + j) % 3]).unwrap();
+            }
+        }
+        let m = b.freeze().unwrap();
+        let sets: [&[u32]; 5] = [
+            &[],
+            &types[..1],
+            &types[1..2],
+            &types[..2],
+            &[types[0], types[2]],
+        ];
+        for &v in &nodes {
+            for set in sets {
+                for out in [true, false] {
+                    let full = typed_degree(&m, v, set, out);
+                    for cap in 0..25 {
+                        assert_eq!(
+                            typed_degree_capped(&m, v, set, out, cap),
+                            full.min(cap),
+                            "node {v}, types {set:?}, out {out}, cap {cap}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

@@ -31,7 +31,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
 
-use super::candidates::{typed_degree, CandidateSet, Semantics};
+use super::candidates::{typed_degree_capped, CandidateSet, Semantics};
 use super::enumerate::{edge_exists, id_order, sub_pattern_exists, Control};
 use super::results::{Projector, RowSink};
 use super::triangles::{self, TriangleShape};
@@ -1342,9 +1342,12 @@ fn bounded_candidates(
             &l.types
         };
         let degree = |v: u32| match l.dir {
-            Dir::Out => typed_degree(model, v, types, true),
-            Dir::In => typed_degree(model, v, types, false),
-            Dir::Both => typed_degree(model, v, types, true) + typed_degree(model, v, types, false),
+            Dir::Out => typed_degree_capped(model, v, types, true, need),
+            Dir::In => typed_degree_capped(model, v, types, false, need),
+            Dir::Both => {
+                let o = typed_degree_capped(model, v, types, true, need);
+                o + typed_degree_capped(model, v, types, false, need - o)
+            }
         };
         let nodes: Vec<u32> = out[l.kept]
             .nodes
