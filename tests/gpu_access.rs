@@ -8,6 +8,7 @@
 use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
+use gemp::gpu::args::{SelftestHasEdgeArgs, SelftestLowerBoundArgs};
 use gemp::gpu::{self, scan, select_device, sizing, DeviceSelector, Gpu, COMMON_CL, SELFTEST_CL};
 use gemp::Error;
 
@@ -104,17 +105,20 @@ fn selftest_lower_bound_matches_host() {
         let lower = gpu.zeroed::<u32>("lower", q).unwrap();
         let upper = gpu.zeroed::<u32>("upper", q).unwrap();
         let kernel = gpu
-            .kernel(&program, "selftest_lower_bound", |k| {
-                k.arg(sorted_buf.buffer())
-                    .arg(n as u32)
-                    .arg(queries_buf.buffer())
-                    .arg(q as u32)
-                    .arg(lower.buffer())
-                    .arg(upper.buffer());
-            })
+            .kernel_from(
+                &program,
+                SelftestLowerBoundArgs {
+                    sorted: &sorted_buf,
+                    n: n as u32,
+                    queries: &queries_buf,
+                    q: q as u32,
+                    lower: &lower,
+                    upper: &upper,
+                },
+            )
             .unwrap();
         let local = gpu
-            .local_size(&program, "selftest_lower_bound", None)
+            .local_size(&program, SelftestLowerBoundArgs::KERNEL, None)
             .unwrap();
         gpu.run(&kernel, sizing::round_up(q, local), Some(local))
             .unwrap();
@@ -191,17 +195,20 @@ fn selftest_has_edge_matches_host() {
     let b_qt = gpu.buffer_from("qt", &qt, true).unwrap();
     let found = gpu.uninit::<u32>("found", q).unwrap();
     let kernel = gpu
-        .kernel(&program, "selftest_has_edge", |k| {
-            k.arg(b_offsets.buffer())
-                .arg(nodes)
-                .arg(b_types.buffer())
-                .arg(b_neighbors.buffer())
-                .arg(b_qu.buffer())
-                .arg(b_qv.buffer())
-                .arg(b_qt.buffer())
-                .arg(q as u32)
-                .arg(found.buffer());
-        })
+        .kernel_from(
+            &program,
+            SelftestHasEdgeArgs {
+                offsets: &b_offsets,
+                node_count: nodes,
+                types: &b_types,
+                neighbors: &b_neighbors,
+                qu: &b_qu,
+                qv: &b_qv,
+                qt: &b_qt,
+                q: q as u32,
+                found: &found,
+            },
+        )
         .unwrap();
     let elapsed = gpu.run_timed(&kernel, q, None).unwrap();
     eprintln!("selftest_has_edge: {q} queries in {elapsed:?}");
@@ -468,6 +475,21 @@ fn buffers_and_launch_errors() {
         .to_string();
     assert!(e.contains("selftest_lower_bound"), "{e}");
     assert!(gpu.kernel(&program, "no_such_kernel", |_| {}).is_err());
+    // A typed argument struct builds only the kernels it declares.
+    let typed = SelftestLowerBoundArgs {
+        sorted: &data,
+        n: 3,
+        queries: &data,
+        q: 3,
+        lower: &out,
+        upper: &out,
+    };
+    let e = gpu
+        .kernel_named(&program, "selftest_has_edge", typed)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("selftest_has_edge"), "{e}");
+    gpu.kernel_from(&program, typed).unwrap();
 
     let kernel = gpu
         .kernel(&program, "selftest_lower_bound", |k| {

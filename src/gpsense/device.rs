@@ -14,6 +14,9 @@ use super::filter::{forward_steps, refinement_steps, FilterConfig, Topo};
 use super::join::{normalise_group, EdgeCandidates, EdgeGroups};
 use super::plan::GpsPlan;
 use crate::error::Result;
+use crate::gpu::args::{
+    GpsenseAndArgs, GpsenseEdgeCountArgs, GpsenseEdgeWriteArgs, GpsenseInitArgs, GpsenseMarkArgs,
+};
 use crate::gpu::scan::{compact_flags, compact_flags_device, exclusive_scan_device};
 use crate::gpu::sizing::round_up;
 use crate::gpu::{DeviceBuffer, Gpu};
@@ -135,18 +138,21 @@ impl DeviceEngine {
         if self.nodes == 0 {
             return Ok(Vec::new());
         }
-        let l = g.local_size(&self.filter, "gpsense_init", None)?;
-        let k = g.kernel(&self.filter, "gpsense_init", |k| {
-            k.arg(self.label_offsets.buffer())
-                .arg(self.labels.buffer())
-                .arg(self.out.offsets.buffer())
-                .arg(self.out.types.buffer())
-                .arg(self.inc.offsets.buffer())
-                .arg(self.inc.types.buffer())
-                .arg(spec.buffer())
-                .arg(self.nodes as u32)
-                .arg(flags.buffer());
-        })?;
+        let l = g.local_size(&self.filter, GpsenseInitArgs::KERNEL, None)?;
+        let k = g.kernel_from(
+            &self.filter,
+            GpsenseInitArgs {
+                label_offsets: &self.label_offsets,
+                labels: &self.labels,
+                out_offsets: &self.out.offsets,
+                out_types: &self.out.types,
+                in_offsets: &self.inc.offsets,
+                in_types: &self.inc.types,
+                spec: &spec,
+                n: self.nodes as u32,
+                flags: &flags,
+            },
+        )?;
         g.run(&k, round_up(self.nodes, l), Some(l))?;
         Ok(g.read(&flags)?.into_iter().map(|f| f != 0).collect())
     }
@@ -164,7 +170,7 @@ impl DeviceEngine {
         let marks = g.zeroed::<u32>("gpsense marks", self.nodes)?;
         let types = g.buffer_from("gpsense rel types", &rel.types, true)?;
         if count > 0 {
-            let l = g.local_size(&self.filter, "gpsense_mark", None)?;
+            let l = g.local_size(&self.filter, GpsenseMarkArgs::KERNEL, None)?;
             let (forward, backward) = if rel.undirected {
                 (true, true)
             } else {
@@ -174,27 +180,33 @@ impl DeviceEngine {
                 if !on {
                     continue;
                 }
-                let k = g.kernel(&self.filter, "gpsense_mark", |k| {
-                    k.arg(cands.buffer())
-                        .arg(count as u32)
-                        .arg(csr.offsets.buffer())
-                        .arg(csr.neighbours.buffer())
-                        .arg(csr.types.buffer())
-                        .arg(types.buffer())
-                        .arg(rel.types.len() as u32)
-                        .arg(marks.buffer());
-                })?;
+                let k = g.kernel_from(
+                    &self.filter,
+                    GpsenseMarkArgs {
+                        cands: &cands,
+                        ncands: count as u32,
+                        offsets: &csr.offsets,
+                        neighbours: &csr.neighbours,
+                        types: &csr.types,
+                        rel_types: &types,
+                        ntypes: rel.types.len() as u32,
+                        marks: &marks,
+                    },
+                )?;
                 g.run(&k, count * l, Some(l))?;
             }
         }
         let removed = g.zeroed::<u32>("gpsense removed", 1)?;
-        let l = g.local_size(&self.filter, "gpsense_and", None)?;
-        let k = g.kernel(&self.filter, "gpsense_and", |k| {
-            k.arg(to.buffer())
-                .arg(marks.buffer())
-                .arg(self.nodes as u32)
-                .arg(removed.buffer());
-        })?;
+        let l = g.local_size(&self.filter, GpsenseAndArgs::KERNEL, None)?;
+        let k = g.kernel_from(
+            &self.filter,
+            GpsenseAndArgs {
+                flags: to,
+                marks: &marks,
+                n: self.nodes as u32,
+                removed: &removed,
+            },
+        )?;
         g.run(&k, round_up(self.nodes, l), Some(l))?;
         Ok(g.read(&removed)?[0])
     }
@@ -272,42 +284,48 @@ impl DeviceEngine {
             } else {
                 vec![&self.out]
             };
-            let l = g.local_size(&self.join, "gpsense_edge_count", None)?;
+            let l = g.local_size(&self.join, GpsenseEdgeCountArgs::KERNEL, None)?;
             for csr in directions {
                 let counts = g.zeroed::<u32>("gpsense edge counts", n)?;
-                let k = g.kernel(&self.join, "gpsense_edge_count", |k| {
-                    k.arg(cands.buffer())
-                        .arg(n as u32)
-                        .arg(csr.offsets.buffer())
-                        .arg(csr.neighbours.buffer())
-                        .arg(csr.types.buffer())
-                        .arg(types.buffer())
-                        .arg(rel.types.len() as u32)
-                        .arg(far_flags.buffer())
-                        .arg(loop_only)
-                        .arg(counts.buffer());
-                })?;
+                let k = g.kernel_from(
+                    &self.join,
+                    GpsenseEdgeCountArgs {
+                        cands: &cands,
+                        ncands: n as u32,
+                        offsets: &csr.offsets,
+                        neighbours: &csr.neighbours,
+                        types: &csr.types,
+                        rel_types: &types,
+                        ntypes: rel.types.len() as u32,
+                        far_flags: &far_flags,
+                        loop_only,
+                        counts: &counts,
+                    },
+                )?;
                 g.run(&k, round_up(n, l), Some(l))?;
                 let (offsets, total) = exclusive_scan_device(g, &counts)?;
                 let far = g.uninit::<u32>("gpsense edge far", total as usize)?;
                 let edges = g.uninit::<u32>("gpsense edge ids", total as usize)?;
                 if total > 0 {
-                    let k = g.kernel(&self.join, "gpsense_edge_write", |k| {
-                        k.arg(cands.buffer())
-                            .arg(n as u32)
-                            .arg(csr.offsets.buffer())
-                            .arg(csr.neighbours.buffer())
-                            .arg(csr.types.buffer())
-                            .arg(types.buffer())
-                            .arg(rel.types.len() as u32)
-                            .arg(far_flags.buffer())
-                            .arg(loop_only)
-                            .arg(csr.edge_ids.buffer())
-                            .arg(csr.has_ids as u32)
-                            .arg(offsets.buffer())
-                            .arg(far.buffer())
-                            .arg(edges.buffer());
-                    })?;
+                    let k = g.kernel_from(
+                        &self.join,
+                        GpsenseEdgeWriteArgs {
+                            cands: &cands,
+                            ncands: n as u32,
+                            offsets: &csr.offsets,
+                            neighbours: &csr.neighbours,
+                            types: &csr.types,
+                            rel_types: &types,
+                            ntypes: rel.types.len() as u32,
+                            far_flags: &far_flags,
+                            loop_only,
+                            edge_ids: &csr.edge_ids,
+                            has_ids: csr.has_ids as u32,
+                            out_offsets: &offsets,
+                            far: &far,
+                            edges: &edges,
+                        },
+                    )?;
                     g.run(&k, round_up(n, l), Some(l))?;
                 }
                 parts.push((g.read(&counts)?, g.read(&far)?, g.read(&edges)?));

@@ -13,6 +13,7 @@ use ocl::enums::{KernelWorkGroupInfo, KernelWorkGroupInfoResult, ProfilingInfo};
 use ocl::flags::{CommandQueueProperties, MemFlags};
 use ocl::{Buffer, Context, Device, Event, Kernel, OclPrm, Platform, Program, Queue};
 
+use super::args::KernelArgs;
 use super::device::{human_bytes, select_device, DeviceInfo, DeviceSelector, GEMP_DEVICE_ENV};
 use super::discovery;
 use super::sizing;
@@ -517,8 +518,9 @@ impl Gpu {
     // Kernels
     // ----------------------------------------------------------------------------------------
 
-    /// Creates kernel `name` of `program` on this queue; `set_args` adds the arguments in order,
-    /// e.g. `|k| { k.arg(input.buffer()).arg(n as u32).arg_local::<u32>(64); }`.
+    /// Creates kernel `name` of `program` on this queue; `set_args` adds the arguments in order.
+    /// The crate's own kernels go through [`kernel_from`](Gpu::kernel_from) and their typed
+    /// argument structs instead; this is the untyped form underneath (and for ad-hoc kernels).
     ///
     /// `ocl` checks the argument count and types against the kernel's signature; a mismatch is an
     /// error naming the kernel.
@@ -538,6 +540,34 @@ impl Gpu {
                 builder.build()
             },
         )
+    }
+
+    /// Creates the kernel a typed argument struct is for (see [`args`](super::args); its first
+    /// kernel when it serves several) with all its arguments.
+    pub fn kernel_from<'b, A: KernelArgs<'b>>(
+        &self,
+        program: &'b Program,
+        args: A,
+    ) -> Result<Kernel> {
+        self.kernel_named(program, A::KERNELS[0], args)
+    }
+
+    /// Creates kernel `name`, one of those a typed argument struct serves (e.g. `eval_child` of
+    /// [`EvalArgs`](super::args::EvalArgs)), with all its arguments; any other name is an error.
+    pub fn kernel_named<'b, A: KernelArgs<'b>>(
+        &self,
+        program: &'b Program,
+        name: &str,
+        args: A,
+    ) -> Result<Kernel> {
+        if !A::KERNELS.contains(&name) {
+            return Err(Error::InvalidArgument(format!(
+                "kernel `{name}` does not take the arguments of {:?} (cl/{})",
+                A::KERNELS,
+                A::FILE
+            )));
+        }
+        self.kernel(program, name, |b| args.apply(b))
     }
 
     /// The largest work-group kernel `name` of `program` can run with on this device

@@ -13,6 +13,8 @@
 //!   [`Error::OpenCl`] with what was being done;
 //! - **programs** — [`Gpu::program`] builds `cl/*.cl` sources (embedded with `include_str!`, see
 //!   [`COMMON_CL`]) with `-cl-std=CL1.2`, caches them, and reports build failures with the full log;
+//! - **kernel arguments** — [`args`]: one typed struct per `cl/*.cl` kernel, checked against the
+//!   kernel's parameter list by a unit test; [`Gpu::kernel_from`] builds a kernel from one;
 //! - **scan** — [`scan`]: device prefix sum and stream compaction (GEMP's pivot step);
 //! - **sizing** — [`sizing`]: work sizes and GEMP's formulas 1–3 for the next round's thread count.
 //!
@@ -27,6 +29,8 @@
 mod device;
 pub mod sizing;
 
+#[cfg(feature = "opencl")]
+pub mod args;
 #[cfg(feature = "opencl")]
 mod context;
 #[cfg(feature = "opencl")]

@@ -10,6 +10,7 @@
 //! lengths that are not a multiple of the block; lengths above `u32::MAX` are rejected (indices are
 //! `uint` on the device). Sums wrap modulo 2³² like `u32::wrapping_add`.
 
+use super::args::{CompactScatterArgs, LocalMem, ScanAddBlockOffsetsArgs, ScanBlocksArgs};
 use super::sizing::{floor_power_of_two, groups_for, round_up};
 use super::{DeviceBuffer, Gpu, SCAN_CL};
 use crate::error::{Error, Result};
@@ -72,13 +73,16 @@ pub fn compact_flags_device(
         return Ok((out, 0));
     }
     let program = program(gpu)?;
-    let l = gpu.local_size(&program, "compact_scatter", None)?;
-    let kernel = gpu.kernel(&program, "compact_scatter", |k| {
-        k.arg(flags.buffer())
-            .arg(positions.buffer())
-            .arg(out.buffer())
-            .arg(n as u32);
-    })?;
+    let l = gpu.local_size(&program, CompactScatterArgs::KERNEL, None)?;
+    let kernel = gpu.kernel_from(
+        &program,
+        CompactScatterArgs {
+            flags,
+            positions: &positions,
+            out: &out,
+            n: n as u32,
+        },
+    )?;
     gpu.run(&kernel, round_up(n, l), Some(l))?;
     Ok((out, count))
 }
@@ -108,8 +112,8 @@ fn scan(gpu: &Gpu, input: &DeviceBuffer<u32>, predicate: bool) -> Result<(Device
 /// Work-group size `L` of the block scan: a power of two within the device's and the kernels'
 /// limits whose `2L` `uint`s fit in local memory.
 fn block_local_size(gpu: &Gpu, program: &Program) -> Result<usize> {
-    let a = gpu.local_size(program, "scan_blocks", None)?;
-    let b = gpu.kernel_max_work_group(program, "scan_add_block_offsets")?;
+    let a = gpu.local_size(program, ScanBlocksArgs::KERNEL, None)?;
+    let b = gpu.kernel_max_work_group(program, ScanAddBlockOffsetsArgs::KERNEL)?;
     let mut l = floor_power_of_two(a.min(b.max(1)));
     let local_mem = gpu.info().local_mem_bytes;
     while l > 1 && local_mem > 0 && (2 * l * std::mem::size_of::<u32>()) as u64 > local_mem {
@@ -131,22 +135,30 @@ fn scan_level(
     let groups = groups_for(n, 2 * l);
     let out = gpu.uninit::<u32>("scan output", n)?;
     let sums = gpu.uninit::<u32>("scan block sums", groups)?;
-    let blocks = gpu.kernel(program, "scan_blocks", |k| {
-        k.arg(input.buffer())
-            .arg(out.buffer())
-            .arg(sums.buffer())
-            .arg(n as u32)
-            .arg(predicate as u32)
-            .arg_local::<u32>(2 * l);
-    })?;
+    let blocks = gpu.kernel_from(
+        program,
+        ScanBlocksArgs {
+            input,
+            output: &out,
+            block_sums: &sums,
+            n: n as u32,
+            predicate: predicate as u32,
+            tmp: LocalMem::new(2 * l),
+        },
+    )?;
     gpu.run(&blocks, groups * l, Some(l))?;
     let total = if groups == 1 {
         gpu.read(&sums)?[0]
     } else {
         let (offsets, total) = scan_level(gpu, program, l, &sums, false)?;
-        let add = gpu.kernel(program, "scan_add_block_offsets", |k| {
-            k.arg(out.buffer()).arg(offsets.buffer()).arg(n as u32);
-        })?;
+        let add = gpu.kernel_from(
+            program,
+            ScanAddBlockOffsetsArgs {
+                data: &out,
+                offsets: &offsets,
+                n: n as u32,
+            },
+        )?;
         gpu.run(&add, groups * l, Some(l))?;
         total
     };

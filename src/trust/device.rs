@@ -22,6 +22,10 @@ use super::one_hop::OneHopTable;
 use super::search::{self, Level, LevelStats};
 use super::{assemble, check_inputs, Timings, TrustParams, TrustResult};
 use crate::error::{Error, Result};
+use crate::gpu::args::{
+    TrustCountArgs, TrustDedupInsertArgs, TrustDedupKeepArgs, TrustExpandArgs,
+    TrustMaterialiseArgs, TrustOneHopArgs, TrustSimilarityArgs,
+};
 use crate::gpu::{DeviceBuffer, Gpu};
 
 /// Phase 1 and 2 kernels.
@@ -90,18 +94,21 @@ fn tables(
     let mut first = 0;
     while first < pairs {
         let count = chunk.min(pairs - first);
-        let kernel = gpu.kernel(&scores, "trust_similarity", |b| {
-            b.arg(t_off.buffer())
-                .arg(t_chars.buffer())
-                .arg(d_off.buffer())
-                .arg(d_chars.buffer())
-                .arg(d as u32)
-                .arg(scratch.buffer())
-                .arg(stride as u32)
-                .arg(first as u32)
-                .arg(count as u32)
-                .arg(sim.buffer());
-        })?;
+        let kernel = gpu.kernel_from(
+            &scores,
+            TrustSimilarityArgs {
+                t_off: &t_off,
+                t_chars: &t_chars,
+                d_off: &d_off,
+                d_chars: &d_chars,
+                d_count: d as u32,
+                scratch: &scratch,
+                stride: stride as u32,
+                first: first as u32,
+                count: count as u32,
+                sim: &sim,
+            },
+        )?;
         gpu.run(&kernel, count, None)?;
         first += count;
     }
@@ -122,20 +129,23 @@ fn tables(
     let mut first = 0;
     while first < pairs {
         let count = chunk.min(pairs - first);
-        let kernel = gpu.kernel(&scores, "trust_one_hop", |b| {
-            b.arg(sim.buffer())
-                .arg(d as u32)
-                .arg(inputs_t_off.buffer())
-                .arg(inputs_t.buffer())
-                .arg(inputs_d_off.buffer())
-                .arg(inputs_d.buffer())
-                .arg(lscratch.buffer())
-                .arg(uscratch.buffer())
-                .arg(stride as u32)
-                .arg(first as u32)
-                .arg(count as u32)
-                .arg(oh.buffer());
-        })?;
+        let kernel = gpu.kernel_from(
+            &scores,
+            TrustOneHopArgs {
+                sim: &sim,
+                d_count: d as u32,
+                t_adj_off: &inputs_t_off,
+                t_adj: &inputs_t,
+                d_adj_off: &inputs_d_off,
+                d_adj: &inputs_d,
+                lscratch: &lscratch,
+                uscratch: &uscratch,
+                stride: stride as u32,
+                first: first as u32,
+                count: count as u32,
+                oh: &oh,
+            },
+        )?;
         gpu.run(&kernel, count, None)?;
         first += count;
     }
@@ -251,17 +261,20 @@ fn step(
 ) -> Result<Option<(DeviceLevel, LevelStats)>> {
     let n = level.len;
     let counts = gpu.zeroed::<u32>("trust candidate counts", n)?;
-    let kernel = gpu.kernel(prog, "trust_count", |b| {
-        b.arg(level.states.buffer())
-            .arg(n as u32)
-            .arg(t as u32)
-            .arg(inp.t_adj_off.buffer())
-            .arg(inp.t_adj.buffer())
-            .arg(inp.d_adj_off.buffer())
-            .arg(inp.d_adj.buffer())
-            .arg(d as u32)
-            .arg(counts.buffer());
-    })?;
+    let kernel = gpu.kernel_from(
+        prog,
+        TrustCountArgs {
+            states: &level.states,
+            n_states: n as u32,
+            t_count: t as u32,
+            t_off: &inp.t_adj_off,
+            t_adj: &inp.t_adj,
+            d_off: &inp.d_adj_off,
+            d_adj: &inp.d_adj,
+            d_count: d as u32,
+            counts: &counts,
+        },
+    )?;
     gpu.run(&kernel, n, None)?;
     let counts = gpu.read(&counts)?;
     let mut offsets = Vec::with_capacity(n);
@@ -285,51 +298,60 @@ fn step(
     let c_x = gpu.uninit::<u32>("trust candidate data nodes", total)?;
     let c_score = gpu.uninit::<u64>("trust candidate scores", total)?;
     let c_hash = gpu.uninit::<u64>("trust candidate hashes", total)?;
-    let kernel = gpu.kernel(prog, "trust_expand", |b| {
-        b.arg(level.states.buffer())
-            .arg(level.scores.buffer())
-            .arg(level.hashes.buffer())
-            .arg(n as u32)
-            .arg(t as u32)
-            .arg(inp.t_adj_off.buffer())
-            .arg(inp.t_adj.buffer())
-            .arg(inp.d_adj_off.buffer())
-            .arg(inp.d_adj.buffer())
-            .arg(d as u32)
-            .arg(inp.oh.buffer())
-            .arg(offsets.buffer())
-            .arg(c_parent.buffer())
-            .arg(c_u.buffer())
-            .arg(c_x.buffer())
-            .arg(c_score.buffer())
-            .arg(c_hash.buffer());
-    })?;
+    let kernel = gpu.kernel_from(
+        prog,
+        TrustExpandArgs {
+            states: &level.states,
+            scores: &level.scores,
+            hashes: &level.hashes,
+            n_states: n as u32,
+            t_count: t as u32,
+            t_off: &inp.t_adj_off,
+            t_adj: &inp.t_adj,
+            d_off: &inp.d_adj_off,
+            d_adj: &inp.d_adj,
+            d_count: d as u32,
+            oh: &inp.oh,
+            offsets: &offsets,
+            c_parent: &c_parent,
+            c_u: &c_u,
+            c_x: &c_x,
+            c_score: &c_score,
+            c_hash: &c_hash,
+        },
+    )?;
     gpu.run(&kernel, n, None)?;
     let size = (2 * total).next_power_of_two();
     let table = gpu.zeroed::<u32>("trust dedup table", size)?;
     let winner = gpu.zeroed::<u32>("trust dedup winners", size)?;
     let slot_of = gpu.uninit::<u32>("trust dedup slots", total)?;
-    let kernel = gpu.kernel(prog, "trust_dedup_insert", |b| {
-        b.arg(level.states.buffer())
-            .arg(t as u32)
-            .arg(c_parent.buffer())
-            .arg(c_u.buffer())
-            .arg(c_x.buffer())
-            .arg(c_hash.buffer())
-            .arg(total as u32)
-            .arg(table.buffer())
-            .arg((size - 1) as u32)
-            .arg(winner.buffer())
-            .arg(slot_of.buffer());
-    })?;
+    let kernel = gpu.kernel_from(
+        prog,
+        TrustDedupInsertArgs {
+            states: &level.states,
+            t_count: t as u32,
+            c_parent: &c_parent,
+            c_u: &c_u,
+            c_x: &c_x,
+            c_hash: &c_hash,
+            n_cand: total as u32,
+            table: &table,
+            mask: (size - 1) as u32,
+            winner: &winner,
+            slot_of: &slot_of,
+        },
+    )?;
     gpu.run(&kernel, total, None)?;
     let keep = gpu.uninit::<u32>("trust dedup keep", total)?;
-    let kernel = gpu.kernel(prog, "trust_dedup_keep", |b| {
-        b.arg(slot_of.buffer())
-            .arg(winner.buffer())
-            .arg(total as u32)
-            .arg(keep.buffer());
-    })?;
+    let kernel = gpu.kernel_from(
+        prog,
+        TrustDedupKeepArgs {
+            slot_of: &slot_of,
+            winner: &winner,
+            n_cand: total as u32,
+            keep: &keep,
+        },
+    )?;
     gpu.run(&kernel, total, None)?;
     let keep: Vec<bool> = gpu.read(&keep)?.into_iter().map(|k| k != 0).collect();
     let scores = gpu.read(&c_score)?;
@@ -343,20 +365,23 @@ fn step(
         hashes: gpu.uninit::<u64>("trust hashes", m)?,
         len: m,
     };
-    let kernel = gpu.kernel(prog, "trust_materialise", |b| {
-        b.arg(sel.buffer())
-            .arg(m as u32)
-            .arg(c_parent.buffer())
-            .arg(c_u.buffer())
-            .arg(c_x.buffer())
-            .arg(c_score.buffer())
-            .arg(c_hash.buffer())
-            .arg(level.states.buffer())
-            .arg(t as u32)
-            .arg(next.states.buffer())
-            .arg(next.scores.buffer())
-            .arg(next.hashes.buffer());
-    })?;
+    let kernel = gpu.kernel_from(
+        prog,
+        TrustMaterialiseArgs {
+            sel: &sel,
+            n_sel: m as u32,
+            c_parent: &c_parent,
+            c_u: &c_u,
+            c_x: &c_x,
+            c_score: &c_score,
+            c_hash: &c_hash,
+            states: &level.states,
+            t_count: t as u32,
+            new_states: &next.states,
+            new_scores: &next.scores,
+            new_hashes: &next.hashes,
+        },
+    )?;
     gpu.run(&kernel, m, None)?;
     Ok(Some((
         next,

@@ -265,6 +265,7 @@ pub fn run_kernel(
     rows: &[u32],
     w: usize,
 ) -> crate::Result<Vec<u8>> {
+    use crate::gpu::args::AttributesArgs;
     use crate::gpu::{sizing, COMMON_CL};
     let n_rows = rows.len() / w.max(1);
     let n_preds = inputs.preds.len() / PRED_WORDS;
@@ -286,26 +287,29 @@ pub fn run_kernel(
     let lits = gpu.buffer_from("string literals", &inputs.lits, true)?;
     let lit_bytes = gpu.buffer_from("literal bytes", &inputs.lit_bytes, true)?;
     let flags = gpu.uninit::<u8>("predicate flags", total)?;
-    let local = gpu.local_size(&program, "attributes", None)?;
+    let local = gpu.local_size(&program, AttributesArgs::KERNEL, None)?;
     // At most 2^30 work-items per launch.
     let chunk = sizing::round_up(1 << 30, local);
     let mut first = 0usize;
     while first < total {
         let n = chunk.min(total - first);
-        let kernel = gpu.kernel(&program, "attributes", |b| {
-            b.arg(rows_buf.buffer())
-                .arg(w as u32)
-                .arg(n_rows as u32)
-                .arg(preds.buffer())
-                .arg(n_preds as u32)
-                .arg(dnodes.buffer())
-                .arg(entries.buffer())
-                .arg(heap.buffer())
-                .arg(lits.buffer())
-                .arg(lit_bytes.buffer())
-                .arg(first as u64)
-                .arg(flags.buffer());
-        })?;
+        let kernel = gpu.kernel_from(
+            &program,
+            AttributesArgs {
+                rows: &rows_buf,
+                row_words: w as u32,
+                n_rows: n_rows as u32,
+                preds: &preds,
+                n_preds: n_preds as u32,
+                dnodes: &dnodes,
+                entries: &entries,
+                heap: &heap,
+                lits: &lits,
+                lit_bytes: &lit_bytes,
+                first: first as u64,
+                flags: &flags,
+            },
+        )?;
         gpu.run(&kernel, sizing::round_up(n, local), Some(local))?;
         first += n;
     }

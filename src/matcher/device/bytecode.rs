@@ -651,12 +651,14 @@ impl DevicePredicates {
         Ok(DevicePredicates { bytes, ..p })
     }
 
-    /// Appends the kernel arguments (`PRED_ARGS_DECL` of `cl/predicates.cl`).
-    pub(crate) fn args<'b>(&'b self, b: &mut ocl::builders::KernelBuilder<'b>) {
-        b.arg(self.lits.buffer())
-            .arg(self.tab.buffer())
-            .arg(self.vals.buffer())
-            .arg(self.valid.buffer());
+    /// The kernel arguments (`PRED_ARGS_DECL` of `cl/predicates.cl`).
+    pub(crate) fn args(&self) -> crate::gpu::args::PredicateArgs<'_> {
+        crate::gpu::args::PredicateArgs {
+            pred_lits: &self.lits,
+            prop_tab: &self.tab,
+            prop_vals: &self.vals,
+            prop_valid: &self.valid,
+        }
     }
 }
 

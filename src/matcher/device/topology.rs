@@ -24,6 +24,7 @@ use ocl::Program;
 use super::encode::{EncodedPlan, MAX_LEVELS, MAX_NAMED_RELS, MAX_PATTERN_NODES, NONE};
 use super::{DeviceConfig, PREDICATES_CL, TOPOLOGY_CL};
 use crate::error::{Error, Result};
+use crate::gpu::args::{GraphArgs, MarkPivotArgs, TopologyArgs};
 use crate::gpu::{scan, sizing, DeviceBuffer, Gpu, COMMON_CL};
 use crate::matcher::candidates::CandidateSet;
 use crate::matcher::enumerate::Control;
@@ -91,6 +92,21 @@ impl DeviceModel {
             upload_time: start.elapsed(),
             ..dm
         })
+    }
+
+    /// The topology as the matcher's kernels take it.
+    fn args(&self) -> GraphArgs<'_> {
+        GraphArgs {
+            out_off: &self.out_off,
+            out_nbr: &self.out_nbr,
+            out_ty: &self.out_ty,
+            in_off: &self.in_off,
+            in_nbr: &self.in_nbr,
+            in_ty: &self.in_ty,
+            in_eid: &self.in_eid,
+            lab_off: &self.lab_off,
+            labs: &self.labs,
+        }
     }
 
     /// Number of nodes of the uploaded model.
@@ -259,23 +275,19 @@ pub(crate) fn prepare_query(
     let program = program(gpu)?;
     let flags = gpu.uninit::<u32>("pivot flags", n)?;
     if n > 0 {
-        let l = gpu.local_size(&program, "mark_pivot", None)?;
-        let kernel = gpu.kernel(&program, "mark_pivot", |b| {
-            b.arg(dm.out_off.buffer())
-                .arg(dm.out_nbr.buffer())
-                .arg(dm.out_ty.buffer())
-                .arg(dm.in_off.buffer())
-                .arg(dm.in_nbr.buffer())
-                .arg(dm.in_ty.buffer())
-                .arg(dm.in_eid.buffer())
-                .arg(dm.lab_off.buffer())
-                .arg(dm.labs.buffer())
-                .arg(plan.buffer())
-                .arg(bits.buffer())
-                .arg(bit_words as u32);
-            pred.args(b);
-            b.arg(flags.buffer()).arg(n as u32);
-        })?;
+        let l = gpu.local_size(&program, MarkPivotArgs::KERNEL, None)?;
+        let kernel = gpu.kernel_from(
+            &program,
+            MarkPivotArgs {
+                graph: dm.args(),
+                plan: &plan,
+                cand_bits: &bits,
+                bit_words: bit_words as u32,
+                pred: pred.args(),
+                flags: &flags,
+                n: n as u32,
+            },
+        )?;
         gpu.run(&kernel, sizing::round_up(n, l), Some(l))?;
     }
     let (pivots, count) = scan::compact_flags_device(gpu, &flags)?;
@@ -314,7 +326,7 @@ pub(crate) fn run_rounds(
     mut filter: Option<&mut RowFilter<'_>>,
 ) -> Result<Phase1Result> {
     let program = program(gpu)?;
-    let local = gpu.local_size(&program, "topology", config.local_size)?;
+    let local = gpu.local_size(&program, TopologyArgs::KERNEL, config.local_size)?;
     let w = enc.row_words.max(1);
     let bindings = mode == Phase1Mode::Bindings;
     let max_threads = config.max_threads.max(1);
@@ -379,34 +391,29 @@ pub(crate) fn run_rounds(
         if bindings {
             gpu.write(&counter, 0, &[0u32])?;
         }
-        let kernel = gpu.kernel(&program, "topology", |b| {
-            b.arg(dm.out_off.buffer())
-                .arg(dm.out_nbr.buffer())
-                .arg(dm.out_ty.buffer())
-                .arg(dm.in_off.buffer())
-                .arg(dm.in_nbr.buffer())
-                .arg(dm.in_ty.buffer())
-                .arg(dm.in_eid.buffer())
-                .arg(dm.lab_off.buffer())
-                .arg(dm.labs.buffer())
-                .arg(qb.plan.buffer())
-                .arg(qb.bits.buffer())
-                .arg(qb.bit_words as u32)
-                .arg(qb.scan.buffer())
-                .arg(qb.pivots.buffer())
-                .arg(tasks_buf.buffer())
-                .arg(n_tasks as u32)
-                .arg(state_in.buffer())
-                .arg(state_out.buffer())
-                .arg(status_buf.buffer())
-                .arg(counts_buf.buffer())
-                .arg(results.buffer())
-                .arg(capacity as u32)
-                .arg(counter.buffer())
-                .arg(u32::from(bindings))
-                .arg(budget);
-            qb.pred.args(b);
-        })?;
+        let kernel = gpu.kernel_from(
+            &program,
+            TopologyArgs {
+                graph: dm.args(),
+                plan: &qb.plan,
+                cand_bits: &qb.bits,
+                bit_words: qb.bit_words as u32,
+                scan_nodes: &qb.scan,
+                pivots: &qb.pivots,
+                tasks: &tasks_buf,
+                n_tasks: n_tasks as u32,
+                state_in: &state_in,
+                state_out: &state_out,
+                status: &status_buf,
+                counts: &counts_buf,
+                results: &results,
+                result_cap: capacity as u32,
+                result_counter: &counter,
+                mode: u32::from(bindings),
+                step_budget: budget,
+                pred: qb.pred.args(),
+            },
+        )?;
         let elapsed = gpu.run_timed(&kernel, sizing::round_up(n_tasks, local), Some(local))?;
         out.stats.kernel += elapsed;
         out.stats.rounds += 1;

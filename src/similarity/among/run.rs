@@ -6,6 +6,9 @@ use std::time::Instant;
 
 use super::{AmongOptions, EvalStrategy, InsertStrategy, AMONG_CL};
 use crate::error::{Error, Result};
+use crate::gpu::args::{
+    EvalArgs, EvalElementArgs, EvalReduceArgs, ExtractExpandArgs, InsertArgs, StatusArgs,
+};
 use crate::gpu::{DeviceBuffer, Gpu};
 use crate::io::generate::rng::{Rng, SplitMix64};
 use crate::similarity::astar::{
@@ -144,29 +147,37 @@ pub fn among_search(gpu: &Gpu, problem: &Problem, options: &AmongOptions) -> Res
     );
     let inv_denom = 1.0f32 / q.len() as f32;
     let (k32, cap32, n32) = (k as u32, cap as u32, n as u32);
-    let extract = gpu.kernel(&program, "extract_expand", |b| {
-        b.arg(qlen).arg(qn).arg(clen).arg(cn).arg(k32).arg(cap32);
-        b.arg(q_kind.buffer())
-            .arg(q_ends.buffer())
-            .arg(c_ends.buffer());
-        b.arg(cand_off_b.buffer())
-            .arg(cand_case_b.buffer())
-            .arg(cand_sim_b.buffer());
-        b.arg(surplus_b.buffer())
-            .arg(heap_f.buffer())
-            .arg(heap_slot.buffer());
-        b.arg(heap_size.buffer())
-            .arg(free_stack.buffer())
-            .arg(free_top.buffer());
-        b.arg(pool.buffer())
-            .arg(pool_g.buffer())
-            .arg(pool_next.buffer())
-            .arg(best_f.buffer());
-        b.arg(child.buffer())
-            .arg(child_g.buffer())
-            .arg(child_count.buffer());
-        b.arg(expansions.buffer());
-    })?;
+    let extract = gpu.kernel_from(
+        &program,
+        ExtractExpandArgs {
+            q: qlen,
+            qn,
+            c: clen,
+            cn,
+            k: k32,
+            cap: cap32,
+            q_kind: &q_kind,
+            q_ends: &q_ends,
+            c_ends: &c_ends,
+            cand_off: &cand_off_b,
+            cand_case: &cand_case_b,
+            cand_sim: &cand_sim_b,
+            surplus: &surplus_b,
+            heap_f: &heap_f,
+            heap_slot: &heap_slot,
+            heap_size: &heap_size,
+            free_stack: &free_stack,
+            free_top: &free_top,
+            pool: &pool,
+            pool_g: &pool_g,
+            pool_next: &pool_next,
+            best_f: &best_f,
+            child: &child,
+            child_g: &child_g,
+            child_count: &child_count,
+            expansions: &expansions,
+        },
+    )?;
     let evals = match options.eval {
         EvalStrategy::One | EvalStrategy::Two => {
             let name = if options.eval == EvalStrategy::One {
@@ -175,26 +186,31 @@ pub fn among_search(gpu: &Gpu, problem: &Problem, options: &AmongOptions) -> Res
                 "eval_child"
             };
             vec![(
-                gpu.kernel(&program, name, |b| {
-                    b.arg(qlen)
-                        .arg(qn)
-                        .arg(clen)
-                        .arg(cn)
-                        .arg(k32)
-                        .arg(h3)
-                        .arg(sel3)
-                        .arg(inv_denom);
-                    b.arg(q_ends.buffer())
-                        .arg(c_ends.buffer())
-                        .arg(cand_off_b.buffer());
-                    b.arg(cand_case_b.buffer())
-                        .arg(cand_sim_b.buffer())
-                        .arg(q_max_b.buffer());
-                    b.arg(child.buffer())
-                        .arg(child_g.buffer())
-                        .arg(child_count.buffer());
-                    b.arg(child_f.buffer()).arg(child_next.buffer());
-                })?,
+                gpu.kernel_named(
+                    &program,
+                    name,
+                    EvalArgs {
+                        q: qlen,
+                        qn,
+                        c: clen,
+                        cn,
+                        k: k32,
+                        h3,
+                        sel3,
+                        inv_denom,
+                        q_ends: &q_ends,
+                        c_ends: &c_ends,
+                        cand_off: &cand_off_b,
+                        cand_case: &cand_case_b,
+                        cand_sim: &cand_sim_b,
+                        q_max: &q_max_b,
+                        child: &child,
+                        child_g: &child_g,
+                        child_count: &child_count,
+                        child_f: &child_f,
+                        child_next: &child_next,
+                    },
+                )?,
                 if options.eval == EvalStrategy::One {
                     n
                 } else {
@@ -204,35 +220,49 @@ pub fn among_search(gpu: &Gpu, problem: &Problem, options: &AmongOptions) -> Res
         }
         EvalStrategy::Three => vec![
             (
-                gpu.kernel(&program, "eval_element", |b| {
-                    b.arg(qlen).arg(qn).arg(clen).arg(cn).arg(k32).arg(h3);
-                    b.arg(q_ends.buffer())
-                        .arg(c_ends.buffer())
-                        .arg(cand_off_b.buffer());
-                    b.arg(cand_case_b.buffer())
-                        .arg(cand_sim_b.buffer())
-                        .arg(q_max_b.buffer());
-                    b.arg(child.buffer()).arg(child_count.buffer());
-                    b.arg(contrib.buffer()).arg(cnt.buffer());
-                })?,
+                gpu.kernel_from(
+                    &program,
+                    EvalElementArgs {
+                        q: qlen,
+                        qn,
+                        c: clen,
+                        cn,
+                        k: k32,
+                        h3,
+                        q_ends: &q_ends,
+                        c_ends: &c_ends,
+                        cand_off: &cand_off_b,
+                        cand_case: &cand_case_b,
+                        cand_sim: &cand_sim_b,
+                        q_max: &q_max_b,
+                        child: &child,
+                        child_count: &child_count,
+                        contrib: &contrib,
+                        cnt: &cnt,
+                    },
+                )?,
                 n * k * q.len(),
             ),
             (
-                gpu.kernel(&program, "eval_reduce", |b| {
-                    b.arg(qlen)
-                        .arg(qn)
-                        .arg(clen)
-                        .arg(k32)
-                        .arg(sel3)
-                        .arg(inv_denom);
-                    b.arg(q_ends.buffer())
-                        .arg(child.buffer())
-                        .arg(child_g.buffer());
-                    b.arg(child_count.buffer())
-                        .arg(contrib.buffer())
-                        .arg(cnt.buffer());
-                    b.arg(child_f.buffer()).arg(child_next.buffer());
-                })?,
+                gpu.kernel_from(
+                    &program,
+                    EvalReduceArgs {
+                        q: qlen,
+                        qn,
+                        c: clen,
+                        k: k32,
+                        sel3,
+                        inv_denom,
+                        q_ends: &q_ends,
+                        child: &child,
+                        child_g: &child_g,
+                        child_count: &child_count,
+                        contrib: &contrib,
+                        cnt: &cnt,
+                        child_f: &child_f,
+                        child_next: &child_next,
+                    },
+                )?,
                 n * k,
             ),
         ],
@@ -241,39 +271,46 @@ pub fn among_search(gpu: &Gpu, problem: &Problem, options: &AmongOptions) -> Res
         InsertStrategy::One => 1u32,
         InsertStrategy::Two => 2u32,
     };
-    let insert = gpu.kernel(&program, "insert", |b| {
-        b.arg(qlen)
-            .arg(clen)
-            .arg(k32)
-            .arg(cap32)
-            .arg(n32)
-            .arg(strategy);
-        b.arg(perm_inv.buffer())
-            .arg(child.buffer())
-            .arg(child_g.buffer());
-        b.arg(child_f.buffer())
-            .arg(child_next.buffer())
-            .arg(child_count.buffer());
-        b.arg(heap_f.buffer())
-            .arg(heap_slot.buffer())
-            .arg(heap_size.buffer());
-        b.arg(free_stack.buffer())
-            .arg(free_top.buffer())
-            .arg(pool.buffer());
-        b.arg(pool_g.buffer())
-            .arg(pool_next.buffer())
-            .arg(best_f.buffer());
-        b.arg(best_state.buffer()).arg(status_u.buffer());
-    })?;
-    let status = gpu.kernel(&program, "status", |b| {
-        b.arg(n32)
-            .arg(cap32)
-            .arg(heap_f.buffer())
-            .arg(heap_size.buffer());
-        b.arg(best_f.buffer())
-            .arg(status_f.buffer())
-            .arg(status_u.buffer());
-    })?;
+    let insert = gpu.kernel_from(
+        &program,
+        InsertArgs {
+            q: qlen,
+            c: clen,
+            k: k32,
+            cap: cap32,
+            n_inst: n32,
+            strategy,
+            perm_inv: &perm_inv,
+            child: &child,
+            child_g: &child_g,
+            child_f: &child_f,
+            child_next: &child_next,
+            child_count: &child_count,
+            heap_f: &heap_f,
+            heap_slot: &heap_slot,
+            heap_size: &heap_size,
+            free_stack: &free_stack,
+            free_top: &free_top,
+            pool: &pool,
+            pool_g: &pool_g,
+            pool_next: &pool_next,
+            best_f: &best_f,
+            best_state: &best_state,
+            status_u: &status_u,
+        },
+    )?;
+    let status = gpu.kernel_from(
+        &program,
+        StatusArgs {
+            n_inst: n32,
+            cap: cap32,
+            heap_f: &heap_f,
+            heap_size: &heap_size,
+            best_f: &best_f,
+            status_f: &status_f,
+            status_u: &status_u,
+        },
+    )?;
 
     let mut rng = SplitMix64::new(options.seed);
     let mut perm: Vec<u32> = (0..n as u32).collect();
