@@ -200,7 +200,7 @@ pub struct FactorPlan {
     collisions: bool,
     semantics: Semantics,
     /// Set when the plan is a cycle through three eliminated middle nodes, run as weighted
-    /// triangle listing (see [`triangles`](super::triangles)).
+    /// triangle listing (see [`super::triangles`]).
     pub triangle: Option<TriangleShape>,
 }
 

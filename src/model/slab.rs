@@ -2,37 +2,63 @@
 //! snapshot. Frozen models are made of slabs, so opening a snapshot costs no parsing and no copying.
 
 use std::ops::Deref;
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 use bytemuck::Pod;
 use memmap2::Mmap;
 
 /// A read-only array of plain-old-data values, owned or memory-mapped.
-pub enum Slab<T: Pod> {
-    /// Built in memory.
-    Owned(Vec<T>),
-    /// A window `[offset, offset + len * size_of::<T>())` of a mapped snapshot, aligned for `T`
-    /// (checked when the snapshot is opened).
-    Mapped {
-        /// The mapping, shared by all slabs of one snapshot.
-        map: Arc<Mmap>,
-        /// Byte offset of the first element.
-        offset: usize,
-        /// Number of elements.
-        len: usize,
-    },
+///
+/// The element pointer and length are resolved once, when the slab is made, so reading one is a
+/// plain slice access: adjacency and columns are read millions of times per query, and resolving
+/// a mapped window (bounds, alignment) on every read cost more than the read.
+pub struct Slab<T: Pod> {
+    /// First element: into `owner`'s vector or mapping, which never moves or changes.
+    ptr: NonNull<T>,
+    /// Number of elements.
+    len: usize,
+    /// Keeps the memory `ptr` points into alive (never read).
+    _owner: Owner<T>,
 }
 
+/// What a [`Slab`]'s elements live in.
+enum Owner<T> {
+    /// Built in memory (never mutated or reallocated after the slab is made).
+    Owned(#[allow(dead_code)] Vec<T>),
+    /// A window of a mapped snapshot, shared by all slabs of that snapshot.
+    Mapped(#[allow(dead_code)] Arc<Mmap>),
+}
+
+// SAFETY: a slab only hands out shared `&[T]` to memory it owns (a vector it never mutates, or a
+// read-only mapping kept alive by an `Arc`); it is as thread-safe as `Vec<T>` / `&[T]`.
+unsafe impl<T: Pod + Send> Send for Slab<T> {}
+// SAFETY: see `Send`; `&Slab<T>` only gives `&[T]`.
+unsafe impl<T: Pod + Sync> Sync for Slab<T> {}
+
 impl<T: Pod> Slab<T> {
+    /// The window of `len` elements at byte `offset` of `map`; `None` when it does not fit in the
+    /// mapping or is not aligned for `T`.
+    pub fn mapped(map: Arc<Mmap>, offset: usize, len: usize) -> Option<Self> {
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .and_then(|n| offset.checked_add(n))
+            .and_then(|end| map.get(offset..end))?;
+        let elems: &[T] = bytemuck::try_cast_slice(bytes).ok()?;
+        let ptr = NonNull::new(elems.as_ptr().cast_mut())?;
+        Some(Slab {
+            ptr,
+            len,
+            _owner: Owner::Mapped(map),
+        })
+    }
+
     /// The elements as a slice.
+    #[inline]
     pub fn as_slice(&self) -> &[T] {
-        match self {
-            Slab::Owned(v) => v,
-            Slab::Mapped { map, offset, len } => {
-                let bytes = &map[*offset..*offset + *len * std::mem::size_of::<T>()];
-                bytemuck::cast_slice(bytes)
-            }
-        }
+        // SAFETY: `ptr..ptr + len` lies inside `_owner` (checked when the slab was made), is
+        // aligned for `T`, and is never written while the slab exists.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 
     /// The elements as raw bytes (what the snapshot writer and the OpenCL uploads use).
@@ -43,20 +69,27 @@ impl<T: Pod> Slab<T> {
 
 impl<T: Pod> Default for Slab<T> {
     fn default() -> Self {
-        Slab::Owned(Vec::new())
+        Vec::new().into()
     }
 }
 
 impl<T: Pod> Deref for Slab<T> {
     type Target = [T];
+    #[inline]
     fn deref(&self) -> &[T] {
         self.as_slice()
     }
 }
 
 impl<T: Pod> From<Vec<T>> for Slab<T> {
-    fn from(v: Vec<T>) -> Self {
-        Slab::Owned(v)
+    fn from(mut v: Vec<T>) -> Self {
+        // A vector's buffer pointer is never null (dangling but aligned when empty).
+        let ptr = NonNull::new(v.as_mut_ptr()).unwrap_or(NonNull::dangling());
+        Slab {
+            ptr,
+            len: v.len(),
+            _owner: Owner::Owned(v),
+        }
     }
 }
 

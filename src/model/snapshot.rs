@@ -451,11 +451,8 @@ impl Reader {
         if s.elem != size || s.offset % std::mem::align_of::<T>() != 0 {
             return Err(self.err(format!("section {index} has the wrong element type")));
         }
-        Ok(Slab::Mapped {
-            map: self.map.clone(),
-            offset: s.offset,
-            len: s.len / size,
-        })
+        Slab::mapped(self.map.clone(), s.offset, s.len / size)
+            .ok_or_else(|| self.err(format!("section {index} lies outside the file")))
     }
 
     fn heap(&self, h: &HeapMeta) -> Result<StringHeap> {
