@@ -1,9 +1,8 @@
-//! Loaders, writers and generators: IMDb TSV dumps and plain-text lists, synthetic IMDb data,
+//! Loaders and writers: IMDb TSV dumps and plain-text lists, subgraph-benchmark graphs,
 //! model-driven-engineering formats (EMF XMI with an Ecore/Xcore metamodel, Neo4j-style CSV, the
 //! JSON graph format).
 
 pub mod format;
-pub mod generate;
 pub mod imdb_lists;
 pub mod imdb_tsv;
 pub mod input;
