@@ -10,9 +10,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use gemp::generate::{generate_imdb, ImdbGenConfig};
 use gemp::gpsense::compress::{self, CompressConfig};
 use gemp::gpsense::{Engine, EngineConfig};
-use gemp::io::generate::{generate_imdb, ImdbGenConfig};
 use gemp::io::{subgraph_bench, Format, LoadOptions, LoadReport};
 use gemp::matcher::{execute, MatchOptions};
 use gemp::model::{Model, Value};

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use gemp::io::generate::{generate_imdb, ImdbGenConfig};
+use gemp::generate::{generate_imdb, ImdbGenConfig};
 use gemp::io::{Format, LoadOptions};
 use gemp::matcher::{execute, MatchOptions};
 use gemp::model::{Model, Value};

@@ -64,7 +64,7 @@ FUNNYQT = {"couples": ("35.4 s", "117.8 s"), "three-cliques": ("619 s", "4295 s"
 
 
 def ttc14_expected(query, blocks):
-    """The case's closed form for N blocks (src/io/generate/ttc14.rs): 3N couples sharing 15N movies
+    """The case's closed form for N blocks (src/generate/ttc14.rs): 3N couples sharing 15N movies
     in all, N 3-cliques sharing 5N."""
     if query == "couples":
         return {"pairs": 3 * blocks, "embeddings": 15 * blocks}

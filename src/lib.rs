@@ -10,6 +10,7 @@
 pub mod api;
 pub mod cli;
 pub mod error;
+pub mod generate;
 pub mod gpsense;
 pub mod gpu;
 pub mod io;

@@ -1,6 +1,6 @@
 //! The random graph generator: exact sizes, determinism per seed, every label and type present.
 
-use gemp::io::generate::{generate_graph, GraphGenConfig};
+use gemp::generate::{generate_graph, GraphGenConfig};
 use gemp::model::snapshot;
 
 fn fingerprint(m: &gemp::model::Model) -> Vec<(u32, u32, u32)> {

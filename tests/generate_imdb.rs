@@ -1,4 +1,4 @@
-//! Tests of the synthetic IMDb dump generator (`gemp::io::generate`): exact format, referential
+//! Tests of the synthetic IMDb dump generator (`gemp::generate`): exact format, referential
 //! integrity, determinism, gzip, realistic shape, and the committed sample in `datasets/imdb-sample`.
 
 use std::collections::{HashMap, HashSet};
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use gemp::io::generate::{generate_imdb, GenSummary, ImdbGenConfig};
+use gemp::generate::{generate_imdb, GenSummary, ImdbGenConfig};
 use gemp::Error;
 
 const FILES: [&str; 4] = [
@@ -22,7 +22,7 @@ const HEADERS: [&str; 4] = [
     "tconst\tordering\tnconst\tcategory\tjob\tcharacters",
     "tconst\taverageRating\tnumVotes",
 ];
-use gemp::io::generate::imdb::GENRES;
+use gemp::generate::imdb::GENRES;
 const TYPES: [&str; 11] = [
     "tvEpisode",
     "short",

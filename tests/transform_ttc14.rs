@@ -1,7 +1,7 @@
 //! The TTC 2014 Movie Database Case's transformations as rule files
 //! (`datasets/queries/ttc14/couples.transform.cypher`, `ttc14/cliques.transform.cypher`) on
 //! `gemp generate ttc14 --blocks N` models, against the case's closed form (see
-//! `src/io/generate/ttc14.rs` and `tests/generate_ttc14.rs`): per block `i`, persons `10i + 1`,
+//! `src/generate/ttc14.rs` and `tests/generate_ttc14.rs`): per block `i`, persons `10i + 1`,
 //! `10i + 2`, `10i + 3` (keys `nm` + number + 1) form the three couples and the one 3-clique, with
 //! the five common movies `10i + 0 … 10i + 4`, rated `10i + 0 … 10i + 4`: average `10i + 2`.
 

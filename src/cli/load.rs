@@ -367,7 +367,7 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
             let write_options = WriteOptions::force(force);
             safe_write::check(&output, &write_options)?;
             let start = Instant::now();
-            let config = crate::io::generate::GraphGenConfig {
+            let config = crate::generate::GraphGenConfig {
                 nodes,
                 edges,
                 labels,
@@ -375,7 +375,7 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
                 seed,
                 with_values: true,
             };
-            let model = crate::io::generate::generate_graph(&config)?;
+            let model = crate::generate::generate_graph(&config)?;
             snapshot::write_with(&model, &output, &write_options)
                 .with_context(|| format!("writing {}", output.display()))?;
             if !quiet() {
@@ -396,13 +396,13 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
             force,
         } => {
             let start = Instant::now();
-            let config = crate::io::generate::Ttc14GenConfig { blocks };
-            let s = crate::io::generate::generate_ttc14_with(
+            let config = crate::generate::Ttc14GenConfig { blocks };
+            let s = crate::generate::generate_ttc14_with(
                 &config,
                 &output,
                 &WriteOptions::force(force),
             )?;
-            let counts = crate::io::generate::Ttc14Counts::of(blocks);
+            let counts = crate::generate::Ttc14Counts::of(blocks);
             if !quiet() {
                 eprintln!(
                     "wrote {} movies, {} persons, {} acting credits ({} bytes) to {} in {:.2}s; \
@@ -429,7 +429,7 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
             output,
             force,
         } => {
-            let config = crate::io::generate::imdb::ImdbGenConfig {
+            let config = crate::generate::imdb::ImdbGenConfig {
                 titles,
                 persons,
                 principals,
@@ -439,7 +439,7 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
                 ..Default::default()
             };
             let start = Instant::now();
-            let s = crate::io::generate::imdb::generate_imdb_with(
+            let s = crate::generate::imdb::generate_imdb_with(
                 &config,
                 &output,
                 &WriteOptions::force(force),

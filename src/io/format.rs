@@ -1,7 +1,9 @@
 //! Input formats and their detection from file names and contents.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use super::expand;
+use super::loader::Candidate;
 use crate::error::{Error, Result};
 
 /// A model input format.
@@ -27,104 +29,68 @@ pub enum Format {
     Json,
 }
 
-/// Expands directories to the files they contain (sorted, non-recursive).
-pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| Error::io(p, e))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
-                .collect();
-            entries.sort();
-            out.extend(entries);
-        } else if p.exists() {
-            out.push(p.clone());
-        } else {
-            return Err(Error::io(
-                p,
-                std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or directory"),
-            ));
-        }
-    }
-    Ok(out)
-}
-
-/// Like [`expand_paths`], but a directory gives only its files whose lower-cased name ends with
-/// one of `suffixes` (files named explicitly are kept whatever their name).
-pub fn expand_paths_with(paths: &[PathBuf], suffixes: &[&str]) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for p in paths {
-        let files = expand_paths(std::slice::from_ref(p))?;
-        if p.is_dir() {
-            out.extend(files.into_iter().filter(|f| {
-                let n = file_name(f);
-                suffixes.iter().any(|s| n.ends_with(s))
-            }));
-        } else {
-            out.extend(files);
-        }
-    }
-    Ok(out)
-}
-
-fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default()
-}
-
-/// Detects the format of a set of inputs (directories already expanded or not).
+/// Detects the format of a set of inputs (directories already expanded or not): a lone `.gemp`
+/// snapshot, else the first loader of [`super::registry::loaders`] whose
+/// [`Loader::detect`](super::loader::Loader::detect) takes the files.
 pub fn detect(paths: &[PathBuf]) -> Result<Format> {
     if paths.len() == 1 && paths[0].is_file() && crate::model::snapshot::is_snapshot(&paths[0]) {
         return Ok(Format::Snapshot);
     }
-    let files = expand_paths(paths)?;
-    let names: Vec<String> = files.iter().map(|p| file_name(p)).collect();
-    if names
-        .iter()
-        .any(|n| n.starts_with("title.") || n.starts_with("name."))
-    {
-        return Ok(Format::ImdbTsv);
-    }
-    if names
-        .iter()
-        .any(|n| n.ends_with(".list") || n.ends_with(".list.gz"))
-    {
-        return Ok(Format::ImdbLists);
-    }
-    if names.iter().all(|n| n.ends_with(".graph")) && !names.is_empty() {
-        return Ok(Format::SubgraphBench);
-    }
-    let data: Vec<(&PathBuf, &String)> = files
-        .iter()
-        .zip(&names)
-        .filter(|(p, _)| !super::is_metamodel_file(p))
+    let inputs: Vec<Candidate> = expand::expand_paths(paths)?
+        .into_iter()
+        .map(Candidate::new)
         .collect();
-    if data
-        .iter()
-        .any(|(_, n)| n.ends_with(".xmi") || n.ends_with(".xmi.gz"))
-    {
-        return Ok(Format::Xmi);
-    }
-    if !data.is_empty()
-        && data
-            .iter()
-            .all(|(_, n)| n.ends_with(".json") || n.ends_with(".json.gz"))
-    {
-        return Ok(Format::Json);
-    }
-    if data.iter().any(|(p, n)| {
-        (n.ends_with(".csv") || n.ends_with(".csv.gz")) && super::neo4j_csv::has_neo4j_header(p)
-    }) {
-        return Ok(Format::Neo4jCsv);
+    let loaders = super::registry::loaders();
+    if let Some(l) = loaders.iter().find(|l| l.detect(&inputs)) {
+        return Ok(l.format());
     }
     let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let expected: Vec<&str> = loaders.iter().map(|l| l.description()).collect();
+    let (last, rest) = expected.split_last().unwrap_or((&"", &[]));
     Err(Error::InvalidArgument(format!(
-        "cannot tell the format of {}: expected a .gemp snapshot, IMDb TSV files (title.basics.tsv[.gz], …) \
-         IMDb lists (actors.list[.gz], …), a subgraph-benchmark .graph file, .xmi, .json or Neo4j CSV \
-         (id:ID / :START_ID headers); name it with --format",
-        shown.join(", ")
+        "cannot tell the format of {}: expected a .gemp snapshot, {} or {last}; name it with --format",
+        shown.join(", "),
+        rest.join(", ")
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_asks_the_loaders_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let tsv = file("title.basics.tsv", "tconst\n");
+        let list = file("actors.list", "");
+        let graph = file("g.graph", "t 0 0\n");
+        let xmi = file("m.xmi", "<x/>");
+        let json = file("g.json", "{}");
+        let csv = file("Person.csv", "id:ID\n1\n");
+        let plain = file("notes.csv", "a,b\n");
+        let mm = file("m.ecore", "");
+        assert_eq!(detect(&[tsv, list.clone()]).unwrap(), Format::ImdbTsv);
+        assert_eq!(detect(&[list, graph.clone()]).unwrap(), Format::ImdbLists);
+        assert_eq!(detect(&[graph]).unwrap(), Format::SubgraphBench);
+        assert_eq!(
+            detect(&[mm.clone(), xmi, json.clone()]).unwrap(),
+            Format::Xmi
+        );
+        assert_eq!(detect(&[mm.clone(), json]).unwrap(), Format::Json);
+        assert_eq!(detect(&[plain.clone(), csv]).unwrap(), Format::Neo4jCsv);
+        let err = detect(&[plain, mm]).unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "expected a .gemp snapshot, IMDb TSV files (title.basics.tsv[.gz], …), IMDb lists \
+                 (actors.list[.gz], …), a subgraph-benchmark .graph file, .xmi, .json or Neo4j CSV \
+                 (id:ID / :START_ID headers); name it with --format"
+            ),
+            "{err}"
+        );
+    }
 }

@@ -164,17 +164,12 @@ fn known_names() -> String {
 /// The recognised list files in `dir`, sorted by name; of `x.list` and `x.list.gz` only the
 /// uncompressed one is taken (with a warning).
 fn expand_dir(dir: &Path) -> Result<Vec<(ListFile, PathBuf)>> {
-    let mut found: Vec<(ListFile, PathBuf)> = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
-        let entry = entry.map_err(|e| Error::io(dir, e))?;
-        let path = entry.path();
-        if path.is_file() {
-            if let Some(kind) = detect_file(&path) {
-                found.push((kind, path));
-            }
-        }
-    }
-    found.sort_by(|a, b| a.1.cmp(&b.1));
+    // Sorted by path.
+    let found: Vec<(ListFile, PathBuf)> =
+        crate::io::expand::dir_files(dir, |p| detect_file(p).is_some())?
+            .into_iter()
+            .filter_map(|p| Some((detect_file(&p)?, p)))
+            .collect();
     let mut out: Vec<(ListFile, PathBuf)> = Vec::new();
     for (kind, path) in found {
         let gz = is_gz_name(&path);

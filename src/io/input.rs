@@ -309,7 +309,7 @@ pub fn load_phase(phase: LoadPhase) {
 /// The total size of the files `paths` name or hold (directories one level deep), for a
 /// [`LoadProgress`]; 0 when it cannot be told.
 pub fn total_size(paths: &[PathBuf]) -> u64 {
-    super::format::expand_paths(paths)
+    super::expand::expand_paths(paths)
         .map(|files| {
             files
                 .iter()

@@ -102,6 +102,9 @@ pub fn value_to_json(v: ValueRef<'_>) -> Json {
     }
 }
 
+/// The lower-cased endings of JSON graph file names: a directory's files with these are loaded.
+pub const EXTENSIONS: &[&str] = &[".json", ".json.gz"];
+
 /// Loads JSON graph files (directories: their `.json` files) into `builder`. A metamodel adds
 /// superclass labels and completes opposite references.
 pub fn load_into(
@@ -112,7 +115,7 @@ pub fn load_into(
     report: &mut LoadReport,
 ) -> Result<()> {
     let mut opposites = Opposites::new(metamodel);
-    for path in super::format::expand_paths_with(paths, &[".json", ".json.gz"])? {
+    for path in super::expand::expand_paths_with(paths, EXTENSIONS)? {
         let mut input = super::input::open(&path)?;
         let file = report.begin_file(&path, input.size);
         let mut text = Vec::new();

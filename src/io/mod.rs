@@ -1,15 +1,21 @@
-//! Loaders, writers and generators: IMDb TSV dumps and plain-text lists, synthetic IMDb data,
+//! Loaders and writers: IMDb TSV dumps and plain-text lists, subgraph-benchmark graphs,
 //! model-driven-engineering formats (EMF XMI with an Ecore/Xcore metamodel, Neo4j-style CSV, the
 //! JSON graph format).
+//!
+//! Every input format has a [`Loader`] ([`loader`]), listed once in [`registry`]; format
+//! detection and [`load_with_metamodel`] go through that list, and every loader expands
+//! directories with the one path expander ([`expand`]).
 
+pub mod expand;
 pub mod format;
-pub mod generate;
 pub mod imdb_lists;
 pub mod imdb_tsv;
 pub mod input;
 pub mod json_graph;
+pub mod loader;
 pub mod metamodel;
 pub mod neo4j_csv;
+pub mod registry;
 pub mod report;
 pub mod safe_write;
 pub mod subgraph_bench;
@@ -18,6 +24,7 @@ pub mod xmi;
 use std::path::{Path, PathBuf};
 
 pub use format::Format;
+pub use loader::{LoadContext, Loader};
 pub use report::{FileReport, LoadOptions, LoadReport, Malformed};
 
 use crate::error::{Error, Result};
@@ -34,6 +41,9 @@ pub fn load(
 ) -> Result<(Model, LoadReport)> {
     load_with_metamodel(paths, format, None, options)
 }
+
+/// The lower-cased endings of metamodel file names.
+pub const METAMODEL_EXTENSIONS: &[&str] = &[".ecore", ".xcore"];
 
 /// True for `.ecore` and `.xcore` files.
 pub fn is_metamodel_file(path: &Path) -> bool {
@@ -54,10 +64,9 @@ pub fn load_with_metamodel(
         paths.iter().cloned().partition(|p| is_metamodel_file(p));
     // A directory's metamodel files count too (XMI, CSV and JSON only use them).
     for dir in paths.iter().filter(|p| p.is_dir()) {
-        mm_files.extend(format::expand_paths_with(
-            std::slice::from_ref(dir),
-            &[".ecore", ".xcore"],
-        )?);
+        mm_files.extend(expand::dir_files(dir, |f| {
+            expand::has_suffix(f, METAMODEL_EXTENSIONS)
+        })?);
     }
     let mut mm: Option<metamodel::Metamodel> = None;
     for f in mm_files.iter().map(PathBuf::as_path).chain(metamodel) {
@@ -76,30 +85,18 @@ pub fn load_with_metamodel(
         Format::Auto => format::detect(paths)?,
         f => f,
     };
+    let Some(loader) = registry::loader_for(format) else {
+        return Err(Error::InvalidArgument(
+            "snapshots are opened with model::snapshot::open, not loaded".into(),
+        ));
+    };
     let mut builder = ModelBuilder::new();
     let mut report = LoadReport::default();
-    match format {
-        Format::ImdbTsv => imdb_tsv::load_into(&mut builder, paths, options, &mut report)?,
-        Format::ImdbLists => imdb_lists::load_into(&mut builder, paths, options, &mut report)?,
-        Format::SubgraphBench => {
-            for p in format::expand_paths(paths)? {
-                let g = subgraph_bench::parse(&p, options, &mut report)?;
-                subgraph_bench::add_to(&mut builder, &g)?;
-            }
-        }
-        Format::Xmi => xmi::load_into(&mut builder, paths, mm.as_ref(), options, &mut report)?,
-        Format::Neo4jCsv => {
-            neo4j_csv::load_into(&mut builder, paths, mm.as_ref(), options, &mut report)?
-        }
-        Format::Json => {
-            json_graph::load_into(&mut builder, paths, mm.as_ref(), options, &mut report)?
-        }
-        Format::Snapshot | Format::Auto => {
-            return Err(Error::InvalidArgument(
-                "snapshots are opened with model::snapshot::open, not loaded".into(),
-            ))
-        }
-    }
+    let context = LoadContext {
+        options,
+        metamodel: mm.as_ref(),
+    };
+    loader.load(paths, &context, &mut builder, &mut report)?;
     log::debug!(
         "parsed {} nodes, {} edges",
         builder.node_count(),

@@ -495,6 +495,9 @@ struct Source {
     names: Option<Vec<String>>,
 }
 
+/// The lower-cased endings of CSV file names: a directory's files with these are loaded.
+pub const EXTENSIONS: &[&str] = &[".csv", ".csv.gz"];
+
 /// Loads Neo4j-style CSV files and directories, and the groups of `options.neo4j`, into
 /// `builder`.
 pub fn load_into(
@@ -505,7 +508,7 @@ pub fn load_into(
     report: &mut LoadReport,
 ) -> Result<()> {
     let csv = &options.neo4j;
-    let files = super::format::expand_paths_with(paths, &[".csv", ".csv.gz"])?;
+    let files = super::expand::expand_paths_with(paths, EXTENSIONS)?;
     let mut nodes = Vec::new();
     let mut rels = Vec::new();
     for f in files {

@@ -11,12 +11,15 @@
 //! are the vertex ids.
 
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::io::input;
 use crate::io::{LoadOptions, LoadReport};
 use crate::model::{Model, ModelBuilder};
+
+/// The lower-cased ending of benchmark graph file names (used by format detection).
+pub const EXTENSIONS: &[&str] = &[".graph"];
 
 /// The relationship type given to every edge.
 pub const EDGE_TYPE: &str = "EDGE";
@@ -147,6 +150,22 @@ pub fn add_to(builder: &mut ModelBuilder, g: &BenchGraph) -> Result<()> {
     for &(u, v) in &g.edges {
         builder.add_edge(ids[u as usize], ids[v as usize], ty)?;
         builder.add_edge(ids[v as usize], ids[u as usize], ty)?;
+    }
+    Ok(())
+}
+
+/// Loads benchmark graph files into `builder`, one after the other (each file's vertex ids are
+/// node keys, so the files of one call share the vertices of equal id). A directory gives all
+/// the files directly inside it, sorted by name.
+pub fn load_into(
+    builder: &mut ModelBuilder,
+    paths: &[PathBuf],
+    options: &LoadOptions,
+    report: &mut LoadReport,
+) -> Result<()> {
+    for p in super::expand::expand_paths(paths)? {
+        let g = parse(&p, options, report)?;
+        add_to(builder, &g)?;
     }
     Ok(())
 }

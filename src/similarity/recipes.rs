@@ -16,7 +16,7 @@ use super::load::to_case_base_json;
 use super::sim_model::SimilarityModel;
 use super::taxonomy::Taxonomy;
 use crate::error::{Error, Result};
-use crate::io::generate::rng::{Rng, SplitMix64};
+use crate::generate::rng::{Rng, SplitMix64};
 use crate::io::safe_write::WriteOptions;
 
 /// The ingredient taxonomy (concept, parent), root first.

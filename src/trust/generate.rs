@@ -16,7 +16,7 @@ use hashbrown::{HashMap, HashSet};
 
 use super::graph::TrustGraph;
 use crate::error::{Error, Result};
-use crate::io::generate::rng::{Rng, SplitMix64};
+use crate::generate::rng::{Rng, SplitMix64};
 use crate::model::{Model, ModelBuilder, ValueRef};
 
 /// The paper's 16 size combinations: data (nodes, edges) × template (nodes, edges).

@@ -157,17 +157,11 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<(ImdbFile, PathBuf)>> {
     let mut files: Vec<(ImdbFile, PathBuf)> = Vec::new();
     for path in paths {
         if path.is_dir() {
-            let mut found: Vec<(ImdbFile, PathBuf)> = Vec::new();
-            let entries = std::fs::read_dir(path).map_err(|e| Error::io(path, e))?;
-            for entry in entries {
-                let entry = entry.map_err(|e| Error::io(path, e))?;
-                let p = entry.path();
-                if let Some(kind) = detect_file(&p) {
-                    if p.is_file() {
-                        found.push((kind, p));
-                    }
-                }
-            }
+            let mut found: Vec<(ImdbFile, PathBuf)> =
+                crate::io::expand::dir_files(path, |p| detect_file(p).is_some())?
+                    .into_iter()
+                    .filter_map(|p| Some((detect_file(&p)?, p)))
+                    .collect();
             found.sort();
             if let Some(w) = found.windows(2).find(|w| w[0].0 == w[1].0) {
                 return Err(Error::BadFile {

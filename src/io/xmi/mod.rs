@@ -761,6 +761,9 @@ pub fn infer_values(values: &[&str]) -> Vec<Value> {
     values.iter().map(|v| Value::Str((*v).to_owned())).collect()
 }
 
+/// The lower-cased endings of XMI file names: a directory's files with these are loaded.
+pub const EXTENSIONS: &[&str] = &[".xmi", ".xmi.gz"];
+
 /// Loads XMI files (directories: their `.xmi` / `.xmi.gz` files) into `builder`.
 pub fn load_into(
     builder: &mut ModelBuilder,
@@ -769,7 +772,7 @@ pub fn load_into(
     options: &LoadOptions,
     report: &mut LoadReport,
 ) -> Result<()> {
-    let files = super::format::expand_paths_with(paths, &[".xmi", ".xmi.gz"])?;
+    let files = super::expand::expand_paths_with(paths, EXTENSIONS)?;
     let mut loader = XmiLoader::new(builder, metamodel, options, report, files.len());
     for f in &files {
         loader.read_file(f)?;

@@ -6,11 +6,11 @@ use std::time::Instant;
 
 use super::{AmongOptions, EvalStrategy, InsertStrategy, AMONG_CL};
 use crate::error::{Error, Result};
+use crate::generate::rng::{Rng, SplitMix64};
 use crate::gpu::args::{
     EvalArgs, EvalElementArgs, EvalReduceArgs, ExtractExpandArgs, InsertArgs, StatusArgs,
 };
 use crate::gpu::{DeviceBuffer, Gpu};
-use crate::io::generate::rng::{Rng, SplitMix64};
 use crate::similarity::astar::{
     mapping_similarity, Mapping, Outcome, SearchResult, Stats, StopReason,
 };

@@ -942,7 +942,7 @@ impl Ctx {
         out.push(b'\t');
         let foreign = if ty == T_EPISODE { 0.01 } else { 0.08 };
         if rng.bernoulli(foreign) {
-            out.extend_from_slice(rng.pick(FOREIGN_TITLE).as_bytes());
+            out.extend_from_slice(rng.pick(&FOREIGN_TITLE).as_bytes());
         } else {
             out.extend_from_within(title_start..title_end);
         }
@@ -1022,7 +1022,7 @@ impl Ctx {
                     put(out, "Episode dated ");
                     push_u64(out, rng.range(1, 28));
                     out.push(b' ');
-                    put(out, rng.pick(MONTHS));
+                    put(out, rng.pick(&MONTHS));
                     out.push(b' ');
                     let y = core.start_year.unwrap_or(2000 + rng.below(25) as u16);
                     push_u64(out, y as u64);
@@ -1034,39 +1034,39 @@ impl Ctx {
         match rng.below(12) {
             0 | 1 => {
                 put(out, "The ");
-                put(out, rng.pick(TITLE_ADJ));
+                put(out, rng.pick(&TITLE_ADJ));
                 out.push(b' ');
-                put(out, rng.pick(TITLE_NOUN));
+                put(out, rng.pick(&TITLE_NOUN));
             }
             2 => {
-                put(out, rng.pick(TITLE_NOUN));
+                put(out, rng.pick(&TITLE_NOUN));
                 put(out, " of the ");
-                put(out, rng.pick(TITLE_NOUN));
+                put(out, rng.pick(&TITLE_NOUN));
             }
             3 | 4 => {
-                put(out, rng.pick(TITLE_ADJ));
+                put(out, rng.pick(&TITLE_ADJ));
                 out.push(b' ');
-                put(out, rng.pick(TITLE_NOUN));
+                put(out, rng.pick(&TITLE_NOUN));
             }
             5 => {
                 put(out, "The ");
-                put(out, rng.pick(TITLE_NOUN));
+                put(out, rng.pick(&TITLE_NOUN));
             }
             6 => {
                 put(out, MALE_FIRST[self.male_first.sample(rng)]);
                 put(out, "'s ");
-                put(out, rng.pick(TITLE_NOUN));
+                put(out, rng.pick(&TITLE_NOUN));
             }
             7 => {
-                put(out, rng.pick(TITLE_NOUN));
+                put(out, rng.pick(&TITLE_NOUN));
                 put(out, " in ");
-                put(out, rng.pick(TITLE_PLACE));
+                put(out, rng.pick(&TITLE_PLACE));
             }
-            8 => put(out, rng.pick(TITLE_NOUN)),
+            8 => put(out, rng.pick(&TITLE_NOUN)),
             9 => {
-                put(out, rng.pick(TITLE_ADJ));
+                put(out, rng.pick(&TITLE_ADJ));
                 out.push(b' ');
-                put(out, rng.pick(TITLE_NOUN));
+                put(out, rng.pick(&TITLE_NOUN));
                 out.push(b' ');
                 push_u64(out, rng.range(2, 5));
             }
@@ -1081,9 +1081,9 @@ impl Ctx {
                 put(out, LAST[self.last.sample(rng)]);
             }
             _ => {
-                put(out, rng.pick(TITLE_NOUN));
+                put(out, rng.pick(&TITLE_NOUN));
                 put(out, " and ");
-                put(out, rng.pick(TITLE_NOUN));
+                put(out, rng.pick(&TITLE_NOUN));
             }
         }
     }
@@ -1217,7 +1217,7 @@ impl Ctx {
         }
         out.extend_from_slice(b"[\"");
         if selfish {
-            out.extend_from_slice(rng.pick(SELF_ROLES).as_bytes());
+            out.extend_from_slice(rng.pick(&SELF_ROLES).as_bytes());
         } else {
             self.character_name(cat == C_ACTRESS, rng, out);
             if rng.bernoulli(0.03) {
@@ -1244,9 +1244,9 @@ impl Ctx {
                 out.extend_from_slice(LAST[self.last.sample(rng)].as_bytes());
             }
             9..=12 => out.extend_from_slice(first(rng).as_bytes()),
-            13..=17 => out.extend_from_slice(rng.pick(ROLES).as_bytes()),
+            13..=17 => out.extend_from_slice(rng.pick(&ROLES).as_bytes()),
             _ => {
-                out.extend_from_slice(rng.pick(ROLES).as_bytes());
+                out.extend_from_slice(rng.pick(&ROLES).as_bytes());
                 out.push(b' ');
                 out.extend_from_slice(LAST[self.last.sample(rng)].as_bytes());
             }
@@ -1381,10 +1381,10 @@ struct CastScratch {
 /// The `job` column of a credit (`None` = `\N`).
 fn job(cat: u8, rng: &mut SplitMix64) -> Option<&'static str> {
     match cat {
-        C_WRITER if rng.bernoulli(0.55) => Some(rng.pick(WRITER_JOBS)),
-        C_PRODUCER if rng.bernoulli(0.9) => Some(rng.pick(PRODUCER_JOBS)),
+        C_WRITER if rng.bernoulli(0.55) => Some(rng.pick(&WRITER_JOBS)),
+        C_PRODUCER if rng.bernoulli(0.9) => Some(rng.pick(&PRODUCER_JOBS)),
         C_DIRECTOR if rng.bernoulli(0.04) => Some("director"),
-        C_CINEMATOGRAPHER if rng.bernoulli(0.15) => Some(rng.pick(CINEMATOGRAPHER_JOBS)),
+        C_CINEMATOGRAPHER if rng.bernoulli(0.15) => Some(rng.pick(&CINEMATOGRAPHER_JOBS)),
         C_COMPOSER if rng.bernoulli(0.05) => Some("original music"),
         C_EDITOR if rng.bernoulli(0.05) => Some("film editor"),
         _ => None,
