@@ -55,6 +55,36 @@ fn recipes_then_similarity_table_and_json() {
         "complete mapping expected: {nodes:?}"
     );
     assert!(v["results"].as_array().unwrap().len() <= 2);
+    // `--backend auto` (AMonG only on a GPU or accelerator, else the host) finds the query first
+    // and reports the backend that ran.
+    let o = gemp(&[
+        "similarity",
+        "--query",
+        cases.to_str().unwrap(),
+        "--query-name",
+        "recipe-01",
+        "--cases",
+        out.to_str().unwrap(),
+        "--k",
+        "2",
+        "--format",
+        "json",
+        "--time-limit",
+        "1",
+        "--backend",
+        "auto",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // (Only the best case is compared: with a time limit, a lower-ranked case's similarity is the
+    // best found in time.)
+    assert_eq!(a["results"][0]["case"], "recipe-01");
+    assert_eq!(a["results"][0]["similarity"], 1.0);
+    assert!(
+        ["host", "opencl"].contains(&a["backend"].as_str().unwrap()),
+        "{}",
+        a["backend"]
+    );
     let o = gemp(&[
         "similarity",
         "--query",

@@ -71,6 +71,24 @@ fn generated_plant_is_found_by_the_cli() {
     let text = String::from_utf8_lossy(&r.stdout);
     assert!(text.starts_with("#1 score"), "{text}");
     assert!(text.contains(&format!("-> {} ", planted[0])), "{text}");
+    // `--backend auto` (the host here unless a GPU is found, as for `gemp match`) prints the same
+    // matchings.
+    let r = gemp(&[
+        "-q",
+        "trust",
+        "--template",
+        template.to_str().unwrap(),
+        "--data",
+        data.to_str().unwrap(),
+        "--top",
+        "2",
+        "--json",
+        "--backend",
+        "auto",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let a: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(a["matchings"], v["matchings"]);
     // The OpenCL backend prints the same matchings.
     #[cfg(feature = "opencl")]
     if common::gpu("generated_plant_is_found_by_the_cli (opencl)").is_some() {

@@ -19,6 +19,9 @@ use crate::similarity::{
 /// Where the searches run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Backend {
+    /// AMonG on a GPU or accelerator (or the device named by --device / GEMP_DEVICE), else the
+    /// host; the log says which and why.
+    Auto,
     /// Host A* (parallel over the cases).
     Host,
     /// AMonG on the OpenCL device (one case after the other).
@@ -75,9 +78,13 @@ pub struct SimilarityArgs {
     /// Search every case fully (no early stop of cases that cannot reach the top k).
     #[arg(long)]
     pub no_early_stop: bool,
-    /// host, opencl (AMonG) or race.
+    /// host, opencl (AMonG), race, or auto (AMonG only on a GPU or accelerator).
     #[arg(long, value_enum, default_value = "host")]
     pub backend: Backend,
+    /// The OpenCL device for opencl, race and auto (an index from `gemp devices`; default:
+    /// $GEMP_DEVICE, else the first GPU).
+    #[arg(long, value_name = "N")]
+    pub device: Option<usize>,
     /// AMonG: number of search instances (priority queues).
     #[arg(long, default_value_t = 64)]
     pub instances: usize,
@@ -155,7 +162,7 @@ pub fn run_recipes(args: RecipesArgs) -> anyhow::Result<()> {
 }
 
 /// `gemp similarity`.
-pub fn run_similarity(args: SimilarityArgs) -> anyhow::Result<()> {
+pub fn run_similarity(mut args: SimilarityArgs) -> anyhow::Result<()> {
     let algorithm: Algorithm = args.algorithm.parse()?;
     let improvements: Improvements = args.improvements.parse()?;
     if improvements.selection && algorithm != Algorithm::AStarIII {
@@ -178,11 +185,24 @@ pub fn run_similarity(args: SimilarityArgs) -> anyhow::Result<()> {
         ..Default::default()
     };
     let early_stop = !args.no_early_stop;
-    let retrieval = match args.backend {
-        Backend::Host => retrieve(&query, &cases, &model, args.k, &options, early_stop)?,
-        Backend::Opencl | Backend::Race => {
-            device_retrieval(&args, &query, &cases, &model, &options, early_stop)?
-        }
+    let device = match args.backend {
+        Backend::Host => None,
+        Backend::Auto => crate::gpu::auto_device(args.device, "similarity")?,
+        Backend::Opencl | Backend::Race => Some(crate::gpu::selector(args.device)),
+    };
+    if args.backend == Backend::Auto {
+        // Reported as what ran.
+        args.backend = if device.is_some() {
+            Backend::Opencl
+        } else {
+            Backend::Host
+        };
+    }
+    let retrieval = match device {
+        None => retrieve(&query, &cases, &model, args.k, &options, early_stop)?,
+        Some(selector) => device_retrieval(
+            &args, selector, &query, &cases, &model, &options, early_stop,
+        )?,
     };
     let variant = variant_name(algorithm, improvements);
     match args.format {
@@ -198,6 +218,7 @@ pub fn run_similarity(args: SimilarityArgs) -> anyhow::Result<()> {
 #[cfg(feature = "opencl")]
 fn device_retrieval(
     args: &SimilarityArgs,
+    selector: crate::gpu::DeviceSelector,
     query: &SemanticGraph,
     cases: &[SemanticGraph],
     model: &SimilarityModel,
@@ -206,7 +227,7 @@ fn device_retrieval(
 ) -> anyhow::Result<Retrieval> {
     use crate::similarity::among::{self, AmongOptions};
     use crate::similarity::retrieval::retrieve_with;
-    let gpu = crate::gpu::Gpu::new(crate::gpu::DeviceSelector::Auto)?;
+    let gpu = crate::gpu::Gpu::new(selector)?;
     let among_options = AmongOptions {
         instances: args.instances,
         eval: args.eval.try_into()?,
@@ -239,6 +260,7 @@ fn device_retrieval(
 #[cfg(not(feature = "opencl"))]
 fn device_retrieval(
     _: &SimilarityArgs,
+    _: crate::gpu::DeviceSelector,
     _: &SemanticGraph,
     _: &[SemanticGraph],
     _: &SimilarityModel,

@@ -18,9 +18,12 @@ use crate::trust::{
 /// Where TruST runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TrustBackend {
+    /// The OpenCL device when it is a GPU or accelerator (or named by --device / GEMP_DEVICE),
+    /// else the host; the log says which and why.
+    Auto,
     /// Host CPU (rayon).
     Host,
-    /// OpenCL device (`GEMP_DEVICE` selects which).
+    /// OpenCL device (`--device`, else `GEMP_DEVICE`, else the first GPU).
     Opencl,
 }
 
@@ -65,6 +68,10 @@ pub struct TrustArgs {
     /// Where to run.
     #[arg(long, value_enum, default_value = "host")]
     pub backend: TrustBackend,
+    /// The OpenCL device for opencl and auto (an index from `gemp devices`; default:
+    /// $GEMP_DEVICE, else the first GPU).
+    #[arg(long, value_name = "N")]
+    pub device: Option<usize>,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -158,9 +165,14 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<()> {
         },
         top: args.top,
     };
-    let result = match args.backend {
-        TrustBackend::Host => run_host(&template, &data, &params)?,
-        TrustBackend::Opencl => run_opencl(&template, &data, &params)?,
+    let device = match args.backend {
+        TrustBackend::Host => None,
+        TrustBackend::Auto => crate::gpu::auto_device(args.device, "trust")?,
+        TrustBackend::Opencl => Some(crate::gpu::selector(args.device)),
+    };
+    let result = match device {
+        None => run_host(&template, &data, &params)?,
+        Some(selector) => run_opencl(selector, &template, &data, &params)?,
     };
     if args.json {
         println!(
@@ -183,11 +195,12 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<()> {
 
 #[cfg(feature = "opencl")]
 fn run_opencl(
+    selector: crate::gpu::DeviceSelector,
     template: &TrustGraph,
     data: &TrustGraph,
     params: &TrustParams,
 ) -> anyhow::Result<TrustResult> {
-    let gpu = crate::gpu::Gpu::new(crate::gpu::DeviceSelector::Auto)?;
+    let gpu = crate::gpu::Gpu::new(selector)?;
     log::info!("TruST on {}", gpu.info().summary());
     Ok(crate::trust::device::run_device(
         &gpu, template, data, params,
@@ -195,7 +208,12 @@ fn run_opencl(
 }
 
 #[cfg(not(feature = "opencl"))]
-fn run_opencl(_: &TrustGraph, _: &TrustGraph, _: &TrustParams) -> anyhow::Result<TrustResult> {
+fn run_opencl(
+    _: crate::gpu::DeviceSelector,
+    _: &TrustGraph,
+    _: &TrustGraph,
+    _: &TrustParams,
+) -> anyhow::Result<TrustResult> {
     anyhow::bail!(
         "gemp was built without OpenCL support (rebuild with the default cargo feature `opencl`)"
     )

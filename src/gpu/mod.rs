@@ -71,6 +71,33 @@ pub fn devices() -> crate::Result<Vec<DeviceInfo>> {
     ))
 }
 
+/// The device selector for a command's `--device N` (`None`: [`DeviceSelector::Auto`], which
+/// honours `GEMP_DEVICE`).
+pub fn selector(device: Option<usize>) -> DeviceSelector {
+    device.map_or(DeviceSelector::Auto, DeviceSelector::Index)
+}
+
+/// `--backend auto` for the commands that run either on the host or on one OpenCL device
+/// (`similarity`, `trust`): the device to use, or `None` for the host, by the same rule as `gemp
+/// match` ([`auto_backend_here`]: a GPU or accelerator, or the device named by `--device` or
+/// `GEMP_DEVICE`). The choice and its reason are logged at info level under `command`'s name.
+pub fn auto_device(device: Option<usize>, command: &str) -> crate::Result<Option<DeviceSelector>> {
+    let choice = auto_backend_here(selector(device))?;
+    match choice.device {
+        Some(i) => {
+            log::info!(
+                "{command}: backend auto: OpenCL device {i} ({})",
+                choice.reason
+            );
+            Ok(Some(DeviceSelector::Index(i)))
+        }
+        None => {
+            log::info!("{command}: backend auto: host ({})", choice.reason);
+            Ok(None)
+        }
+    }
+}
+
 /// `--backend auto`'s decision on this machine (see [`auto_backend`]): which device to open, if
 /// any. Without OpenCL support or without any platform: the host.
 pub fn auto_backend_here(selector: DeviceSelector) -> crate::Result<AutoBackend> {
