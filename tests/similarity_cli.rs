@@ -26,24 +26,29 @@ fn recipes_then_similarity_table_and_json() {
     );
     let cases = out.join("cases.json");
     // The smallest generated recipe as query (fast), against the directory (model.json found there).
-    let o = gemp(&[
-        "similarity",
-        "--query",
-        cases.to_str().unwrap(),
-        "--query-name",
-        "recipe-01",
-        "--cases",
-        out.to_str().unwrap(),
-        "--k",
-        "2",
-        "--format",
-        "json",
-        "--mappings",
-        "--time-limit",
-        "1",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // The two best cases for recipe-01 as JSON, with `extra` arguments.
+    let best_two = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "similarity",
+            "--query",
+            cases.to_str().unwrap(),
+            "--query-name",
+            "recipe-01",
+            "--cases",
+            out.to_str().unwrap(),
+            "--k",
+            "2",
+            "--format",
+            "json",
+            "--time-limit",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        let o = gemp(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let v = best_two(&["--mappings"]);
     assert_eq!(v["variant"], "A*III-RMS");
     let first = &v["results"][0];
     assert_eq!(first["case"], "recipe-01");
@@ -57,25 +62,7 @@ fn recipes_then_similarity_table_and_json() {
     assert!(v["results"].as_array().unwrap().len() <= 2);
     // `--backend auto` (AMonG only on a GPU or accelerator, else the host) finds the query first
     // and reports the backend that ran.
-    let o = gemp(&[
-        "similarity",
-        "--query",
-        cases.to_str().unwrap(),
-        "--query-name",
-        "recipe-01",
-        "--cases",
-        out.to_str().unwrap(),
-        "--k",
-        "2",
-        "--format",
-        "json",
-        "--time-limit",
-        "1",
-        "--backend",
-        "auto",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let a = best_two(&["--backend", "auto"]);
     // (Only the best case is compared: with a time limit, a lower-ranked case's similarity is the
     // best found in time.)
     assert_eq!(a["results"][0]["case"], "recipe-01");

@@ -31,19 +31,25 @@ fn generated_plant_is_found_by_the_cli() {
         serde_json::from_str(&std::fs::read_to_string(out.join("planted.json")).unwrap()).unwrap();
     let template = out.join("template.gemp");
     let data = out.join("data.gemp");
-    let r = gemp(&[
-        "-q",
-        "trust",
-        "--template",
-        template.to_str().unwrap(),
-        "--data",
-        data.to_str().unwrap(),
-        "--top",
-        "2",
-        "--json",
-    ]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    // The top two matchings as JSON, with `extra` arguments.
+    let top_two = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "-q",
+            "trust",
+            "--template",
+            template.to_str().unwrap(),
+            "--data",
+            data.to_str().unwrap(),
+            "--top",
+            "2",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let r = gemp(&args);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        serde_json::from_slice(&r.stdout).unwrap()
+    };
+    let v = top_two(&[]);
     let best = &v["matchings"][0];
     let nodes = best["nodes"].as_array().unwrap();
     assert_eq!(nodes.len(), 5);
@@ -73,40 +79,12 @@ fn generated_plant_is_found_by_the_cli() {
     assert!(text.contains(&format!("-> {} ", planted[0])), "{text}");
     // `--backend auto` (the host here unless a GPU is found, as for `gemp match`) prints the same
     // matchings.
-    let r = gemp(&[
-        "-q",
-        "trust",
-        "--template",
-        template.to_str().unwrap(),
-        "--data",
-        data.to_str().unwrap(),
-        "--top",
-        "2",
-        "--json",
-        "--backend",
-        "auto",
-    ]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let a: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    let a = top_two(&["--backend", "auto"]);
     assert_eq!(a["matchings"], v["matchings"]);
     // The OpenCL backend prints the same matchings.
     #[cfg(feature = "opencl")]
     if common::gpu("generated_plant_is_found_by_the_cli (opencl)").is_some() {
-        let r = gemp(&[
-            "-q",
-            "trust",
-            "--template",
-            template.to_str().unwrap(),
-            "--data",
-            data.to_str().unwrap(),
-            "--top",
-            "2",
-            "--json",
-            "--backend",
-            "opencl",
-        ]);
-        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-        let w: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+        let w = top_two(&["--backend", "opencl"]);
         assert_eq!(w["matchings"], v["matchings"]);
         assert_eq!(w["levels"], v["levels"]);
     }

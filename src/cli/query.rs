@@ -86,10 +86,7 @@ impl QueryArgs {
         }
         Ok(SessionOptions {
             backend: self.backend,
-            device: self.device.map_or(
-                crate::gpu::DeviceSelector::Auto,
-                crate::gpu::DeviceSelector::Index,
-            ),
+            device: crate::gpu::selector(self.device),
             engine: self.engine,
             gpsense: gpsense::EngineConfig {
                 filter: gpsense::filter::FilterConfig {

@@ -187,7 +187,7 @@ pub fn run_similarity(mut args: SimilarityArgs) -> anyhow::Result<()> {
     let early_stop = !args.no_early_stop;
     let device = match args.backend {
         Backend::Host => None,
-        Backend::Auto => crate::gpu::auto_device(args.device, "similarity")?,
+        Backend::Auto => crate::gpu::auto_device(crate::gpu::selector(args.device), "similarity")?,
         Backend::Opencl | Backend::Race => Some(crate::gpu::selector(args.device)),
     };
     if args.backend == Backend::Auto {

@@ -167,7 +167,7 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<()> {
     };
     let device = match args.backend {
         TrustBackend::Host => None,
-        TrustBackend::Auto => crate::gpu::auto_device(args.device, "trust")?,
+        TrustBackend::Auto => crate::gpu::auto_device(crate::gpu::selector(args.device), "trust")?,
         TrustBackend::Opencl => Some(crate::gpu::selector(args.device)),
     };
     let result = match device {

@@ -77,25 +77,23 @@ pub fn selector(device: Option<usize>) -> DeviceSelector {
     device.map_or(DeviceSelector::Auto, DeviceSelector::Index)
 }
 
-/// `--backend auto` for the commands that run either on the host or on one OpenCL device
-/// (`similarity`, `trust`): the device to use, or `None` for the host, by the same rule as `gemp
-/// match` ([`auto_backend_here`]: a GPU or accelerator, or the device named by `--device` or
-/// `GEMP_DEVICE`). The choice and its reason are logged at info level under `command`'s name.
-pub fn auto_device(device: Option<usize>, command: &str) -> crate::Result<Option<DeviceSelector>> {
-    let choice = auto_backend_here(selector(device))?;
+/// `--backend auto` for every command (`match`, `batch`, `similarity`, `trust`, the library's
+/// sessions): the device to open, or `None` for the host, by [`auto_backend_here`]'s rule (a GPU or
+/// accelerator, or the device named by `--device` or `GEMP_DEVICE`). The choice and its reason
+/// are logged at info level under `command`'s name.
+pub fn auto_device(
+    selector: DeviceSelector,
+    command: &str,
+) -> crate::Result<Option<DeviceSelector>> {
+    let choice = auto_backend_here(selector)?;
     match choice.device {
-        Some(i) => {
-            log::info!(
-                "{command}: backend auto: OpenCL device {i} ({})",
-                choice.reason
-            );
-            Ok(Some(DeviceSelector::Index(i)))
-        }
-        None => {
-            log::info!("{command}: backend auto: host ({})", choice.reason);
-            Ok(None)
-        }
+        Some(i) => log::info!(
+            "{command}: backend auto: OpenCL device {i} ({})",
+            choice.reason
+        ),
+        None => log::info!("{command}: backend auto: the host ({})", choice.reason),
     }
+    Ok(choice.device.map(DeviceSelector::Index))
 }
 
 /// `--backend auto`'s decision on this machine (see [`auto_backend`]): which device to open, if

@@ -150,10 +150,8 @@ pub fn typed_degree_capped(
     }
     let adj = if out { model.out() } else { model.inc() };
     let r = adj.range(node);
-    if types.is_empty() || r.len() <= cap {
-        return typed_degree(model, node, types, out).min(cap);
-    }
-    if r.len() > 16 {
+    // Untyped, no longer than the cap, or long (searched per type): the full degree is as cheap.
+    if types.is_empty() || r.len() <= cap || r.len() > 16 {
         return typed_degree(model, node, types, out).min(cap);
     }
     let mut n = 0;

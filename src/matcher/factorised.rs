@@ -1514,13 +1514,8 @@ impl Projected {
     /// pivot's lists overlap instead of being paid one after another.
     #[inline]
     fn prefetch(&self, t: u32) {
-        if let Some(&a) = t
-            .checked_sub(self.base)
-            .and_then(|i| self.offsets.get(i as usize))
-        {
-            if let Some(first) = self.targets.get(a as usize) {
-                prefetch_read(first);
-            }
+        if let Some(first) = self.get(t).first() {
+            prefetch_read(first);
         }
     }
 

@@ -113,16 +113,7 @@ impl<'m> Session<'m> {
         let device = match options.backend {
             Backend::Host => None,
             Backend::Opencl => Some(options.device),
-            Backend::Auto => {
-                let choice = crate::gpu::auto_backend_here(options.device)?;
-                let on = if choice.device.is_some() {
-                    "OpenCL"
-                } else {
-                    "the host"
-                };
-                log::info!("backend auto: {on} ({})", choice.reason);
-                choice.device.map(DeviceSelector::Index)
-            }
+            Backend::Auto => crate::gpu::auto_device(options.device, "query")?,
         };
         let engine: Box<dyn Engine<'m> + 'm> = match (options.engine, device) {
             (EngineKind::Gemp, None) => Box::new(HostEngine::new(model)),
