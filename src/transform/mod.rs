@@ -11,18 +11,22 @@
 //!    value of the wrong type, a `SET` on a deleted node) discards the whole statement;
 //! 3. the delta is folded into a new frozen model ([`compact()`]) that the next statement reads.
 //!
-//! The matchers only read frozen models, so step 3 rebuilds the model after every statement that
-//! changed something; reading base + delta without a rebuild is a later step. [`apply_tracked`]
-//! also says which nodes the run touched, from which [`crate::api::LiveQuery`] re-checks queries
+//! The matchers read frozen models, so step 3 makes a new one after every statement that changed
+//! something: [`fold`] splices the old model's arrays at memory speed (untouched adjacency lists
+//! and columns are copied, only the touched ones re-sorted or rebuilt), with the builder path as
+//! its fallback for changes the builder would have to decide (a changed primary label, conflicting
+//! property types). [`apply_tracked`] also says which nodes the run touched, from which
+//! [`crate::api::LiveQuery`] re-checks queries
 //! incrementally. Per statement, a [`ChangeReport`] entry counts what changed.
 //!
 //! Files: `plan` (binding a statement), `execute` (running it), `delta` (the change layer),
-//! `compact` (folding), `report` (the change report), `touched` (the nodes a run changed, for
+//! `fold` (splicing a delta into a new model), `compact` (folding, with the builder fallback), `report` (the change report), `touched` (the nodes a run changed, for
 //! incremental re-checking).
 
 pub mod compact;
 pub mod delta;
 pub mod execute;
+pub mod fold;
 pub mod plan;
 pub mod report;
 pub mod touched;
