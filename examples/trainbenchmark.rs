@@ -11,18 +11,26 @@
 //!
 //! - `batch`: nothing more;
 //! - `inject`: `--iterations` times the query's `*.inject.cypher` rule file (`transform`) and the
-//!   count again (`recheck`);
-//! - `repair`: the `*.repair.cypher` rule file once, and the count again.
+//!   count again, by a full run (`recheck`) and incrementally (`recheck_incremental`);
+//! - `repair`: the `*.repair.cypher` rule file once, and the count again (both ways).
 //!
-//! Each phase prints one JSON object on its own line: `query`, `phase`, `iteration` (0 for load and
-//! check), `seconds`, `matches` (after check and recheck) and `changes` (what a transform changed:
-//! elements created and deleted, properties and labels set).
+//! For inject and repair, a [`gemp::api::LiveQuery`] of the query is made right after `check`
+//! (`live_init`) and kept across the transformations; `recheck_incremental` is its
+//! [`LiveQuery::refresh`](gemp::api::LiveQuery::refresh), which re-examines only what the
+//! transformation touched. When its count differs from the full re-check's (or the live query's
+//! first count from `check`'s), the run stops with an error and a non-zero exit status.
+//!
+//! Each phase prints one JSON object on its own line: `query`, `phase`, `iteration` (0 for load,
+//! check and live_init), `seconds`, `matches` (after check, live_init and both re-checks),
+//! `changes` (what a transform changed: elements created and deleted, properties and labels set)
+//! and, for `recheck_incremental`, `added` and `removed` (matches gained and lost), `affected`
+//! (nodes re-examined) and `incremental` (false when the live query fell back to a full re-run).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use gemp::api::{Graph, RunOptions};
+use gemp::api::{Graph, LiveQuery, RunOptions};
 
 /// The six queries, in the benchmark's order.
 const QUERIES: [&str; 6] = [
@@ -167,6 +175,18 @@ fn run(args: &Args) -> Result<(), String> {
             serde_json::json!({ "matches": matches }),
         );
         let Some(rules) = rules else { continue };
+        let t = Instant::now();
+        let mut live = graph
+            .live_query(&check)
+            .map_err(|e| format!("{name}: {e}"))?;
+        emit(
+            name,
+            "live_init",
+            0,
+            t.elapsed().as_secs_f64(),
+            serde_json::json!({ "matches": live.len() }),
+        );
+        agree(name, "the live query's first count", 0, live.len(), matches)?;
         let rounds = if args.scenario == "inject" {
             args.iterations
         } else {
@@ -196,7 +216,61 @@ fn run(args: &Args) -> Result<(), String> {
                 seconds,
                 serde_json::json!({ "matches": matches }),
             );
+            recheck_incremental(name, iteration, &graph, &mut live, matches)?;
         }
     }
     Ok(())
+}
+
+/// Refreshes `live` after a transformation (phase `recheck_incremental`) and checks its count
+/// against the full re-check's `full_matches`.
+fn recheck_incremental(
+    name: &str,
+    iteration: usize,
+    graph: &Graph,
+    live: &mut LiveQuery,
+    full_matches: u64,
+) -> Result<(), String> {
+    let t = Instant::now();
+    let diff = live
+        .refresh(graph)
+        .map_err(|e| format!("{name}: incremental re-check {iteration}: {e}"))?;
+    let seconds = t.elapsed().as_secs_f64();
+    emit(
+        name,
+        "recheck_incremental",
+        iteration,
+        seconds,
+        serde_json::json!({
+            "matches": live.len(),
+            "added": diff.added.len(),
+            "removed": diff.removed.len(),
+            "affected": diff.affected,
+            "incremental": diff.incremental,
+        }),
+    );
+    agree(
+        name,
+        "the incremental re-check",
+        iteration,
+        live.len(),
+        full_matches,
+    )
+}
+
+/// An error when the live query's count `live_matches` differs from the full count.
+fn agree(
+    name: &str,
+    what: &str,
+    iteration: usize,
+    live_matches: usize,
+    full_matches: u64,
+) -> Result<(), String> {
+    if live_matches as u64 == full_matches {
+        return Ok(());
+    }
+    Err(format!(
+        "{name}, iteration {iteration}: {what} found {live_matches} matches, the full count \
+         {full_matches}"
+    ))
 }

@@ -6,7 +6,10 @@ the Train Benchmark), for load benchmarks of large files:
 
 Each region has 40 sensors and 400 track elements (one switch per 20 segments) in a connectsTo
 chain, each monitored by one sensor; each region has one route requiring its sensors and following
-its switches. Deterministic (no randomness)."""
+its switches, entering at its own region's semaphore and exiting at the next region's. With more
+than one region the chains form a ring: the last track element of region r connectsTo the first of
+region (r + 1) % REGIONS, so route r neighbours route r + 1 as in the real benchmark (a route that
+loses its entry semaphore is then a SemaphoreNeighbor fault). Deterministic (no randomness)."""
 import sys
 
 regions = int(sys.argv[1])
@@ -40,7 +43,15 @@ for r in range(regions):
         mon = " ".join(f"//@regions.{r}/@elements.{e}" for e in range(s * 10, s * 10 + 10))
         w(f'    <sensors id="{new_id()}" monitors="{mon}"/>\n')
     for e in range(ELEMENTS):
-        conn = f' connectsTo="//@regions.{r}/@elements.{e + 1}"' if e + 1 < ELEMENTS else ""
+        if e + 1 < ELEMENTS:
+            conn = f' connectsTo="//@regions.{r}/@elements.{e + 1}"'
+        elif regions > 1:
+            # The chains join up, as in the real benchmark: region r's last element leads into
+            # region r+1's first, so route r (exiting at region r+1's semaphore) neighbours route
+            # r+1 (entering there) and SemaphoreNeighbor can find faults once an entry is removed.
+            conn = f' connectsTo="//@regions.{(r + 1) % regions}/@elements.0"'
+        else:
+            conn = ""
         mb = f' monitoredBy="//@regions.{r}/@sensors.{e // 10}"'
         if e % 20 == 0:
             cur = ["", ' currentPosition="STRAIGHT"', ' currentPosition="DIVERGING"'][e % 3]
