@@ -450,14 +450,14 @@ fn seeded_matches(model: &Model, shape: &Shape, seeds: &[u32]) -> Result<Matches
     if seeds.is_empty() {
         return Ok(all);
     }
-    for &slot in &shape.identity {
-        let out = crate::matcher::execute_seeded(
-            model,
-            &shape.bindings,
-            &MatchOptions::default(),
-            slot,
-            seeds,
-        )?;
+    let outputs = crate::matcher::execute_seeded(
+        model,
+        &shape.bindings,
+        &MatchOptions::default(),
+        &shape.identity,
+        seeds,
+    )?;
+    for out in outputs {
         let mut found = Matches::new();
         add_rows(model, shape, &out.rows, &mut found);
         // A match binding seeds in several slots is found by each of their runs, each time with

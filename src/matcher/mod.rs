@@ -200,39 +200,50 @@ fn sampled_fanout(
 }
 
 /// [`execute`] restricted to the matches that bind pattern node `slot` to one of `seeds` (sorted,
-/// distinct node ids): candidates are filtered as usual, `slot`'s are then cut down to `seeds`,
-/// and the plan is made for the cut sets, so the search starts from the seeds when they are
-/// fewer than any other node's candidates. What incremental re-checking runs
-/// ([`crate::api::LiveQuery`]). A `slot` the pattern does not have is an error.
+/// distinct node ids), once per slot of `slots`: candidates are filtered once, as usual; for each
+/// slot, that slot's are then cut down to `seeds` and the plan is made for the cut sets, so the
+/// search starts from the seeds when they are fewer than any other node's candidates. What
+/// incremental re-checking runs ([`crate::api::LiveQuery`]). A slot the pattern does not have is an
+/// error.
 pub fn execute_seeded<'m>(
     model: &'m Model,
     query: &BoundQuery,
     options: &MatchOptions,
-    slot: usize,
+    slots: &[usize],
     seeds: &[u32],
-) -> Result<QueryOutput<'m>> {
-    if slot >= query.pattern.nodes.len() {
+) -> Result<Vec<QueryOutput<'m>>> {
+    if let Some(&slot) = slots.iter().find(|&&s| s >= query.pattern.nodes.len()) {
         return Err(crate::error::Error::InvalidArgument(format!(
             "pattern node {slot} does not exist (the pattern has {})",
             query.pattern.nodes.len()
         )));
     }
     let deadline = options.timeout.map(|d| Instant::now() + d);
-    let mut timings = Timings::default();
     let start = Instant::now();
     let unary = planner::unary_conjuncts_with(query, true);
-    let mut cands = candidates::for_query(model, query, &unary, options.semantics);
-    let kept: Vec<u32> = seeds
-        .iter()
-        .copied()
-        .filter(|&v| cands[slot].contains(v))
-        .collect();
-    cands[slot] = candidates::CandidateSet::from_sorted(kept, model.node_count());
-    timings.filter = start.elapsed();
-    let start = Instant::now();
-    let plan = plan_for(model, query, &cands, true);
-    timings.plan = start.elapsed();
-    execute_planned(model, query, plan, cands, timings, options, deadline)
+    let all = candidates::for_query(model, query, &unary, options.semantics);
+    let filtered = start.elapsed();
+    let mut outputs = Vec::with_capacity(slots.len());
+    for &slot in slots {
+        let mut timings = Timings {
+            filter: filtered,
+            ..Timings::default()
+        };
+        let start = Instant::now();
+        let mut cands = all.clone();
+        let kept: Vec<u32> = seeds
+            .iter()
+            .copied()
+            .filter(|&v| cands[slot].contains(v))
+            .collect();
+        cands[slot] = candidates::CandidateSet::from_sorted(kept, model.node_count());
+        let plan = plan_for(model, query, &cands, true);
+        timings.plan = start.elapsed();
+        outputs.push(execute_planned(
+            model, query, plan, cands, timings, options, deadline,
+        )?);
+    }
+    Ok(outputs)
 }
 
 /// Runs a bound query on the host (all cores).

@@ -23,8 +23,6 @@ mod value;
 
 use std::sync::OnceLock;
 
-use hashbrown::HashMap;
-
 pub use builder::{ModelBuilder, MAX_ELEMENTS};
 pub use column::{Column, ColumnData};
 pub use csr::{Adjacency, ANY_TYPE};
@@ -73,6 +71,37 @@ pub(crate) struct ModelParts {
     pub keys: StringHeap,
 }
 
+/// Node ids by key: a hash table of ids whose keys live in the model's key heap.
+#[derive(Debug, Default)]
+struct KeyIndex {
+    table: hashbrown::HashTable<u32>,
+    hasher: hashbrown::DefaultHashBuilder,
+}
+
+impl KeyIndex {
+    fn new(keys: &StringHeap) -> KeyIndex {
+        use std::hash::BuildHasher;
+        let hasher = hashbrown::DefaultHashBuilder::default();
+        let key = |i: u32| keys.get(i as usize).unwrap_or("");
+        let mut table = hashbrown::HashTable::with_capacity(keys.len());
+        for i in 0..keys.len() as u32 {
+            let h = hasher.hash_one(key(i));
+            if table.find(h, |&j| key(j) == key(i)).is_none() {
+                table.insert_unique(h, i, |&j| hasher.hash_one(key(j)));
+            }
+        }
+        KeyIndex { table, hasher }
+    }
+
+    fn get(&self, keys: &StringHeap, key: &str) -> Option<u32> {
+        use std::hash::BuildHasher;
+        let h = self.hasher.hash_one(key);
+        self.table
+            .find(h, |&j| keys.get(j as usize) == Some(key))
+            .copied()
+    }
+}
+
 /// A frozen graph. Cheap to query from many threads (`Sync`); immutable.
 #[derive(Debug)]
 pub struct Model {
@@ -88,7 +117,7 @@ pub struct Model {
     edge_columns: Vec<Column>,
     keys: StringHeap,
     type_counts: Vec<u64>,
-    key_index: OnceLock<HashMap<Box<str>, u32>>,
+    key_index: OnceLock<KeyIndex>,
 }
 
 impl Model {
@@ -262,18 +291,12 @@ impl Model {
         &self.keys
     }
 
-    /// The node with external key `key` (builds a hash index on first use).
+    /// The node with external key `key` (builds a hash index on first use: node ids hashed by
+    /// their key's bytes in the key heap, no string copied).
     pub fn node_by_key(&self, key: &str) -> Option<u32> {
         self.key_index
-            .get_or_init(|| {
-                self.keys
-                    .iter()
-                    .enumerate()
-                    .map(|(i, k)| (Box::from(k), i as u32))
-                    .collect()
-            })
-            .get(key)
-            .copied()
+            .get_or_init(|| KeyIndex::new(&self.keys))
+            .get(&self.keys, key)
     }
 
     /// The property groups (contiguous id ranges by primary label).
