@@ -17,11 +17,26 @@ scripts/gen-railway-xmi.py (--sizes: regions of 400 track elements and 40 sensor
 for all three scenarios). Each (model, scenario, run) is one process of the `trainbenchmark`
 example (examples/trainbenchmark.rs), which times the phases in process and prints JSON lines.
 
-Writes OUT/trainbenchmark.csv (every phase of every run) and OUT/trainbenchmark.md (medians over
-the runs; inject's transform and re-check times, full and incremental, are per iteration, with the
-speed-up full / incremental). Exits non-zero when a repair leaves matches (either re-check) or a
-process fails (an incremental count that differs from the full one included). Nothing is written
-into docs/.
+Peers (--peers, default `kuzu` when the `kuzu` module imports in the Python running this script,
+`none` otherwise or to skip): after each gemp process, scripts/trainbenchmark_kuzu.py runs the same
+(model, scenario, run, queries, iterations) on Kùzu, in this Python, and prints the same JSON lines
+(load, check, transform, recheck; no incremental re-check). Kùzu's load is slow (a fresh database
+and `COPY` per query), so only the scale-1 models and generated models of at most
+--peer-max-regions regions (default 200) get the peer. Its `matches` must equal gemp's at every
+(query, phase, iteration) that has them (gemp's incremental re-check is held to Kùzu's re-check of
+the same iteration); a difference, or a peer process that fails, is a failure.
+
+Writes OUT/trainbenchmark.csv (every phase of every run, with an `engine` column: gemp or kuzu)
+and OUT/trainbenchmark.md (medians over the runs; inject's transform and re-check times, full and
+incremental, are per iteration, with the speed-up full / incremental; Kùzu's load, check,
+transform and re-check medians beside gemp's, with the ratios gemp / Kùzu for check and for
+transform + (full) re-check, or "—" where the peer did not run). Exits non-zero when a repair
+leaves matches (either re-check), a process fails (an incremental count that differs from the full
+one included) or a peer's count differs from gemp's. Nothing is written into docs/.
+
+Binaries: the example is --example-bin, else $TRAINBENCHMARK_BIN, else target/{release,debug}/
+examples/trainbenchmark (under $CARGO_TARGET_DIR when that is set); the gemp binary the peer uses
+for its CSV export is --gemp, else $GEMP_BIN, else target/{release,debug}/gemp.
 """
 
 import argparse
@@ -38,9 +53,18 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUERIES = ["ConnectedSegments", "PosLength", "RouteSensor", "SemaphoreNeighbor",
            "SwitchMonitored", "SwitchSet"]
 SCENARIOS = ["batch", "inject", "repair"]
-FIELDS = ["model", "scenario", "run", "query", "phase", "iteration", "seconds", "matches",
+FIELDS = ["engine", "model", "scenario", "run", "query", "phase", "iteration", "seconds", "matches",
           "changes", "added", "removed", "affected", "incremental", "nodes", "edges"]
 RECHECKS = ("recheck", "recheck_incremental")
+PEERS = {"kuzu": ("Kùzu", os.path.join(ROOT, "scripts", "trainbenchmark_kuzu.py"))}
+
+
+def kuzu_available():
+    try:
+        import kuzu  # noqa: F401
+        return True
+    except ImportError:
+        return False
 
 
 def parse_args():
@@ -66,15 +90,50 @@ def parse_args():
                    help="matcher backend of the checks (auto: OpenCL where it helps)")
     p.add_argument("--cap", type=float, default=1800.0,
                    help="seconds one (model, scenario, run) process may take")
+    p.add_argument("--peers", default="kuzu" if kuzu_available() else "none",
+                   help="peer engines run on the same models and held to the same counts, "
+                        "comma-separated, or 'none' (default: kuzu when the kuzu module imports "
+                        f"in this Python, {sys.executable}; else none)")
+    p.add_argument("--peer-max-regions", type=int, default=200,
+                   help="generated models with more regions get no peer (the scale-1 models "
+                        "always do)")
+    p.add_argument("--example-bin", default=os.environ.get("TRAINBENCHMARK_BIN"),
+                   help="prebuilt trainbenchmark example (default $TRAINBENCHMARK_BIN, else the "
+                        "cargo target directory's)")
+    p.add_argument("--gemp", default=os.environ.get("GEMP_BIN"),
+                   help="gemp binary for the peer's CSV export (default $GEMP_BIN, else the cargo "
+                        "target directory's)")
     a = p.parse_args()
+    a.peers = [] if a.peers in ("", "none") else [x for x in a.peers.split(",") if x]
+    for peer in a.peers:
+        if peer not in PEERS:
+            p.error(f"unknown peer {peer} (one of: {', '.join(PEERS)}, none)")
+    if "kuzu" in a.peers and not kuzu_available():
+        p.error(f"--peers kuzu: the kuzu module does not import in {sys.executable} "
+                "(run with .venv/bin/python, or PYTHON=... for scripts/bench-trainbenchmark)")
     if a.quick:
         a.sizes, a.runs, a.iterations = "2", 1, 2
     return a
 
 
-def example_binary(debug):
+def target_dir(debug):
     target = os.path.abspath(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"))
-    return os.path.join(target, "debug" if debug else "release", "examples", "trainbenchmark")
+    return os.path.join(target, "debug" if debug else "release")
+
+
+def example_binary(args):
+    return args.example_bin or os.path.join(target_dir(args.debug), "examples", "trainbenchmark")
+
+
+def gemp_binary(args):
+    return args.gemp or os.path.join(target_dir(args.debug), "gemp")
+
+
+def peer_serves(args, name):
+    """Whether the peers run on model `name` (scale-1, or at most --peer-max-regions regions)."""
+    if name.startswith("gen-"):
+        return int(name[len("gen-"):]) <= args.peer_max_regions
+    return True
 
 
 def models(args, out):
@@ -101,9 +160,14 @@ def models(args, out):
     return found
 
 
-def run_one(binary, args, files, scenario):
-    cmd = [binary, "--scenario", scenario, "--iterations", str(args.iterations),
-           "--queries", args.queries, "--backend", args.backend] + files
+def run_one(binary, args, files, scenario, peer=None):
+    if peer is None:
+        cmd = [binary, "--scenario", scenario, "--iterations", str(args.iterations),
+               "--queries", args.queries, "--backend", args.backend] + files
+    else:
+        cmd = [sys.executable, PEERS[peer][1], "--scenario", scenario,
+               "--iterations", str(args.iterations), "--queries", args.queries,
+               "--gemp", binary] + files
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.cap)
     except subprocess.TimeoutExpired:
@@ -124,6 +188,43 @@ def speedup(full, incremental):
     return f"{full / incremental:.1f}×"
 
 
+def ratio(gemp, peer):
+    """`gemp / peer` as `0.123×`, or a dash when either is missing or zero."""
+    if not gemp or not peer:
+        return "—"
+    return f"{gemp / peer:.3g}×"
+
+
+def plus(a, b):
+    return None if a is None or b is None else a + b
+
+
+def compare_counts(name, scenario, run, gemp_rows, peer, peer_rows):
+    """Failures where the peer's `matches` differ from gemp's at a (query, phase, iteration)."""
+    label = PEERS[peer][0]
+    g = {(r["query"], r["phase"], r["iteration"]): r["matches"] for r in gemp_rows
+         if r.get("matches") is not None}
+    k = {(r["query"], r["phase"], r["iteration"]): r["matches"] for r in peer_rows
+         if r.get("matches") is not None}
+    out = []
+    for (query, phase, it), gm in sorted(g.items()):
+        # Phases only gemp has: the live query's first count is the check's, its refresh the
+        # re-check's of the same iteration.
+        other = {"live_init": "check", "recheck_incremental": "recheck"}.get(phase, phase)
+        km = k.get((query, other, it))
+        if km is None:
+            out.append(f"{name} {scenario} run {run} {query} {phase} iteration {it}: gemp "
+                       f"{gm} matches, {label} has no {other} count")
+        elif km != gm:
+            out.append(f"{name} {scenario} run {run} {query} {phase} iteration {it}: gemp "
+                       f"{gm} matches, {label} {km}" + (f" (its {other})" if other != phase else ""))
+    for (query, phase, it), km in sorted(k.items()):
+        if (query, phase, it) not in g:
+            out.append(f"{name} {scenario} run {run} {query} {phase} iteration {it}: {label} "
+                       f"{km} matches, gemp has no count")
+    return out
+
+
 def median(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
@@ -133,9 +234,9 @@ def summarise(rows):
     """One line per (model, scenario, query): medians over the runs."""
     groups = {}
     for r in rows:
-        groups.setdefault((r["model"], r["scenario"], r["query"]), []).append(r)
+        groups.setdefault((r["engine"], r["model"], r["scenario"], r["query"]), []).append(r)
     lines = []
-    for (model, scenario, query), rs in groups.items():
+    for (engine, model, scenario, query), rs in groups.items():
         runs = sorted({r["run"] for r in rs})
 
         def per_run(phase, reduce):
@@ -151,7 +252,7 @@ def summarise(rows):
             return max(xs, key=lambda r: (r["run"], r["iteration"]))[key] if xs else None
 
         lines.append({
-            "model": model, "scenario": scenario, "query": query,
+            "engine": engine, "model": model, "scenario": scenario, "query": query,
             "nodes": last("load", "nodes"), "edges": last("load", "edges"),
             "load": per_run("load", sum), "check": per_run("check", sum),
             "matches": last("check", "matches"),
@@ -166,7 +267,7 @@ def summarise(rows):
     return lines
 
 
-def markdown(args, lines, failures):
+def markdown(args, lines, failures, peer_models, mismatches, compared):
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = [f"# Train Benchmark scenarios ({now})", "",
            f"Machine: {platform.node()}, {os.cpu_count()} CPUs, {platform.platform()}. "
@@ -175,29 +276,79 @@ def markdown(args, lines, failures):
            f"*incr. re-check*: the live query's refresh after the transform; *(full)*: it fell "
            f"back to a full re-run at least once (e.g. a quarter or more of the nodes affected)."
            + (" **Debug build: the times mean nothing.**" if args.debug else ""), ""]
+    for peer in args.peers:
+        label = PEERS[peer][0]
+        version = ""
+        if peer == "kuzu":
+            import kuzu
+            version = f" {getattr(kuzu, '__version__', '')}".rstrip()
+        ran = sorted(peer_models.get(peer, ()))
+        names = {"check": "check", "live_init": "live query's first count", "recheck": "re-check",
+                 "recheck_incremental": "incremental re-check"}
+        steps = ", ".join(names.get(x, x) for x in sorted(compared.get(peer, ()),
+                                                          key=lambda x: list(names).index(x)
+                                                          if x in names else len(names)))
+        counts = (f"its counts differed from gemp's ({mismatches.get(peer, 0)} differences: see "
+                  f"Failures)" if mismatches.get(peer) else
+                  f"its match counts were equal to gemp's at every step ({steps}; every query "
+                  f"and iteration)")
+        out += [f"Peer: {label}{version} (scripts/trainbenchmark_kuzu.py: a fresh database loaded "
+                f"by `COPY` per query, the same check queries and rule files in Kùzu's dialect), "
+                f"on {', '.join(ran) if ran else 'no model'} (generated models of at most "
+                f"{args.peer_max_regions} regions); {counts}. *gemp / {label}*: the ratio of the "
+                f"medians (below 1: gemp faster); transform + re-check uses gemp's full re-check. "
+                f"— where the peer did not run.", ""]
+    peer = args.peers[0] if args.peers else None
+    label = PEERS[peer][0] if peer else None
+    by_key = {(l["model"], l["scenario"], l["query"]): l for l in lines
+              if peer and l["engine"] == peer}
     for scenario in SCENARIOS:
-        sel = [l for l in lines if l["scenario"] == scenario]
+        sel = [l for l in lines if l["scenario"] == scenario and l["engine"] == "gemp"]
         if not sel:
             continue
         out += [f"## {scenario.capitalize()}", ""]
         if scenario == "batch":
-            out += ["| model | nodes | edges | query | load ms | check ms | matches |",
-                    "|---|---:|---:|---|---:|---:|---:|"]
+            head = "| model | nodes | edges | query | load ms | check ms | matches |"
+            align = "|---|---:|---:|---|---:|---:|---:|"
+            if peer:
+                head += f" {label} load ms | {label} check ms | gemp / {label} check |"
+                align += "---:|---:|---:|"
+            out += [head, align]
             for l in sel:
-                out.append(f"| {l['model']} | {l['nodes']} | {l['edges']} | {l['query']} | "
-                           f"{ms(l['load'])} | {ms(l['check'])} | {l['matches']} |")
+                row = (f"| {l['model']} | {l['nodes']} | {l['edges']} | {l['query']} | "
+                       f"{ms(l['load'])} | {ms(l['check'])} | {l['matches']} |")
+                if peer:
+                    k = by_key.get((l["model"], scenario, l["query"]))
+                    row += (f" {ms(k['load'])} | {ms(k['check'])} | "
+                            f"{ratio(l['check'], k['check'])} |" if k else " — | — | — |")
+                out.append(row)
         else:
-            out += ["| model | nodes | edges | query | load ms | check ms | matches | "
+            head = ("| model | nodes | edges | query | load ms | check ms | matches | "
                     "transform ms | re-check ms | incr. re-check ms | full / incr. | "
-                    "matches after |",
-                    "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                    "matches after |")
+            align = "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+            if peer:
+                head += (f" {label} load ms | {label} check ms | {label} transform ms | "
+                         f"{label} re-check ms | gemp / {label} check | "
+                         f"gemp / {label} transform + re-check |")
+                align += "---:|---:|---:|---:|---:|---:|"
+            out += [head, align]
             for l in sel:
-                out.append(f"| {l['model']} | {l['nodes']} | {l['edges']} | {l['query']} | "
-                           f"{ms(l['load'])} | {ms(l['check'])} | {l['matches']} | "
-                           f"{ms(l['transform'])} | {ms(l['recheck'])} | "
-                           f"{ms(l['incremental'])}{' (full)' if l['fell_back'] else ''} | "
-                           f"{speedup(l['recheck'], l['incremental'])} | "
-                           f"{l['after']} |")
+                row = (f"| {l['model']} | {l['nodes']} | {l['edges']} | {l['query']} | "
+                       f"{ms(l['load'])} | {ms(l['check'])} | {l['matches']} | "
+                       f"{ms(l['transform'])} | {ms(l['recheck'])} | "
+                       f"{ms(l['incremental'])}{' (full)' if l['fell_back'] else ''} | "
+                       f"{speedup(l['recheck'], l['incremental'])} | "
+                       f"{l['after']} |")
+                if peer:
+                    k = by_key.get((l["model"], scenario, l["query"]))
+                    if k:
+                        row += (f" {ms(k['load'])} | {ms(k['check'])} | {ms(k['transform'])} | "
+                                f"{ms(k['recheck'])} | {ratio(l['check'], k['check'])} | "
+                                f"{ratio(plus(l['transform'], l['recheck']), plus(k['transform'], k['recheck']))} |")
+                    else:
+                        row += " — | — | — | — | — | — |"
+                out.append(row)
         out.append("")
     if failures:
         out += ["## Failures", ""] + [f"- {f}" for f in failures] + [""]
@@ -206,9 +357,14 @@ def markdown(args, lines, failures):
 
 def main():
     args = parse_args()
-    binary = example_binary(args.debug)
+    binary = example_binary(args)
     if not os.path.isfile(binary):
-        sys.exit(f"bench-trainbenchmark: {binary} not built (scripts/bench-trainbenchmark builds it)")
+        sys.exit(f"bench-trainbenchmark: {binary} not built (scripts/bench-trainbenchmark builds "
+                 "it; or pass --example-bin / set TRAINBENCHMARK_BIN)")
+    gemp = gemp_binary(args)
+    if args.peers and not os.path.isfile(gemp):
+        sys.exit(f"bench-trainbenchmark: {gemp} not built (the peers export the model with it; "
+                 "pass --gemp / set GEMP_BIN, or --peers none)")
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = args.out or os.path.join(ROOT, "target", "bench-trainbenchmark", stamp)
     os.makedirs(out, exist_ok=True)
@@ -217,6 +373,7 @@ def main():
         if s not in SCENARIOS:
             sys.exit(f"bench-trainbenchmark: unknown scenario {s}")
     rows, failures = [], []
+    peer_models, mismatches, compared = {}, {}, {}
     for name, files, serves in models(args, out):
         for scenario in [s for s in scenarios if s in serves]:
             for run in range(1, args.runs + 1):
@@ -226,16 +383,38 @@ def main():
                     failures.append(f"{name} {scenario} run {run}: {error}")
                     continue
                 for r in result:
-                    rows.append({"model": name, "scenario": scenario, "run": run, **r})
+                    rows.append({"engine": "gemp", "model": name, "scenario": scenario,
+                                 "run": run, **r})
+                if not peer_serves(args, name):
+                    continue
+                for peer in args.peers:
+                    label = PEERS[peer][0]
+                    print(f"{name} {scenario} run {run}/{args.runs}: {label}", file=sys.stderr,
+                          flush=True)
+                    presult, error = run_one(gemp, args, files, scenario, peer=peer)
+                    if error:
+                        failures.append(f"{name} {scenario} run {run} ({label}): {error}")
+                        continue
+                    peer_models.setdefault(peer, set()).add(name)
+                    compared.setdefault(peer, set()).update(
+                        r["phase"] for r in result if r.get("matches") is not None)
+                    for r in presult:
+                        rows.append({"engine": peer, "model": name, "scenario": scenario,
+                                     "run": run, **r})
+                    diff = compare_counts(name, scenario, run, result, peer, presult)
+                    for d in diff:
+                        print(f"MISMATCH: {d}", file=sys.stderr, flush=True)
+                    mismatches[peer] = mismatches.get(peer, 0) + len(diff)
+                    failures += diff
     for r in rows:
         if r["phase"] in RECHECKS and r["scenario"] == "repair" and r["matches"] != 0:
             failures.append(f"{r['model']} repair {r['query']}: {r['matches']} matches left "
-                            f"({r['phase']})")
+                            f"({r['engine']} {r['phase']})")
     with open(os.path.join(out, "trainbenchmark.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
-    table = markdown(args, summarise(rows), failures)
+    table = markdown(args, summarise(rows), failures, peer_models, mismatches, compared)
     with open(os.path.join(out, "trainbenchmark.md"), "w") as f:
         f.write(table + "\n")
     print(table)
