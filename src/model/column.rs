@@ -4,7 +4,7 @@ use super::slab::{Slab, StringHeap};
 use super::value::{PropType, ValueRef};
 
 /// The values of one column.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum ColumnData {
     /// One `i64` per row.
     Int(Slab<i64>),
@@ -24,7 +24,7 @@ pub enum ColumnData {
 }
 
 /// A typed column of `len` rows; rows whose validity bit is clear are null.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Column {
     /// The property name.
     pub name: String,

@@ -8,7 +8,7 @@
 use super::slab::Slab;
 
 /// One direction of adjacency (outgoing or incoming).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Adjacency {
     /// `node_count + 1` offsets into the arrays below.
     pub offsets: Slab<u32>,

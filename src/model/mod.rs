@@ -37,7 +37,7 @@ use crate::error::{Error, Result};
 pub const NO_LABEL: u32 = u32::MAX;
 
 /// A contiguous range of node ids sharing a primary label, with that group's property columns.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct PropertyGroup {
     /// The primary label, or [`NO_LABEL`].
     pub label: u32,
@@ -149,6 +149,55 @@ impl Model {
         };
         model.validate(check_utf8)?;
         Ok(model)
+    }
+
+    /// Assembles a model from parts `transform::fold` made out of a valid model: correct by
+    /// construction (and property-tested against the builder), so the O(V + E) structural check
+    /// runs in debug builds only — folding after a small change must not cost a pass over the
+    /// whole model.
+    pub(crate) fn from_folded_parts(p: ModelParts) -> Result<Model> {
+        if cfg!(debug_assertions) {
+            return Model::from_parts(p, false);
+        }
+        let mut type_counts = vec![0u64; p.rel_types.len()];
+        for &t in p.out.types.iter() {
+            if let Some(c) = type_counts.get_mut(t as usize) {
+                *c += 1;
+            }
+        }
+        Ok(Model {
+            labels: p.labels,
+            rel_types: p.rel_types,
+            node_label_offsets: p.node_label_offsets,
+            node_labels: p.node_labels,
+            label_index_offsets: p.label_index_offsets,
+            label_index: p.label_index,
+            out: p.out,
+            inc: p.inc,
+            groups: p.groups,
+            edge_columns: p.edge_columns,
+            keys: p.keys,
+            type_counts,
+            key_index: OnceLock::new(),
+        })
+    }
+
+    /// This model's parts, sharing every array with it (slabs are reference-counted): what a fold
+    /// starts from, replacing only what changed.
+    pub(crate) fn shared_parts(&self) -> ModelParts {
+        ModelParts {
+            labels: self.labels.clone(),
+            rel_types: self.rel_types.clone(),
+            node_label_offsets: self.node_label_offsets.clone(),
+            node_labels: self.node_labels.clone(),
+            label_index_offsets: self.label_index_offsets.clone(),
+            label_index: self.label_index.clone(),
+            out: self.out.clone(),
+            inc: self.inc.clone(),
+            groups: self.groups.clone(),
+            edge_columns: self.edge_columns.clone(),
+            keys: self.keys.clone(),
+        }
     }
 
     /// Checks every offset and id so that no accessor can index out of bounds, whatever the input

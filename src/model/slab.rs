@@ -22,10 +22,12 @@ pub struct Slab<T: Pod> {
     _owner: Owner<T>,
 }
 
-/// What a [`Slab`]'s elements live in.
+/// What a [`Slab`]'s elements live in; shared, so that a cloned slab (a model folded from another,
+/// see `transform::fold`) points into the same memory.
+#[derive(Clone)]
 enum Owner<T> {
     /// Built in memory (never mutated or reallocated after the slab is made).
-    Owned(#[allow(dead_code)] Vec<T>),
+    Owned(#[allow(dead_code)] Arc<Vec<T>>),
     /// A window of a mapped snapshot, shared by all slabs of that snapshot.
     Mapped(#[allow(dead_code)] Arc<Mmap>),
 }
@@ -67,6 +69,17 @@ impl<T: Pod> Slab<T> {
     }
 }
 
+/// A second handle on the same elements (no copy).
+impl<T: Pod> Clone for Slab<T> {
+    fn clone(&self) -> Self {
+        Slab {
+            ptr: self.ptr,
+            len: self.len,
+            _owner: self._owner.clone(),
+        }
+    }
+}
+
 impl<T: Pod> Default for Slab<T> {
     fn default() -> Self {
         Vec::new().into()
@@ -88,7 +101,7 @@ impl<T: Pod> From<Vec<T>> for Slab<T> {
         Slab {
             ptr,
             len: v.len(),
-            _owner: Owner::Owned(v),
+            _owner: Owner::Owned(Arc::new(v)),
         }
     }
 }
@@ -106,7 +119,7 @@ impl<T: Pod + std::fmt::Debug> std::fmt::Debug for Slab<T> {
 
 /// Strings stored as one byte heap plus `len + 1` offsets (GEMP Fig. 4 layout, also what the
 /// attribute kernel receives).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct StringHeap {
     /// `offsets[i]..offsets[i + 1]` is string `i` in `bytes`; `offsets.len() == len + 1` (or 0 when empty).
     pub offsets: Slab<u64>,

@@ -1,5 +1,11 @@
-//! Folding a [`Delta`] into a new frozen [`Model`] by splicing the old model's arrays, at memory
-//! speed: what [`super::compact()`] does first.
+//! Folding a [`Delta`] into a new frozen [`Model`] by splicing the old model's arrays: what
+//! [`super::compact()`] does first.
+//!
+//! The new model **shares** every array the change leaves as it was (slabs are reference-counted):
+//! after a `SET` the adjacency, labels, keys and every other column are the old model's memory and
+//! only the changed columns are new; after relationships are created or deleted the node arrays are
+//! shared and the adjacency is spliced. So what a statement costs follows what it changed, not the
+//! model's size (a pass over the model is paid only for the parts that change).
 //!
 //! The builder path ([`super::compact::rebuild_keyed`]) re-collects every node, edge and property
 //! of the model and sorts them again; after a statement that changed ten nodes of a model with a
@@ -14,7 +20,7 @@
 //!   are sorted again.
 //! - **Edge ids** (out-list positions) are remapped the same way; the in-lists' edge ids through
 //!   that map.
-//! - **Columns** whose group kept its rows and whose property no change touched are copied; the
+//! - **Columns** whose group kept its rows and whose property no change touched are shared; the
 //!   others are rebuilt row by row in their old representation (a dictionary column stays one,
 //!   new strings join its dictionary).
 //!
@@ -32,8 +38,8 @@ use hashbrown::{HashMap, HashSet};
 use super::delta::{Delta, NodeId};
 use crate::error::Result;
 use crate::model::{
-    Adjacency, Column, ColumnData, Interner, Model, ModelParts, PropType, PropertyGroup, Slab,
-    StringHeap, Value, ValueRef, NO_LABEL,
+    Adjacency, Column, ColumnData, Interner, Model, PropType, PropertyGroup, StringHeap, Value,
+    ValueRef, NO_LABEL,
 };
 
 /// Where a node of the folded model comes from.
@@ -63,23 +69,31 @@ pub fn fold_keyed(model: &Model, delta: &Delta) -> Result<Option<(Model, Vec<Str
     let Some(edge_columns) = edge_columns(model, delta, &edges) else {
         return Ok(None);
     };
-    let (node_label_offsets, node_labels, label_index_offsets, label_index) =
-        label_lists(model, delta, &layout);
-    let (keys, created) = keys(model, delta, &layout);
-    let parts = ModelParts {
-        node_label_offsets: node_label_offsets.into(),
-        node_labels: node_labels.into(),
-        label_index_offsets: label_index_offsets.into(),
-        label_index: label_index.into(),
-        out: edges.out,
-        inc: edges.inc,
-        groups,
-        edge_columns,
-        keys,
-        labels: layout.labels,
-        rel_types: layout.rel_types,
+    // Start from the old model's arrays (shared, not copied) and replace what changed.
+    let mut parts = model.shared_parts();
+    let created = if layout.identity {
+        Vec::new()
+    } else {
+        let (heap, created) = keys(model, delta, &layout);
+        parts.keys = heap;
+        created
     };
-    Ok(Some((Model::from_parts(parts, false)?, created)))
+    if !layout.identity || !layout.relabelled.is_empty() {
+        let (offsets, flat, index_offsets, index) = label_lists(model, delta, &layout);
+        parts.node_label_offsets = offsets.into();
+        parts.node_labels = flat.into();
+        parts.label_index_offsets = index_offsets.into();
+        parts.label_index = index.into();
+    }
+    if let (Some(out), Some(inc)) = (edges.out, edges.inc) {
+        parts.out = out;
+        parts.inc = inc;
+    }
+    parts.groups = groups;
+    parts.edge_columns = edge_columns;
+    parts.labels = layout.labels;
+    parts.rel_types = layout.rel_types;
+    Ok(Some((Model::from_folded_parts(parts)?, created)))
 }
 
 /// The new node numbering and the interners.
@@ -96,6 +110,8 @@ struct Layout {
     groups: Vec<(u32, u32, u32, Option<usize>)>,
     /// Base nodes whose labels the delta changed (primary label kept).
     relabelled: HashSet<u32>,
+    /// True when the nodes are the old ones at their old ids (none created or deleted).
+    identity: bool,
 }
 
 impl Layout {
@@ -185,6 +201,7 @@ impl Layout {
                 groups.push((label, start, end, old));
             }
         }
+        let identity = order.len() == n_old && order.iter().all(|s| matches!(s, Src::Base(_)));
         Some(Layout {
             labels,
             rel_types,
@@ -193,6 +210,7 @@ impl Layout {
             new_of_created,
             groups,
             relabelled,
+            identity,
         })
     }
 
@@ -206,10 +224,13 @@ impl Layout {
 
 /// The new adjacency and where each new edge comes from.
 struct EdgeLayout {
-    out: Adjacency,
-    inc: Adjacency,
-    /// Per new edge id: its old edge id, or `old edge count + i` for the `i`-th created one.
-    origin: Vec<u32>,
+    /// The new out-lists; `None` when they are the old ones.
+    out: Option<Adjacency>,
+    /// The new in-lists; `None` when they are the old ones.
+    inc: Option<Adjacency>,
+    /// Per new edge id: its old edge id, or `old edge count + i` for the `i`-th created one;
+    /// `None` when every edge keeps its id.
+    origin: Option<Vec<u32>>,
     /// Old edge count.
     m_old: u32,
     /// True when the edges are the old ones at their old ids.
@@ -220,6 +241,18 @@ impl EdgeLayout {
     fn new(model: &Model, delta: &Delta, layout: &Layout) -> Option<EdgeLayout> {
         let (out, inc) = (model.out(), model.inc());
         let m_old = model.edge_count() as u32;
+        let no_edge_change = delta.deleted_edges.is_empty()
+            && delta.deleted_nodes.is_empty()
+            && delta.new_edges.iter().all(|e| e.deleted);
+        if layout.identity && no_edge_change {
+            return Some(EdgeLayout {
+                out: None,
+                inc: None,
+                origin: None,
+                m_old,
+                unchanged: true,
+            });
+        }
         // Nodes whose lists change: ends of deleted or created relationships, neighbours of
         // deleted nodes.
         let mut touched = vec![false; model.node_count()];
@@ -381,9 +414,9 @@ impl EdgeLayout {
             edge_ids: ids.into(),
         };
         Some(EdgeLayout {
-            out: out_adj,
-            inc: inc_adj,
-            origin,
+            out: Some(out_adj),
+            inc: Some(inc_adj),
+            origin: (!unchanged).then_some(origin),
             m_old,
             unchanged,
         })
@@ -645,45 +678,29 @@ fn edge_columns(model: &Model, delta: &Delta, edges: &EdgeLayout) -> Option<Vec<
                     .map_or(Cell::Null, Cell::Set)
             }
         };
-        if let Some(ty) = column_type(old_column, edges.origin.iter().map(cell))? {
+        let identity: Vec<u32>;
+        let origin = match &edges.origin {
+            Some(o) => o,
+            None => {
+                identity = (0..edges.m_old).collect();
+                &identity
+            }
+        };
+        if let Some(ty) = column_type(old_column, origin.iter().map(cell))? {
             columns.extend(rebuild_column(
                 name,
                 old_column,
                 ty,
-                edges.origin.iter().map(cell),
+                origin.iter().map(cell),
             ));
         }
     }
     Some(columns)
 }
 
-/// A copy of `c`.
+/// `c` again, sharing its arrays.
 fn copy_column(c: &Column) -> Column {
-    fn copy<T: bytemuck::Pod>(s: &Slab<T>) -> Slab<T> {
-        s.to_vec().into()
-    }
-    fn copy_heap(h: &StringHeap) -> StringHeap {
-        StringHeap {
-            offsets: copy(&h.offsets),
-            bytes: copy(&h.bytes),
-        }
-    }
-    let data = match &c.data {
-        ColumnData::Int(v) => ColumnData::Int(copy(v)),
-        ColumnData::Float(v) => ColumnData::Float(copy(v)),
-        ColumnData::Bool(v) => ColumnData::Bool(copy(v)),
-        ColumnData::Str(h) => ColumnData::Str(copy_heap(h)),
-        ColumnData::Dict { codes, dict } => ColumnData::Dict {
-            codes: copy(codes),
-            dict: copy_heap(dict),
-        },
-    };
-    Column {
-        name: c.name.clone(),
-        len: c.len,
-        data,
-        validity: copy(&c.validity),
-    }
+    c.clone()
 }
 
 /// The type a rebuilt column gets, decided as the builder decides it: the one type of all the
@@ -1096,7 +1113,7 @@ mod tests {
     }
 
     #[test]
-    fn a_property_only_change_keeps_ids_and_copies_the_rest() {
+    fn a_property_only_change_keeps_ids_and_shares_the_rest() {
         let mut rng = Rng(7);
         let model = random_model(&mut rng);
         let mut d = Delta::new();
@@ -1104,8 +1121,41 @@ mod tests {
         let (m, created) = fold_keyed(&model, &d).unwrap().unwrap();
         assert!(created.is_empty());
         assert_eq!(m.node_property(0, "i"), ValueRef::Int(42));
-        assert_eq!(&m.out().neighbors[..], &model.out().neighbors[..]);
-        assert_eq!(&m.inc().edge_ids[..], &model.inc().edge_ids[..]);
+        // Shared, not copied: the adjacency, labels and keys are the old model's memory.
+        assert_eq!(m.out().neighbors.as_ptr(), model.out().neighbors.as_ptr());
+        assert_eq!(m.inc().edge_ids.as_ptr(), model.inc().edge_ids.as_ptr());
+        assert_eq!(
+            m.node_label_csr().1.as_ptr(),
+            model.node_label_csr().1.as_ptr()
+        );
+        assert_eq!(m.keys().bytes.as_ptr(), model.keys().bytes.as_ptr());
+        // Other nodes' columns are shared too; the changed one is new.
+        let before = model.group_of(0).and_then(|g| g.column("i"));
+        let after = m.group_of(0).and_then(|g| g.column("i")).unwrap();
+        if let Some(before) = before {
+            assert_ne!(
+                std::ptr::from_ref(&before.data),
+                std::ptr::from_ref(&after.data)
+            );
+        }
+    }
+
+    #[test]
+    fn a_relationship_change_re_sorts_only_touched_lists_and_keeps_node_arrays() {
+        let mut rng = Rng(11);
+        let model = random_model(&mut rng);
+        let mut d = Delta::new();
+        d.create_edge(
+            NodeId::Base(0),
+            NodeId::Base(0),
+            "T".into(),
+            BTreeMap::new(),
+        );
+        let (m, _) = fold_keyed(&model, &d).unwrap().unwrap();
+        assert_eq!(m.edge_count(), model.edge_count() + 1);
+        assert_eq!(m.keys().bytes.as_ptr(), model.keys().bytes.as_ptr());
+        let (b, _) = rebuild_keyed(&model, &d).unwrap();
+        assert_same(&m, &b);
     }
 
     #[test]

@@ -12,16 +12,17 @@
 //! 3. the delta is folded into a new frozen model ([`compact()`]) that the next statement reads.
 //!
 //! The matchers read frozen models, so step 3 makes a new one after every statement that changed
-//! something: [`fold`] splices the old model's arrays at memory speed (untouched adjacency lists
-//! and columns are copied, only the touched ones re-sorted or rebuilt), with the builder path as
-//! its fallback for changes the builder would have to decide (a changed primary label, conflicting
-//! property types). [`apply_tracked`] also says which nodes the run touched, from which
-//! [`crate::api::LiveQuery`] re-checks queries
-//! incrementally. Per statement, a [`ChangeReport`] entry counts what changed.
+//! something: [`fold`] starts from the old model's arrays, shared rather than copied, and replaces
+//! only what the statement changed (a `SET` rebuilds the changed columns; created or deleted
+//! relationships splice the adjacency, re-sorting only the touched lists), with the builder path
+//! as its fallback for changes the builder would have to decide (a changed primary label,
+//! conflicting property types). [`apply_tracked`] also says which nodes the run touched, from
+//! which [`crate::api::LiveQuery`] re-checks queries incrementally. Per statement, a
+//! [`ChangeReport`] entry counts what changed.
 //!
 //! Files: `plan` (binding a statement), `execute` (running it), `delta` (the change layer),
-//! `fold` (splicing a delta into a new model), `compact` (folding, with the builder fallback), `report` (the change report), `touched` (the nodes a run changed, for
-//! incremental re-checking).
+//! `fold` (splicing a delta into a new model), `compact` (folding, with the builder fallback),
+//! `report` (the change report), `touched` (the nodes a run changed, for incremental re-checking).
 
 pub mod compact;
 pub mod delta;
