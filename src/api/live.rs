@@ -14,7 +14,9 @@
 //!    make or break a match without touching its named nodes. These are the *affected* nodes;
 //! 2. drops the kept matches that bind an affected node, and finds, on the changed graph, every
 //!    match that binds an affected node: one run per pattern node, its candidates cut down to the
-//!    affected nodes ([`crate::matcher::execute_seeded`]), so the search starts there;
+//!    affected nodes ([`crate::matcher::execute_seeded`]), so the search starts there; the other
+//!    nodes' candidates are filtered once, among the nodes within the pattern's radius of the
+//!    affected ones only, so a re-check costs what the neighbourhood of the change costs;
 //! 3. reports the difference as added and removed matches.
 //!
 //! A match binding no affected node keeps its status: nothing within its reach changed. So every

@@ -182,6 +182,20 @@ pub fn filter_candidates(
     unary: &[Vec<usize>],
     semantics: Semantics,
 ) -> Vec<CandidateSet> {
+    filter_candidates_within(model, pattern, filter, unary, semantics, None)
+}
+
+/// [`filter_candidates`] among the nodes of `within` only (sorted, distinct) when given: what a
+/// seeded search ([`super::execute_seeded`]) needs, whose matches all lie near the seeds, so that
+/// its cost follows the neighbourhood and not the model.
+pub fn filter_candidates_within(
+    model: &Model,
+    pattern: &Pattern,
+    filter: &[Expr],
+    unary: &[Vec<usize>],
+    semantics: Semantics,
+    within: Option<&[u32]>,
+) -> Vec<CandidateSet> {
     let k = pattern.nodes.len();
     let conjuncts = |slot: NodeSlot| unary.get(slot).map_or(&[][..], |v| &v[..]);
     // Nodes without unary conjuncts first: a node with the same labels and degree needs reuses
@@ -212,6 +226,7 @@ pub fn filter_candidates(
             slot,
             semantics,
             known,
+            within,
         );
         sets[slot] = Some(CandidateSet::from_sorted(nodes, model.node_count()));
     }
@@ -283,6 +298,9 @@ pub fn degree_needs(pattern: &Pattern, slot: NodeSlot) -> Vec<(Vec<u32>, Option<
     needs
 }
 
+/// The candidates of pattern node `slot`: from `known` (a twin's candidates) when given, else from
+/// the base label group (among `within` when given), kept when labels, degrees and `unary` hold.
+#[allow(clippy::too_many_arguments)] // one filter's inputs; grouping them would only rename them
 fn candidates_of(
     model: &Model,
     pattern: &Pattern,
@@ -291,6 +309,7 @@ fn candidates_of(
     slot: NodeSlot,
     semantics: Semantics,
     known: Option<&[u32]>,
+    within: Option<&[u32]>,
 ) -> Vec<u32> {
     let var = &pattern.nodes[slot];
     // Base: the rarest label group's nodes, or every node.
@@ -303,6 +322,19 @@ fn candidates_of(
     let base: &[u32] = match (known, group) {
         // Candidates of a node with the same labels and degree needs: only `unary` is left.
         (Some(nodes), _) => nodes,
+        // A seeded search: the neighbourhood's nodes of the base group.
+        (None, group) if within.is_some() => {
+            let nodes = within.unwrap_or(&[]);
+            owned = match group {
+                Some(g) => nodes
+                    .iter()
+                    .copied()
+                    .filter(|&v| g.iter().any(|&l| model.has_label(v, l)))
+                    .collect(),
+                None => nodes.to_vec(),
+            };
+            &owned
+        }
         (None, Some(g)) if g.len() == 1 => model.nodes_with_label(g[0]),
         (None, Some(g)) => {
             let mut v: Vec<u32> = g

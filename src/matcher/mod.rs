@@ -221,7 +221,19 @@ pub fn execute_seeded<'m>(
     let deadline = options.timeout.map(|d| Instant::now() + d);
     let start = Instant::now();
     let unary = planner::unary_conjuncts_with(query, true);
-    let all = candidates::for_query(model, query, &unary, options.semantics);
+    // Every node of a match binding a seed at one of `slots` lies within the pattern's radius
+    // around the seeds: candidates are filtered there only (unless that is a large part of the
+    // model anyway).
+    let near = pattern_radius(&query.pattern, slots)
+        .and_then(|r| neighbourhood(model, seeds, r, (model.node_count() / 4).max(64)));
+    let all = candidates::filter_candidates_within(
+        model,
+        &query.pattern,
+        &query.filter,
+        &unary,
+        options.semantics,
+        near.as_deref(),
+    );
     let filtered = start.elapsed();
     let mut outputs = Vec::with_capacity(slots.len());
     for &slot in slots {
@@ -244,6 +256,76 @@ pub fn execute_seeded<'m>(
         )?);
     }
     Ok(outputs)
+}
+
+/// The most pattern edges (either direction) between one of `slots` and any pattern node; `None`
+/// when some node is not connected to one of them.
+fn pattern_radius(pattern: &crate::pattern::ir::Pattern, slots: &[usize]) -> Option<usize> {
+    let k = pattern.nodes.len();
+    let mut radius = 0;
+    for &from in slots {
+        let mut dist = vec![usize::MAX; k];
+        dist[from] = 0;
+        let mut frontier = vec![from];
+        while let Some(v) = frontier.pop() {
+            for r in &pattern.rels {
+                let other = if r.src == v {
+                    r.dst
+                } else if r.dst == v {
+                    r.src
+                } else {
+                    continue;
+                };
+                if dist[other] > dist[v] + 1 {
+                    dist[other] = dist[v] + 1;
+                    frontier.push(other);
+                }
+            }
+        }
+        radius = radius.max(dist.iter().copied().max().unwrap_or(0));
+    }
+    (radius != usize::MAX).then_some(radius)
+}
+
+/// The nodes within `hops` edges (either direction) of `seeds`, sorted; `None` once more than
+/// `limit` are reached.
+fn neighbourhood(model: &Model, seeds: &[u32], hops: usize, limit: usize) -> Option<Vec<u32>> {
+    let n = model.node_count();
+    let mut seen = vec![false; n];
+    let mut all: Vec<u32> = Vec::new();
+    for &s in seeds {
+        if (s as usize) < n && !seen[s as usize] {
+            seen[s as usize] = true;
+            all.push(s);
+        }
+    }
+    let mut frontier = all.clone();
+    for _ in 0..hops {
+        let mut next = Vec::new();
+        for &v in &frontier {
+            for &w in model
+                .out()
+                .neighbors_of(v)
+                .iter()
+                .chain(model.inc().neighbors_of(v))
+            {
+                if !seen[w as usize] {
+                    seen[w as usize] = true;
+                    next.push(w);
+                }
+            }
+            if all.len() + next.len() > limit {
+                return None;
+            }
+        }
+        all.extend_from_slice(&next);
+        frontier = next;
+        if frontier.is_empty() {
+            break;
+        }
+    }
+    all.sort_unstable();
+    Some(all)
 }
 
 /// Runs a bound query on the host (all cores).

@@ -117,7 +117,7 @@ pub struct Model {
     edge_columns: Vec<Column>,
     keys: StringHeap,
     type_counts: Vec<u64>,
-    key_index: OnceLock<KeyIndex>,
+    key_index: OnceLock<std::sync::Arc<KeyIndex>>,
 }
 
 impl Model {
@@ -154,18 +154,30 @@ impl Model {
     /// Assembles a model from parts `transform::fold` made out of a valid model: correct by
     /// construction (and property-tested against the builder), so the O(V + E) structural check
     /// runs in debug builds only — folding after a small change must not cost a pass over the
-    /// whole model.
-    pub(crate) fn from_folded_parts(p: ModelParts) -> Result<Model> {
-        if cfg!(debug_assertions) {
-            return Model::from_parts(p, false);
+    /// whole model. `same_keys`: a model whose nodes have the same keys at the same ids, whose key
+    /// index (if built) the new model shares.
+    pub(crate) fn from_folded_parts(p: ModelParts, same_keys: Option<&Model>) -> Result<Model> {
+        let index = same_keys.and_then(|m| m.key_index.get()).cloned();
+        let model = if cfg!(debug_assertions) {
+            Model::from_parts(p, false)?
+        } else {
+            Model::from_trusted_parts(p)
+        };
+        if let Some(index) = index {
+            let _ = model.key_index.set(index);
         }
+        Ok(model)
+    }
+
+    /// Assembles parts known to be valid (no structural check).
+    fn from_trusted_parts(p: ModelParts) -> Model {
         let mut type_counts = vec![0u64; p.rel_types.len()];
         for &t in p.out.types.iter() {
             if let Some(c) = type_counts.get_mut(t as usize) {
                 *c += 1;
             }
         }
-        Ok(Model {
+        Model {
             labels: p.labels,
             rel_types: p.rel_types,
             node_label_offsets: p.node_label_offsets,
@@ -179,7 +191,7 @@ impl Model {
             keys: p.keys,
             type_counts,
             key_index: OnceLock::new(),
-        })
+        }
     }
 
     /// This model's parts, sharing every array with it (slabs are reference-counted): what a fold
@@ -344,7 +356,7 @@ impl Model {
     /// their key's bytes in the key heap, no string copied).
     pub fn node_by_key(&self, key: &str) -> Option<u32> {
         self.key_index
-            .get_or_init(|| KeyIndex::new(&self.keys))
+            .get_or_init(|| std::sync::Arc::new(KeyIndex::new(&self.keys)))
             .get(&self.keys, key)
     }
 

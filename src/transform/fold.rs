@@ -93,7 +93,8 @@ pub fn fold_keyed(model: &Model, delta: &Delta) -> Result<Option<(Model, Vec<Str
     parts.edge_columns = edge_columns;
     parts.labels = layout.labels;
     parts.rel_types = layout.rel_types;
-    Ok(Some((Model::from_folded_parts(parts)?, created)))
+    let same_keys = layout.identity.then_some(model);
+    Ok(Some((Model::from_folded_parts(parts, same_keys)?, created)))
 }
 
 /// The new node numbering and the interners.
