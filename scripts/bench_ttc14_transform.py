@@ -17,7 +17,8 @@ makes the exit status non-zero.
 
 The default sizes are the block counts whose model has about 1.0 M and 3.26 M elements (the element
 counts of the case's imdb-200000 and imdb-all models), with the elements per block measured on a
-generated and loaded 1-block model (nodes + edges, or nodes only with --elements nodes).
+generated and loaded 1-block model (nodes only, the case's model objects, as scripts/bench-peers counts
+them; nodes + edges with --elements nodes+edges).
 
 Writes OUT/ttc14-transform.csv (every load and run) and OUT/ttc14-transform.md (medians), OUT by
 default target/bench-ttc14-transform/UTC-TIMESTAMP. Nothing is written into docs/. The gemp binary
@@ -82,9 +83,10 @@ def parse_args():
     p.add_argument("--sizes", default=None,
                    help="block counts N, comma-separated (default: the N of about 1.0 M and "
                         "3.26 M elements, computed from a 1-block model)")
-    p.add_argument("--elements", default="nodes+edges", choices=["nodes+edges", "nodes"],
+    p.add_argument("--elements", default="nodes", choices=["nodes", "nodes+edges"],
                    help="what counts as a model element when sizing the defaults (default "
-                        "nodes+edges; scripts/bench-peers counts nodes, movies and persons, only)")
+                        "nodes: movies and persons, the case's model objects, as scripts/bench-peers counts "
+                        "them; nodes+edges also counts the acting links)")
     p.add_argument("--runs", type=int, default=3, help="transform runs per size and rule (median)")
     p.add_argument("--rules", default=",".join(RULES),
                    help="rule files to run, a subset of couples,cliques (default both)")
