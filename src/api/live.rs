@@ -108,6 +108,89 @@ struct Kept {
 
 type Matches = HashMap<Vec<String>, Kept>;
 
+/// The kept matches, with an index from a node's key to the matches binding it, so that a refresh
+/// finds the matches an affected node is in without a pass over all of them. A match is stored
+/// once, under a 128-bit hash of its values (the index holds hashes, not copies of the values).
+#[derive(Debug, Clone, Default)]
+struct Store {
+    matches: HashMap<u128, (Vec<String>, Kept)>,
+    /// Node key → hashes of the matches binding that node.
+    by_node: HashMap<String, Vec<u128>>,
+}
+
+/// The identity of a match in a [`Store`].
+fn fingerprint(values: &[String]) -> u128 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for v in values {
+        h.update(&(v.len() as u64).to_le_bytes());
+        h.update(v.as_bytes());
+    }
+    h.digest128()
+}
+
+impl Store {
+    fn new(matches: Matches) -> Store {
+        let mut store = Store::default();
+        store.extend(matches);
+        store
+    }
+
+    fn extend(&mut self, matches: Matches) {
+        for (m, k) in matches {
+            let id = fingerprint(&m);
+            for n in &k.nodes {
+                let list = self.by_node.entry_ref(n.as_str()).or_default();
+                if !list.contains(&id) {
+                    list.push(id);
+                }
+            }
+            self.matches.insert(id, (m, k));
+        }
+    }
+
+    fn remove(&mut self, m: &[String]) {
+        let id = fingerprint(m);
+        let Some((_, k)) = self.matches.remove(&id) else {
+            return;
+        };
+        for n in &k.nodes {
+            if let Some(list) = self.by_node.get_mut(n.as_str()) {
+                list.retain(|&x| x != id);
+                if list.is_empty() {
+                    self.by_node.remove(n.as_str());
+                }
+            }
+        }
+    }
+
+    /// The kept matches binding one of the nodes with `keys`.
+    fn binding(&self, keys: &HashSet<String>) -> Matches {
+        let mut out = Matches::new();
+        for key in keys {
+            for id in self.by_node.get(key.as_str()).into_iter().flatten() {
+                if let Some((m, k)) = self.matches.get(id) {
+                    if !out.contains_key(m) {
+                        out.insert(m.clone(), k.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Every kept match.
+    fn all(&self) -> Matches {
+        self.matches
+            .values()
+            .map(|(m, k)| (m.clone(), k.clone()))
+            .collect()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&Vec<String>, &Kept)> {
+        self.matches.values().map(|(m, k)| (m, k))
+    }
+}
+
 /// A query whose matches are kept and updated incrementally (see the module docs).
 ///
 /// ```
@@ -131,7 +214,7 @@ pub struct LiveQuery {
     graph: u64,
     generation: usize,
     columns: Vec<String>,
-    matches: Matches,
+    store: Store,
 }
 
 /// What a live query needs of its bound query.
@@ -165,7 +248,7 @@ impl LiveQuery {
             graph: graph.log.id,
             generation: graph.log.generation(),
             columns,
-            matches,
+            store: Store::new(matches),
         })
     }
 
@@ -181,18 +264,18 @@ impl LiveQuery {
 
     /// The number of matches (as of the last refresh).
     pub fn len(&self) -> usize {
-        self.matches.values().map(|k| k.count as usize).sum()
+        self.store.iter().map(|(_, k)| k.count as usize).sum()
     }
 
     /// True when there is no match.
     pub fn is_empty(&self) -> bool {
-        self.matches.is_empty()
+        self.store.matches.is_empty()
     }
 
     /// The matches, sorted (each as its [`LiveQuery::columns`] values).
     pub fn matches(&self) -> Vec<Vec<String>> {
         let mut out: Vec<Vec<String>> = Vec::with_capacity(self.len());
-        for (m, k) in &self.matches {
+        for (m, k) in self.store.iter() {
             out.extend(std::iter::repeat_n(m.clone(), k.count as usize));
         }
         out.sort();
@@ -223,8 +306,8 @@ impl LiveQuery {
             .and_then(|r| affected_nodes(model, &touched, r));
         let Some(affected) = affected else {
             let now = all_matches(model, &shape)?;
-            let diff = difference(&self.matches, &now, false, 0);
-            self.matches = now;
+            let diff = difference(&self.store.all(), &now, false, 0);
+            self.store = Store::new(now);
             return Ok(diff);
         };
         let mut keys: HashSet<String> = touched.keys().map(str::to_owned).collect();
@@ -233,18 +316,13 @@ impl LiveQuery {
                 .iter()
                 .map(|&n| model.node_key(n).unwrap_or("").to_owned()),
         );
-        let before: Matches = self
-            .matches
-            .iter()
-            .filter(|(_, k)| k.nodes.iter().any(|n| keys.contains(n)))
-            .map(|(m, k)| (m.clone(), k.clone()))
-            .collect();
+        let before = self.store.binding(&keys);
         let after = seeded_matches(model, &shape, &affected)?;
         let diff = difference(&before, &after, true, affected.len());
         for m in before.keys() {
-            self.matches.remove(m);
+            self.store.remove(m);
         }
-        self.matches.extend(after);
+        self.store.extend(after);
         Ok(diff)
     }
 }
