@@ -213,7 +213,9 @@ def export_and_convert(gemp, model, metamodel, work):
                 for row in t["rows"]:
                     w.writerow([row.get(n, "") for n, _ in t["columns"]])
             if t["columns"]:
-                copies.append(f"COPY {q(table)} FROM '{path}' (header=true)")
+                # One reader thread: a parallel COPY may hand out the SERIAL keys out of file order,
+                # and the relationship files name nodes by that order.
+                copies.append(f"COPY {q(table)} FROM '{path}' (header=true, parallel=false)")
             else:   # no property: one SERIAL column only; create the nodes one statement each
                 copies.extend([f"CREATE (:{q(table)})"] * len(t["rows"]))
     # Kùzu's table names are case-insensitive and shared by node and relationship tables: a
@@ -388,8 +390,9 @@ def main():
     ap.add_argument("--gemp", help="gemp binary for the CSV export")
     ap.add_argument("--compare-with", metavar="JSONL",
                     help="the Rust example's output for the same model and scenario")
-    ap.add_argument("--buffer-pool-mb", type=int, default=1024,
-                    help="Kùzu buffer pool (default 1024 MiB)")
+    ap.add_argument("--buffer-pool-mb", type=int, default=8192,
+                    help="Kùzu buffer pool (default 8192 MiB: with 1 GiB, Kùzu 0.11.3 runs out of "
+                         "it on the 200-region model's repair scenario)")
     ap.add_argument("--threads", type=int, default=0,
                     help="Kùzu threads per query (default: Kùzu's, all cores)")
     ap.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (CSV, databases)")
