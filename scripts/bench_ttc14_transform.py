@@ -36,8 +36,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+
+from bench_peers import run_capped
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEMP = os.environ.get("GEMP_BIN") or os.path.join(
@@ -54,7 +55,6 @@ TSV_FILES = ["title.basics", "name.basics", "title.principals", "title.ratings"]
 CASE_MODELS = [("imdb-200000", 1_000_000), ("imdb-all", 3_260_000)]
 FUNNYQT = {"couples": {"imdb-200000": "35.4 s", "imdb-all": "117.8 s"},
            "cliques": {"imdb-200000": "619 s", "imdb-all": "4295 s"}}
-TIME = os.environ.get("BENCH_TIME", "/usr/bin/time")
 FIELDS = ["blocks", "elements", "phase", "rule", "run", "status", "seconds", "peak_rss_mib",
           "nodes_created", "relationships_created", "properties_set", "matches",
           "expected_nodes", "expected_relationships", "expected_properties", "note"]
@@ -113,58 +113,12 @@ class Failed(Exception):
 
 
 def run_measured(cmd, cap):
-    """Runs cmd; returns (status ok|timeout|error, wall seconds, peak RSS KiB, stdout, stderr).
-    The peak RSS is GNU time's %M when /usr/bin/time is there, else the process's ru_maxrss from
-    wait4 (the kernel's figure for that process, which is what %M reports too)."""
-    tfile = None
-    if os.access(TIME, os.X_OK):
-        fd, tfile = tempfile.mkstemp(prefix="ttc14-time-")
-        os.close(fd)
-        cmd = [TIME, "-f", "%e %M", "-o", tfile] + cmd
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    outs = {}
-
-    def drain(name, pipe):
-        outs[name] = pipe.read()
-        pipe.close()
-
-    readers = [threading.Thread(target=drain, args=(n, s), daemon=True)
-               for n, s in (("out", proc.stdout), ("err", proc.stderr))]
-    for r in readers:
-        r.start()
-    reaped = []
-
-    def reap():
-        _, wstatus, usage = os.wait4(proc.pid, 0)
-        reaped.append((time.perf_counter(), wstatus, usage))
-
-    waiter = threading.Thread(target=reap, daemon=True)
-    waiter.start()
-    waiter.join(cap)
-    timed_out = waiter.is_alive()
-    if timed_out:
-        try:
-            os.killpg(proc.pid, 9)
-        except ProcessLookupError:
-            pass
-        waiter.join()
-    end, wstatus, usage = reaped[0]
-    proc.returncode = os.waitstatus_to_exitcode(wstatus)
-    for r in readers:
-        r.join()
-    rss = usage.ru_maxrss
-    if tfile:
-        try:
-            fields = open(tfile).read().split()
-            # GNU time writes "Command exited with non-zero status N" first on a failure.
-            rss = int(fields[-1])
-        except (OSError, ValueError, IndexError):
-            pass
-        os.remove(tfile)
-    status = "timeout" if timed_out else ("ok" if proc.returncode == 0 else "error")
-    return status, end - t0, rss, outs.get("out", ""), outs.get("err", "")
+    """Runs cmd (bench_peers.run_capped: its own process group, killed after `cap` seconds, reaped
+    with wait4); returns (status ok|timeout|error, wall seconds, peak RSS KiB — the kernel's
+    ru_maxrss of that process —, stdout, stderr)."""
+    stats = {}
+    status, seconds, out, err = run_capped(cmd, cap, stats=stats)
+    return status, seconds, stats.get("peak_rss_kib", 0), out, err
 
 
 def last_line(stderr):

@@ -39,7 +39,7 @@ use crate::matcher::eval::Val;
 use crate::matcher::MatchOptions;
 use crate::model::Model;
 use crate::pattern::binder::Params;
-use crate::pattern::ir::{BoundQuery, Expr, NodeSlot, Pattern, ProjItem, Projection};
+use crate::pattern::ir::{BoundQuery, Expr, NodeSlot, ProjItem, Projection};
 use crate::transform::Touched;
 
 /// The changes made to one [`Graph`], in order: what [`LiveQuery::refresh`] reads.
@@ -434,7 +434,7 @@ fn identity_slots(query: &BoundQuery) -> Vec<NodeSlot> {
 /// `identity`, in hops; `None` when some node is not connected to one or `EXISTS` is nested.
 fn radius(query: &BoundQuery, identity: &[NodeSlot]) -> Option<usize> {
     let named: Vec<(NodeSlot, usize)> = identity.iter().map(|&s| (s, 0)).collect();
-    let outer = distances(&query.pattern, &named)?;
+    let outer = query.pattern.hops_from(&named)?;
     let mut radius = outer.iter().copied().max().unwrap_or(0);
     let mut subs = Vec::new();
     for e in &query.filter {
@@ -454,66 +454,21 @@ fn radius(query: &BoundQuery, identity: &[NodeSlot]) -> Option<usize> {
         }
         let starts: Vec<(NodeSlot, usize)> =
             sub.anchors.iter().map(|&(o, i)| (i, outer[o])).collect();
-        let inner = distances(&sub.pattern, &starts)?;
+        let inner = sub.pattern.hops_from(&starts)?;
         radius = radius.max(inner.iter().copied().max().unwrap_or(0));
     }
     Some(radius)
-}
-
-/// Hops from the nearest start (each with its own starting distance) to every node of `pattern`,
-/// relationships taken in both directions; `None` when a node is unreachable.
-fn distances(pattern: &Pattern, starts: &[(NodeSlot, usize)]) -> Option<Vec<usize>> {
-    let mut dist = vec![usize::MAX; pattern.nodes.len()];
-    for &(s, d) in starts {
-        dist[s] = dist[s].min(d);
-    }
-    loop {
-        let mut changed = false;
-        for r in &pattern.rels {
-            for (a, b) in [(r.src, r.dst), (r.dst, r.src)] {
-                if dist[a] != usize::MAX && dist[a] + 1 < dist[b] {
-                    dist[b] = dist[a] + 1;
-                    changed = true;
-                }
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    dist.iter().all(|&d| d != usize::MAX).then_some(dist)
 }
 
 /// The nodes of `model` within `radius` hops (either direction) of a touched node, sorted;
 /// `None` when they are a quarter of the graph or more (a full re-run is then cheaper).
 fn affected_nodes(model: &Model, touched: &Touched, radius: usize) -> Option<Vec<u32>> {
     let limit = (model.node_count() / 4).max(64);
-    let mut seen: HashSet<u32> = touched
+    let seeds: Vec<u32> = touched
         .keys()
         .filter_map(|k| model.node_by_key(k))
         .collect();
-    let mut frontier: Vec<u32> = seen.iter().copied().collect();
-    for _ in 0..radius {
-        let mut next = Vec::new();
-        for &n in &frontier {
-            let around = model.out().neighbors_of(n).iter();
-            for &m in around.chain(model.inc().neighbors_of(n)) {
-                if seen.insert(m) {
-                    next.push(m);
-                }
-            }
-            if seen.len() >= limit {
-                return None;
-            }
-        }
-        frontier = next;
-    }
-    if seen.len() >= limit {
-        return None;
-    }
-    let mut out: Vec<u32> = seen.into_iter().collect();
-    out.sort_unstable();
-    Some(out)
+    crate::matcher::neighbourhood(model, &seeds, radius, limit - 1)
 }
 
 /// Every match of the query.

@@ -261,35 +261,20 @@ pub fn execute_seeded<'m>(
 /// The most pattern edges (either direction) between one of `slots` and any pattern node; `None`
 /// when some node is not connected to one of them.
 fn pattern_radius(pattern: &crate::pattern::ir::Pattern, slots: &[usize]) -> Option<usize> {
-    let k = pattern.nodes.len();
-    let mut radius = 0;
-    for &from in slots {
-        let mut dist = vec![usize::MAX; k];
-        dist[from] = 0;
-        let mut frontier = vec![from];
-        while let Some(v) = frontier.pop() {
-            for r in &pattern.rels {
-                let other = if r.src == v {
-                    r.dst
-                } else if r.dst == v {
-                    r.src
-                } else {
-                    continue;
-                };
-                if dist[other] > dist[v] + 1 {
-                    dist[other] = dist[v] + 1;
-                    frontier.push(other);
-                }
-            }
-        }
-        radius = radius.max(dist.iter().copied().max().unwrap_or(0));
-    }
-    (radius != usize::MAX).then_some(radius)
+    slots.iter().try_fold(0, |radius, &slot| {
+        let dist = pattern.hops_from(&[(slot, 0)])?;
+        Some(radius.max(dist.into_iter().max().unwrap_or(0)))
+    })
 }
 
-/// The nodes within `hops` edges (either direction) of `seeds`, sorted; `None` once more than
-/// `limit` are reached.
-fn neighbourhood(model: &Model, seeds: &[u32], hops: usize, limit: usize) -> Option<Vec<u32>> {
+/// The nodes within `hops` edges (either direction) of `seeds`, sorted and distinct; `None` when
+/// they are more than `limit`.
+pub(crate) fn neighbourhood(
+    model: &Model,
+    seeds: &[u32],
+    hops: usize,
+    limit: usize,
+) -> Option<Vec<u32>> {
     let n = model.node_count();
     let mut seen = vec![false; n];
     let mut all: Vec<u32> = Vec::new();
@@ -323,6 +308,9 @@ fn neighbourhood(model: &Model, seeds: &[u32], hops: usize, limit: usize) -> Opt
         if frontier.is_empty() {
             break;
         }
+    }
+    if all.len() > limit {
+        return None;
     }
     all.sort_unstable();
     Some(all)

@@ -125,6 +125,14 @@ impl Model {
     /// also check that string heaps are UTF-8 (needed for bytes from a file; strings a builder
     /// collected from `&str` are UTF-8 by construction).
     pub(crate) fn from_parts(p: ModelParts, check_utf8: bool) -> Result<Model> {
+        let model = Model::assemble(p)?;
+        model.validate(check_utf8)?;
+        Ok(model)
+    }
+
+    /// The model of `p` with its edge counts per type; an edge type id out of range is an error.
+    /// No other check ([`Model::from_parts`] adds them).
+    fn assemble(p: ModelParts) -> Result<Model> {
         let mut type_counts = vec![0u64; p.rel_types.len()];
         for &t in p.out.types.iter() {
             match type_counts.get_mut(t as usize) {
@@ -132,7 +140,7 @@ impl Model {
                 None => return Err(Error::Model(format!("edge type id {t} out of range"))),
             }
         }
-        let model = Model {
+        Ok(Model {
             labels: p.labels,
             rel_types: p.rel_types,
             node_label_offsets: p.node_label_offsets,
@@ -146,9 +154,7 @@ impl Model {
             keys: p.keys,
             type_counts,
             key_index: OnceLock::new(),
-        };
-        model.validate(check_utf8)?;
-        Ok(model)
+        })
     }
 
     /// Assembles a model from parts `transform::fold` made out of a valid model: correct by
@@ -161,37 +167,12 @@ impl Model {
         let model = if cfg!(debug_assertions) {
             Model::from_parts(p, false)?
         } else {
-            Model::from_trusted_parts(p)
+            Model::assemble(p)?
         };
         if let Some(index) = index {
             let _ = model.key_index.set(index);
         }
         Ok(model)
-    }
-
-    /// Assembles parts known to be valid (no structural check).
-    fn from_trusted_parts(p: ModelParts) -> Model {
-        let mut type_counts = vec![0u64; p.rel_types.len()];
-        for &t in p.out.types.iter() {
-            if let Some(c) = type_counts.get_mut(t as usize) {
-                *c += 1;
-            }
-        }
-        Model {
-            labels: p.labels,
-            rel_types: p.rel_types,
-            node_label_offsets: p.node_label_offsets,
-            node_labels: p.node_labels,
-            label_index_offsets: p.label_index_offsets,
-            label_index: p.label_index,
-            out: p.out,
-            inc: p.inc,
-            groups: p.groups,
-            edge_columns: p.edge_columns,
-            keys: p.keys,
-            type_counts,
-            key_index: OnceLock::new(),
-        }
     }
 
     /// This model's parts, sharing every array with it (slabs are reference-counted): what a fold

@@ -23,6 +23,32 @@ pub struct Pattern {
     pub rels: Vec<RelVar>,
 }
 
+impl Pattern {
+    /// Hops from the nearest start (each with its own starting distance) to every pattern node,
+    /// relationships taken in both directions; `None` when a node is unreachable.
+    pub fn hops_from(&self, starts: &[(NodeSlot, usize)]) -> Option<Vec<usize>> {
+        let mut dist = vec![usize::MAX; self.nodes.len()];
+        for &(s, d) in starts {
+            dist[s] = dist[s].min(d);
+        }
+        loop {
+            let mut changed = false;
+            for r in &self.rels {
+                for (a, b) in [(r.src, r.dst), (r.dst, r.src)] {
+                    if dist[a] != usize::MAX && dist[a] + 1 < dist[b] {
+                        dist[b] = dist[a] + 1;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        dist.iter().all(|&d| d != usize::MAX).then_some(dist)
+    }
+}
+
 /// A pattern node.
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeVar {

@@ -234,8 +234,6 @@ struct EdgeLayout {
     origin: Option<Vec<u32>>,
     /// Old edge count.
     m_old: u32,
-    /// True when the edges are the old ones at their old ids.
-    unchanged: bool,
 }
 
 impl EdgeLayout {
@@ -251,7 +249,6 @@ impl EdgeLayout {
                 inc: None,
                 origin: None,
                 m_old,
-                unchanged: true,
             });
         }
         // Nodes whose lists change: ends of deleted or created relationships, neighbours of
@@ -419,7 +416,6 @@ impl EdgeLayout {
             inc: Some(inc_adj),
             origin: (!unchanged).then_some(origin),
             m_old,
-            unchanged,
         })
     }
 }
@@ -595,7 +591,7 @@ fn node_columns(model: &Model, delta: &Delta, layout: &Layout) -> Option<Vec<Pro
         let mut columns = Vec::with_capacity(plans.len());
         for (name, old_column, ty, copy) in plans {
             match old_column {
-                Some(c) if copy => columns.push(copy_column(c)),
+                Some(c) if copy => columns.push(c.clone()),
                 _ => {
                     let cells = rows
                         .iter()
@@ -659,9 +655,9 @@ fn edge_columns(model: &Model, delta: &Delta, edges: &EdgeLayout) -> Option<Vec<
     let mut columns = Vec::with_capacity(names.len());
     for name in names {
         let old_column = model.edge_columns().iter().find(|c| c.name == name);
-        if edges.unchanged && !changed.contains(name) {
+        if edges.origin.is_none() && !changed.contains(name) {
             if let Some(c) = old_column {
-                columns.push(copy_column(c));
+                columns.push(c.clone());
                 continue;
             }
         }
@@ -697,11 +693,6 @@ fn edge_columns(model: &Model, delta: &Delta, edges: &EdgeLayout) -> Option<Vec<
         }
     }
     Some(columns)
-}
-
-/// `c` again, sharing its arrays.
-fn copy_column(c: &Column) -> Column {
-    c.clone()
 }
 
 /// The type a rebuilt column gets, decided as the builder decides it: the one type of all the
