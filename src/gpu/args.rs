@@ -403,6 +403,31 @@ kernel_args! {
     }
 
     // ---------------------------------------------------------------------------------------
+    // cl/factorised.cl
+    // ---------------------------------------------------------------------------------------
+
+    /// Arguments of `factorised` (`cl/factorised.cl`): one round of factorised counting.
+    pub struct FactorisedArgs<'a> for "factorised" in "factorised.cl" {
+        plan: &'a DeviceBuffer<u32>,
+        list_off: &'a DeviceBuffer<u32>,
+        list_nbr: &'a DeviceBuffer<u32>,
+        pivots: &'a DeviceBuffer<u32>,
+        n: u32,
+        scratch: &'a DeviceBuffer<u32>,
+        region_words: u32,
+        regions: u32,
+        table_slots: u32,
+        tables: u32,
+        mode: u32,
+        min_weight: u64,
+        rows: &'a DeviceBuffer<u32>,
+        row_cap: u32,
+        row_counter: &'a DeviceBuffer<u32>,
+        status: &'a DeviceBuffer<u32>,
+        sums: &'a DeviceBuffer<u64>,
+    }
+
+    // ---------------------------------------------------------------------------------------
     // cl/attributes.cl
     // ---------------------------------------------------------------------------------------
 

@@ -137,7 +137,7 @@ pub struct KeptStep {
     /// Relationships to earlier kept nodes (or self loops) checked for existence.
     pub checks: Vec<RelSlot>,
     /// For [`Source::TwoHop`]: the eliminated node's links to kept nodes bound before this step.
-    via: Vec<Link>,
+    pub(super) via: Vec<Link>,
     /// The same links as indices into the eliminated node's links.
     via_links: Vec<usize>,
     /// For [`Source::TwoHop`]: reachability through the other eliminated nodes at this node.
@@ -146,17 +146,17 @@ pub struct KeptStep {
     /// [`TwoHopIndex`] built once.
     indexed: bool,
     /// `id(x) < id(node)` for these earlier nodes `x`.
-    id_after: Vec<NodeSlot>,
+    pub(super) id_after: Vec<NodeSlot>,
     /// `id(node) < id(x)` for these earlier nodes `x`.
-    id_before: Vec<NodeSlot>,
+    pub(super) id_before: Vec<NodeSlot>,
     /// Other conjuncts whose nodes are all bound here.
-    filters: Vec<usize>,
+    pub(super) filters: Vec<usize>,
     /// Eliminated nodes whose kept neighbours are all bound from this step on: their sets are
     /// computed here (an empty one prunes).
     pub completes: Vec<usize>,
     /// A two-hop step completing its eliminated node through its only link to this node: the
     /// node's set size is the number of middle nodes that reached the candidate.
-    counted: Option<usize>,
+    pub(super) counted: Option<usize>,
 }
 
 impl KeptStep {
@@ -179,7 +179,7 @@ pub struct FactorPlan {
     /// three lists, not six). Each entry: (kept node, link, eliminated slot).
     lists: Vec<(NodeSlot, Link, NodeSlot)>,
     /// Inclusion–exclusion terms: coefficient and blocks of eliminated indices (isomorphism only).
-    partitions: Vec<(i64, Vec<Vec<usize>>)>,
+    pub(super) partitions: Vec<(i64, Vec<Vec<usize>>)>,
     /// The first projection, with `count(e)` of eliminated nodes as `count(*)`.
     pub first: Projection,
     /// True when the grouping keys determine the kept binding: one group (row) per binding.
@@ -190,7 +190,7 @@ pub struct FactorPlan {
     pub binding_counts: Vec<usize>,
     /// True when the weight is the two-hop count of the step that completes the only eliminated
     /// node (no set is built).
-    weight_counted: bool,
+    pub(super) weight_counted: bool,
     /// Smallest weight a binding can have and still pass the first projection's `WITH … WHERE`
     /// (`count(…) >= n` with one eliminated node); two-hop counts, upper bounds of the weight,
     /// prune candidates below it. 0 = no bound.
@@ -884,11 +884,26 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         cands: &'a [CandidateSet],
         control: &'a Control,
     ) -> Self {
+        let mut x = Self::without_lists(model, query, fp, cands, control);
+        x.build_lists();
+        x
+    }
+
+    /// Prepares a run without the two-hop lists and indexes a host search reads: enough for the
+    /// candidate sets ([`candidates`](Self::candidates)) and as the `EXISTS` oracle of a device
+    /// run; [`build_lists`](Self::build_lists) completes it for a host search.
+    pub(crate) fn without_lists(
+        model: &'m Model,
+        query: &'a BoundQuery,
+        fp: &'a FactorPlan,
+        cands: &'a [CandidateSet],
+        control: &'a Control,
+    ) -> Self {
         let cands = match bounded_candidates(model, fp, cands) {
             Some(owned) => std::borrow::Cow::Owned(owned),
             None => std::borrow::Cow::Borrowed(cands),
         };
-        let mut x = FactorExec {
+        FactorExec {
             model,
             query,
             fp,
@@ -896,7 +911,19 @@ impl<'a, 'm> FactorExec<'a, 'm> {
             control,
             indexes: Vec::new(),
             projected: Vec::new(),
-        };
+        }
+    }
+
+    /// The candidate sets the run uses (the query's, narrowed by the plan's weight bound).
+    #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
+    pub(crate) fn candidates(&self) -> &[CandidateSet] {
+        &self.cands
+    }
+
+    /// Builds the two-hop lists and indexes of a host search.
+    pub(crate) fn build_lists(&mut self) {
+        let (model, fp) = (self.model, self.fp);
+        let x = self;
         x.projected = fp
             .steps
             .iter()
@@ -924,7 +951,6 @@ impl<'a, 'm> FactorExec<'a, 'm> {
                 _ => None,
             })
             .collect();
-        x
     }
 
     /// The two-hop candidates of `step` for every candidate of the kept node it comes from.
@@ -998,7 +1024,19 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         let Some(first) = self.fp.steps.first() else {
             return Vec::new();
         };
-        let pivots = &self.cands[first.node].nodes;
+        self.run_pivots(&self.cands[first.node].nodes, projector, next, oracle)
+    }
+
+    /// Runs the search from the given candidates of the first step (sorted) on all cores; returns
+    /// one sink per parallel task, in pivot order. Needs [`build_lists`](Self::build_lists).
+    pub(crate) fn run_pivots<'q>(
+        &self,
+        pivots: &[u32],
+        projector: &'q Projector<'q>,
+        next: Option<&'q Projector<'q>>,
+        oracle: &'q (dyn ExistsOracle + Sync),
+    ) -> Vec<RowSink<'q, 'm>> {
+        let model: &'m Model = self.model;
         // One worker state per pool thread (the stamp array is as long as the model), reused by
         // every chunk that thread runs.
         let workers = per_thread::<Worker>();

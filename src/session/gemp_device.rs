@@ -30,9 +30,9 @@ impl<'m> GempDeviceEngine<'m> {
         let gpu = crate::gpu::Gpu::new(selector)?;
         let matcher = DeviceMatcher::new(Arc::new(gpu), model, config)?;
         log::info!(
-            "OpenCL backend on {} (model uploaded in {:.3?})",
-            matcher.gpu().info().summary(),
-            matcher.device_model().upload_time
+            "OpenCL backend on {} (the model is uploaded by the first query that enumerates \
+             on the device)",
+            matcher.gpu().info().summary()
         );
         Ok(GempDeviceEngine { matcher })
     }
@@ -77,7 +77,7 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
     }
 
     fn setup_time(&self) -> Duration {
-        self.matcher.device_model().upload_time
+        self.matcher.upload_time()
     }
 
     fn explain(&self, query: &BoundQuery, options: &MatchOptions) -> Result<String> {

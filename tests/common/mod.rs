@@ -4,6 +4,7 @@
 //! Each test binary uses only part of it.
 #![allow(dead_code)]
 
+pub mod grouped_queries;
 pub mod random_graphs;
 pub mod semantic_graphs;
 

@@ -30,6 +30,8 @@ pub mod attributes;
 pub mod bytecode;
 pub mod encode;
 #[cfg(feature = "opencl")]
+pub mod factorised;
+#[cfg(feature = "opencl")]
 mod topology;
 
 use std::time::Duration;
@@ -88,6 +90,11 @@ pub struct DeviceConfig {
     /// device pipeline, which sends every embedding back, loses to the host's counting by 10–100×
     /// on a GPU too (docs/benchmarks.md, "On a GPU: NVIDIA H200").
     pub defer_factorised: bool,
+    /// Most words of per-work-item scratch one set of the factorised kernel may take, and most
+    /// slots of a two-hop step's candidate table (`cl/factorised.cl`): the first pass gives
+    /// each 1/256 of this limit (at most 4,096), pivots that need more run again with sixteen
+    /// times as much, up to this limit, and beyond it on the host. Default 2²².
+    pub factorised_region_words: usize,
 }
 
 impl Default for DeviceConfig {
@@ -105,6 +112,7 @@ impl Default for DeviceConfig {
             host_threads: None,
             host_chunk: 16,
             defer_factorised: false,
+            factorised_region_words: 1 << 22,
         }
     }
 }
@@ -144,6 +152,10 @@ pub struct DeviceTimings {
     pub phase1_matches: u64,
     /// Matches surviving phase 2.
     pub phase2_matches: u64,
+    /// True when the query ran as factorised counting (`cl/factorised.cl`): phase 1 then
+    /// returns kept bindings with weights (`phase1_matches` counts them) and there is no
+    /// phase 2.
+    pub factorised: bool,
 }
 
 #[cfg(feature = "opencl")]

@@ -1,8 +1,8 @@
 //! [`DeviceMatcher`]: runs bound queries through the device pipeline.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -93,7 +93,7 @@ const STREAM_ROWS: usize = 1 << 14;
 pub struct DeviceMatcher<'m> {
     gpu: Arc<Gpu>,
     model: &'m Model,
-    dm: DeviceModel,
+    dm: OnceLock<DeviceModel>,
     /// Tuning of rounds and buffers.
     pub config: DeviceConfig,
 }
@@ -170,19 +170,14 @@ impl Prepared {
 }
 
 impl<'m> DeviceMatcher<'m> {
-    /// Uploads `model` to `gpu`.
+    /// A matcher for `model` on `gpu`. The model's topology is uploaded by the first query
+    /// that enumerates on the device (factorised counting reads per-query lists instead), or by
+    /// [`device_model`](Self::device_model).
     pub fn new(gpu: Arc<Gpu>, model: &'m Model, config: DeviceConfig) -> Result<Self> {
-        let dm = DeviceModel::upload(&gpu, model)?;
-        log::debug!(
-            "model uploaded to {}: {} in {:.3?}",
-            gpu.info().name,
-            crate::gpu::human_bytes(dm.bytes as u64),
-            dm.upload_time
-        );
         Ok(DeviceMatcher {
             gpu,
             model,
-            dm,
+            dm: OnceLock::new(),
             config,
         })
     }
@@ -202,9 +197,28 @@ impl<'m> DeviceMatcher<'m> {
         self.model
     }
 
-    /// The uploaded topology.
-    pub fn device_model(&self) -> &DeviceModel {
-        &self.dm
+    /// The uploaded topology (uploaded now if no query has needed it yet).
+    ///
+    /// Errors: a failing upload.
+    pub fn device_model(&self) -> Result<&DeviceModel> {
+        if let Some(dm) = self.dm.get() {
+            return Ok(dm);
+        }
+        let dm = DeviceModel::upload(&self.gpu, self.model)?;
+        log::debug!(
+            "model uploaded to {}: {} in {:.3?}",
+            self.gpu.info().name,
+            crate::gpu::human_bytes(dm.bytes as u64),
+            dm.upload_time
+        );
+        // Two threads may upload at once; the first stored copy wins, the other is dropped.
+        let _ = self.dm.set(dm);
+        Ok(self.dm.get().expect("the device model was just stored"))
+    }
+
+    /// How long the model's upload took (zero while it has not been uploaded).
+    pub fn upload_time(&self) -> Duration {
+        self.dm.get().map_or(Duration::ZERO, |dm| dm.upload_time)
     }
 
     fn prepare(
@@ -228,7 +242,7 @@ impl<'m> DeviceMatcher<'m> {
         t.convert += start.elapsed();
         let start = Instant::now();
         let pred = DevicePredicates::upload(&self.gpu, self.model, &compiled)?;
-        let qb = topology::prepare_query(&self.gpu, &self.dm, &enc, &cands, pred)?;
+        let qb = topology::prepare_query(&self.gpu, self.device_model()?, &enc, &cands, pred)?;
         t.upload += start.elapsed();
         t.pivots = qb.pivot_nodes.len();
         t.upload_bytes += qb.bytes;
@@ -248,7 +262,7 @@ impl<'m> DeviceMatcher<'m> {
         semantics: Semantics,
         t: &mut DeviceTimings,
     ) -> Result<Prepared> {
-        if !self.dm.fits(self.model) {
+        if !self.device_model()?.fits(self.model) {
             return Err(Error::InvalidArgument(
                 "the uploaded model does not match the model".into(),
             ));
@@ -301,6 +315,7 @@ impl<'m> DeviceMatcher<'m> {
         t: &mut DeviceTimings,
     ) -> Result<Phase1Out> {
         let start = Instant::now();
+        let device_model = self.device_model()?;
         let queue = PivotQueue::new(p.qb.pivot_nodes.len());
         let produced = AtomicU64::new(0);
         let limit = stop_after.map(|s| (&produced, s));
@@ -319,7 +334,7 @@ impl<'m> DeviceMatcher<'m> {
                 .collect();
             let device = topology::run_rounds(
                 &self.gpu,
-                &self.dm,
+                device_model,
                 &p.enc,
                 &p.qb,
                 mode,
@@ -646,6 +661,9 @@ impl<'m> DeviceMatcher<'m> {
         query: &BoundQuery,
         options: &MatchOptions,
     ) -> Result<(QueryOutput<'m>, DeviceTimings)> {
+        if let Some(done) = super::factorised::try_execute(self, query, options)? {
+            return Ok(done);
+        }
         let mut t = DeviceTimings::default();
         let start = Instant::now();
         let (plan, cands, host_t) = prepare(self.model, query, options.semantics);

@@ -1,0 +1,770 @@
+//! Factorised counting on the device: the host's factorised plan ([`crate::matcher::factorised`])
+//! run by `cl/factorised.cl`, one work-item per pivot, so a grouped query's counted nodes are
+//! never enumerated and only kept bindings with their weights come back (couples: the pairs
+//! with three or more shared titles, not every embedding).
+//!
+//! - **plan**: the host decides exactly as [`crate::matcher::execute`] does (candidate
+//!   filtering, the symmetry reduction of a pure count, the factorised plan), so both count
+//!   the same bindings with the same weights;
+//! - **lists**: every relationship the plan walks becomes a *projected list* built on the host per
+//!   query: for each candidate of the node at one end, its neighbours along the relationship's
+//!   types and direction that are candidates of the node at the other end, sorted and distinct.
+//!   The kernel then only intersects sorted lists and never reads types, labels or candidate
+//!   sets;
+//! - **rounds**: a round takes a range of pivots; a pivot whose rows did not fit in the row
+//!   buffer is run again in a later round with a larger buffer (its partial rows dropped), a
+//!   pivot whose sets exceed the per-work-item scratch is run by the host's factorised search;
+//! - **results**: the weighted bindings go through the same result sinks as the host's
+//!   ([`FactorPlan::sink`]); a pure `count(*)` sums weights on the device.
+//!
+//! Plans the kernel does not express (conjuncts over several kept nodes other than `id`
+//! orders, kept candidates overlapping eliminated ones under node-injectivity, a pattern
+//! component started by a scan, more than [`MAX_STEPS`] steps or eliminated nodes) are run by
+//! the enumerating pipeline as before.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::run::DeviceMatcher;
+use super::DeviceTimings;
+use crate::error::{Error, Result};
+use crate::gpu::args::FactorisedArgs;
+use crate::gpu::Gpu;
+use crate::matcher::candidates::{CandidateSet, Semantics};
+use crate::matcher::enumerate::Control;
+use crate::matcher::factorised::{walk, FactorExec, FactorPlan, Link, Source};
+use crate::matcher::planner::Dir;
+use crate::matcher::results::{self, Projector, RowSink};
+use crate::matcher::Val;
+use crate::matcher::{MatchOptions, QueryOutput, Timings};
+use crate::model::{Model, ANY_TYPE};
+use crate::pattern::ir::{BoundQuery, NodeSlot};
+
+/// `cl/factorised.cl`.
+pub const FACTORISED_CL: &str = include_str!("../../../cl/factorised.cl");
+
+/// Most kept steps and most eliminated nodes the kernel takes (`FX_MAX_STEPS`).
+pub const MAX_STEPS: usize = 16;
+
+/// Header words (`FH_*` in the kernel).
+const FH_STEPS: usize = 0;
+const FH_ELIM: usize = 1;
+const FH_PARTS: usize = 2;
+const FH_HOMOMORPHISM: usize = 3;
+const FH_WEIGHT_COUNTED: usize = 4;
+const FH_LISTS_OFF: usize = 5;
+const FH_STEPS_OFF: usize = 6;
+const FH_ELIM_OFF: usize = 7;
+const FH_PARTS_OFF: usize = 8;
+const HEADER_WORDS: usize = 9;
+
+/// Step fields (`FS_*`).
+const FX_STEP_WORDS: usize = 17;
+const FS_KIND: usize = 0;
+const FS_LIST: usize = 1;
+const FS_FROM: usize = 2;
+const FS_ELIM: usize = 3;
+const FS_VIA_CNT: usize = 5;
+const FS_VIA_OFF: usize = 6;
+const FS_AFTER_CNT: usize = 7;
+const FS_AFTER_OFF: usize = 8;
+const FS_BEFORE_CNT: usize = 9;
+const FS_BEFORE_OFF: usize = 10;
+const FS_CHECK_CNT: usize = 11;
+const FS_CHECK_OFF: usize = 12;
+const FS_DONE_CNT: usize = 13;
+const FS_DONE_OFF: usize = 14;
+const FS_COUNTED: usize = 15;
+const FS_TABLE: usize = 16;
+
+const KIND_PIVOT: u32 = 0;
+const KIND_EXPAND: u32 = 1;
+const KIND_TWO_HOP: u32 = 2;
+const FX_NONE: u32 = u32::MAX;
+
+/// Most words of a set region, and slots of a table, in the first pass (later passes grow
+/// them).
+const FIRST_PASS_WORDS: usize = 4096;
+/// Scratch memory of one round, in words (1 GiB, or the device's largest allocation). Pages a
+/// work-item does not touch are never backed on a CPU device.
+const SCRATCH_BUDGET_WORDS: usize = 256 << 20;
+/// Largest row buffer rounds grow to, in words (1 GiB).
+const MAX_ROW_WORDS: usize = 256 << 20;
+
+/// A projected-list specification: neighbours of `from`'s candidates along `types` in `dir`
+/// that are candidates of `to`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ListSpec {
+    from: NodeSlot,
+    to: NodeSlot,
+    types: Vec<u32>,
+    dir: Dir,
+}
+
+/// The encoded plan and its lists, ready to upload.
+#[derive(Debug)]
+pub(crate) struct Encoded {
+    /// `plan[]` of the kernel.
+    pub plan: Vec<u32>,
+    /// Every list's offsets, one CSR after another.
+    pub list_off: Vec<u32>,
+    /// Every list's entries.
+    pub list_nbr: Vec<u32>,
+    /// Kept steps.
+    pub steps: usize,
+    /// Scratch regions per work-item.
+    pub regions: usize,
+    /// Words per set region in the first pass.
+    pub region_words: usize,
+    /// Most words per set region (the longest list a set is built from, up to the
+    /// configured limit).
+    pub region_limit: usize,
+    /// Candidate tables per work-item (one per two-hop step).
+    pub tables: usize,
+    /// Slots per table (each slot a key and a count) in the first pass.
+    pub table_slots: usize,
+    /// Most slots per table (the configured limit).
+    pub table_limit: usize,
+}
+
+impl Encoded {
+    /// Scratch words of one work-item with sets of `region_words` and tables of `table_slots`.
+    pub fn scratch_words_with(&self, region_words: usize, table_slots: usize) -> usize {
+        (self.regions * region_words + self.tables * 2 * table_slots).max(1)
+    }
+}
+
+/// Why the kernel cannot run `fp`, or `None` when it can.
+pub(crate) fn unsupported(fp: &FactorPlan, semantics: Semantics) -> Option<String> {
+    if fp.steps.len() > MAX_STEPS || fp.eliminated.len() > MAX_STEPS {
+        return Some(format!(
+            "the factorised plan has more than {MAX_STEPS} kept steps or eliminated nodes"
+        ));
+    }
+    if semantics == Semantics::Isomorphism && fp.has_collisions() {
+        return Some("kept and eliminated candidates overlap".into());
+    }
+    for (i, st) in fp.steps.iter().enumerate() {
+        if !st.filters.is_empty() {
+            return Some("a conjunct over several kept nodes".into());
+        }
+        if i > 0 && st.source == Source::Scan {
+            return Some("a kept node in a second pattern component".into());
+        }
+    }
+    None
+}
+
+/// Builds the kernel's plan and lists for `fp` over `cands` (the run's candidate sets).
+pub(crate) fn encode(
+    model: &Model,
+    query: &BoundQuery,
+    fp: &FactorPlan,
+    cands: &[CandidateSet],
+    semantics: Semantics,
+    max_region_words: usize,
+) -> Result<Encoded> {
+    let p = &query.pattern;
+    let step_of: HashMap<NodeSlot, u32> = fp
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.node, i as u32))
+        .collect();
+    let step = |slot: NodeSlot| -> Result<u32> {
+        step_of.get(&slot).copied().ok_or_else(|| {
+            Error::DeviceLimit(format!(
+                "pattern node {slot} is neither kept nor eliminated"
+            ))
+        })
+    };
+    let mut specs: Vec<ListSpec> = Vec::new();
+    let mut list_id = |spec: ListSpec| -> u32 {
+        match specs.iter().position(|s| *s == spec) {
+            Some(i) => i as u32,
+            None => {
+                specs.push(spec);
+                (specs.len() - 1) as u32
+            }
+        }
+    };
+    let types_of = |types: &[u32]| -> Vec<u32> {
+        if types.is_empty() {
+            vec![ANY_TYPE]
+        } else {
+            types.to_vec()
+        }
+    };
+    let link_spec = |l: &Link, to: NodeSlot| ListSpec {
+        from: l.kept,
+        to,
+        types: l.types.clone(),
+        dir: l.dir,
+    };
+    // Lists whose entries are kept in scratch regions (their longest list bounds a region).
+    let mut set_lists: Vec<u32> = Vec::new();
+
+    let mut aux: Vec<u32> = Vec::new();
+    let mut steps: Vec<[u32; FX_STEP_WORDS]> = Vec::new();
+    let mut tables = 0u32;
+    for st in &fp.steps {
+        let mut w = [0u32; FX_STEP_WORDS];
+        w[FS_COUNTED] = FX_NONE;
+        match st.source {
+            Source::Scan => w[FS_KIND] = KIND_PIVOT,
+            Source::Expand { rel, from, dir } => {
+                w[FS_KIND] = KIND_EXPAND;
+                w[FS_FROM] = step(from)?;
+                w[FS_LIST] = list_id(ListSpec {
+                    from,
+                    to: st.node,
+                    types: types_of(&p.rels[rel].types),
+                    dir,
+                });
+            }
+            Source::TwoHop { elim, link } => {
+                let e = &fp.eliminated[elim];
+                let l = &e.links[link];
+                w[FS_KIND] = KIND_TWO_HOP;
+                w[FS_ELIM] = elim as u32;
+                w[FS_LIST] = list_id(ListSpec {
+                    from: e.slot,
+                    to: st.node,
+                    types: l.types.clone(),
+                    dir: reverse(l.dir),
+                });
+                w[FS_TABLE] = tables;
+                tables += 1;
+                w[FS_VIA_CNT] = st.via.len() as u32;
+                w[FS_VIA_OFF] = aux.len() as u32;
+                let mut pairs = Vec::new();
+                for v in &st.via {
+                    let id = list_id(link_spec(v, e.slot));
+                    set_lists.push(id);
+                    pairs.extend([id, step(v.kept)?]);
+                }
+                aux.extend(pairs);
+                if st.counted == Some(elim) {
+                    w[FS_COUNTED] = elim as u32;
+                }
+            }
+        }
+        w[FS_AFTER_CNT] = st.id_after.len() as u32;
+        w[FS_AFTER_OFF] = aux.len() as u32;
+        for &a in &st.id_after {
+            aux.push(step(a)?);
+        }
+        w[FS_BEFORE_CNT] = st.id_before.len() as u32;
+        w[FS_BEFORE_OFF] = aux.len() as u32;
+        for &b in &st.id_before {
+            aux.push(step(b)?);
+        }
+        w[FS_CHECK_CNT] = st.checks.len() as u32;
+        let mut checks = Vec::new();
+        for &rel in &st.checks {
+            let r = &p.rels[rel];
+            let id = list_id(ListSpec {
+                from: r.src,
+                to: r.dst,
+                types: types_of(&r.types),
+                dir: if r.undirected { Dir::Both } else { Dir::Out },
+            });
+            checks.extend([id, step(r.src)?, step(r.dst)?]);
+        }
+        w[FS_CHECK_OFF] = aux.len() as u32;
+        aux.extend(checks);
+        w[FS_DONE_CNT] = st.completes.len() as u32;
+        w[FS_DONE_OFF] = aux.len() as u32;
+        aux.extend(st.completes.iter().map(|&e| e as u32));
+        steps.push(w);
+    }
+    let mut elims: Vec<[u32; 2]> = Vec::new();
+    for e in &fp.eliminated {
+        let mut pairs = Vec::new();
+        for l in &e.links {
+            let id = list_id(link_spec(l, e.slot));
+            set_lists.push(id);
+            pairs.extend([id, step(l.kept)?]);
+        }
+        elims.push([e.links.len() as u32, aux.len() as u32]);
+        aux.extend(pairs);
+    }
+    let mut parts: Vec<u32> = Vec::new();
+    for (coef, blocks) in &fp.partitions {
+        let coef = i32::try_from(*coef)
+            .map_err(|_| Error::DeviceLimit("an inclusion–exclusion coefficient".into()))?;
+        parts.push(coef as u32);
+        parts.push(blocks.len() as u32);
+        for b in blocks {
+            parts.push(b.len() as u32);
+            parts.extend(b.iter().map(|&x| x as u32));
+        }
+    }
+
+    // Build the lists.
+    let built: Vec<(Vec<u32>, Vec<u32>, u32, usize)> = specs
+        .iter()
+        .map(|s| build_list(model, s, &cands[s.from], &cands[s.to]))
+        .collect();
+    let mut list_off = Vec::new();
+    let mut list_nbr: Vec<u32> = Vec::new();
+    let mut descriptors = Vec::new();
+    let mut longest = vec![0usize; specs.len()];
+    for (j, (offsets, entries, base, max_len)) in built.into_iter().enumerate() {
+        let start = u32::try_from(list_off.len())
+            .map_err(|_| Error::DeviceLimit("projected lists over 2^32 words".into()))?;
+        let shift = list_nbr.len() as u64;
+        if shift + entries.len() as u64 > u32::MAX as u64 {
+            return Err(Error::DeviceLimit(
+                "projected lists over 2^32 entries".into(),
+            ));
+        }
+        descriptors.extend([start, base, (offsets.len() - 1) as u32]);
+        list_off.extend(offsets.iter().map(|&o| o + shift as u32));
+        list_nbr.extend_from_slice(&entries);
+        longest[j] = max_len;
+    }
+    let needed = set_lists
+        .iter()
+        .map(|&j| longest[j as usize])
+        .max()
+        .unwrap_or(0);
+    let limit = max_region_words.max(1);
+    let region_limit = needed.clamp(1, limit);
+    // The first pass gets 1/256 of the limit, at most FIRST_PASS_WORDS.
+    let first = (limit / 256).clamp(1, FIRST_PASS_WORDS);
+    let region_words = region_limit.min(first);
+
+    let mut plan = vec![0u32; HEADER_WORDS];
+    plan[FH_STEPS] = fp.steps.len() as u32;
+    plan[FH_ELIM] = fp.eliminated.len() as u32;
+    plan[FH_PARTS] = fp.partitions.len() as u32;
+    plan[FH_HOMOMORPHISM] = u32::from(semantics == Semantics::Homomorphism);
+    plan[FH_WEIGHT_COUNTED] = u32::from(fp.weight_counted);
+    let base = |plan: &Vec<u32>| plan.len() as u32;
+    plan[FH_LISTS_OFF] = base(&plan);
+    plan.extend(descriptors);
+    plan[FH_STEPS_OFF] = base(&plan);
+    let aux_at = plan.len() + steps.len() * FX_STEP_WORDS + elims.len() * 2 + parts.len();
+    let relocate = |w: &mut [u32; FX_STEP_WORDS]| {
+        for f in [
+            FS_VIA_OFF,
+            FS_AFTER_OFF,
+            FS_BEFORE_OFF,
+            FS_CHECK_OFF,
+            FS_DONE_OFF,
+        ] {
+            w[f] += aux_at as u32;
+        }
+    };
+    for mut w in steps {
+        relocate(&mut w);
+        plan.extend(w);
+    }
+    plan[FH_ELIM_OFF] = base(&plan);
+    for [n, off] in elims {
+        plan.extend([n, off + aux_at as u32]);
+    }
+    plan[FH_PARTS_OFF] = base(&plan);
+    plan.extend(parts);
+    debug_assert_eq!(plan.len(), aux_at);
+    plan.extend(aux);
+    Ok(Encoded {
+        plan,
+        list_off,
+        list_nbr,
+        steps: fp.steps.len(),
+        regions: fp.steps.len() + fp.eliminated.len(),
+        region_words,
+        region_limit,
+        tables: tables as usize,
+        table_slots: first,
+        table_limit: limit,
+    })
+}
+
+/// One projected list: (offsets over `from`'s id range, entries, base id, longest list).
+fn build_list(
+    model: &Model,
+    spec: &ListSpec,
+    from: &CandidateSet,
+    to: &CandidateSet,
+) -> (Vec<u32>, Vec<u32>, u32, usize) {
+    let nodes = &from.nodes;
+    let (Some(&base), Some(&last)) = (nodes.first(), nodes.last()) else {
+        return (vec![0], Vec::new(), 0, 0);
+    };
+    let parts: Vec<(Vec<u32>, Vec<u32>)> = nodes
+        .par_chunks(4096)
+        .map(|chunk| {
+            let mut lens = Vec::with_capacity(chunk.len());
+            let mut all = Vec::new();
+            for &v in chunk {
+                let start = all.len();
+                walk(model, v, &spec.types, spec.dir, |y| {
+                    if to.contains(y) {
+                        all.push(y);
+                    }
+                });
+                let list = &mut all[start..];
+                list.sort_unstable();
+                let mut n = 0;
+                for i in 0..list.len() {
+                    if i == 0 || list[i] != list[n - 1] {
+                        list[n] = list[i];
+                        n += 1;
+                    }
+                }
+                all.truncate(start + n);
+                lens.push(n as u32);
+            }
+            (lens, all)
+        })
+        .collect();
+    let span = (last - base) as usize + 1;
+    let mut offsets = vec![0u32; span + 1];
+    let mut entries = Vec::new();
+    let mut ids = nodes.iter();
+    let mut longest = 0usize;
+    for (lens, part) in parts {
+        for len in lens {
+            if let Some(&v) = ids.next() {
+                offsets[(v - base) as usize + 1] = len;
+                longest = longest.max(len as usize);
+            }
+        }
+        entries.extend(part);
+    }
+    for i in 0..span {
+        offsets[i + 1] += offsets[i];
+    }
+    (offsets, entries, base, longest)
+}
+
+fn reverse(d: Dir) -> Dir {
+    match d {
+        Dir::Out => Dir::In,
+        Dir::In => Dir::Out,
+        Dir::Both => Dir::Both,
+    }
+}
+
+fn program(gpu: &Gpu) -> Result<Arc<ocl::Program>> {
+    gpu.program(
+        "factorised",
+        &[FACTORISED_CL],
+        &format!("-D FX_MAX_STEPS={MAX_STEPS}"),
+    )
+}
+
+/// Runs `query` with a factorised plan on the device when the host would count it without
+/// enumerating and the kernel expresses the plan; `None` when the enumerating pipeline should run
+/// it instead.
+pub(crate) fn try_execute<'m>(
+    dm: &DeviceMatcher<'m>,
+    query: &BoundQuery,
+    options: &MatchOptions,
+) -> Result<Option<(QueryOutput<'m>, DeviceTimings)>> {
+    let model = dm.model();
+    if query.clauses.is_some() || options.semantics == Semantics::Cypher {
+        return Ok(None);
+    }
+    let deadline = options.timeout.map(|d| Instant::now() + d);
+    let mut t = DeviceTimings {
+        factorised: true,
+        ..Default::default()
+    };
+    let start = Instant::now();
+    let (plan, cands, host_t) = crate::matcher::prepare_host(model, query, options.semantics);
+    let reduced = crate::matcher::count_symmetry(model, query, &plan, &cands, options);
+    let (query, plan, factor) = match &reduced {
+        Some(r) => (&r.query, r.plan.clone(), r.factor),
+        None => (query, plan, 1),
+    };
+    let Some(fp) = crate::matcher::choose_factorised(model, query, &plan, &cands, options) else {
+        return Ok(None);
+    };
+    if let Some(why) = unsupported(&fp, options.semantics) {
+        log::debug!("OpenCL factorised counting declined ({why}): enumerating instead");
+        return Ok(None);
+    }
+    t.prepare = start.elapsed();
+    let control = Control::new(deadline);
+    let exec = FactorExec::without_lists(model, query, &fp, &cands, &control);
+    let start = Instant::now();
+    let enc = encode(
+        model,
+        query,
+        &fp,
+        exec.candidates(),
+        options.semantics,
+        dm.config.factorised_region_words,
+    )?;
+    t.convert = start.elapsed();
+    let projector = Projector::new(&fp.first);
+    let next = query.stages.get(1).map(Projector::new);
+    // A lone `count(*)` sums the weights on the device; a unit-weight count (bindings, see
+    // `FactorPlan::binding_counts`) needs the rows.
+    let count_mode =
+        query.stages.len() == 1 && projector.is_count_star() && fp.binding_counts.is_empty();
+    let pivots = exec.candidates()[fp.steps[0].node].nodes.clone();
+    t.pivots = pivots.len();
+    let start = Instant::now();
+    let run = run_rounds(
+        dm,
+        &enc,
+        &pivots,
+        count_mode,
+        fp.min_weight,
+        &control,
+        &mut t,
+    )?;
+    t.phase1 = start.elapsed();
+
+    let start = Instant::now();
+    let k = query.pattern.nodes.len();
+    let kept: Vec<NodeSlot> = fp.steps.iter().map(|s| s.node).collect();
+    let w = enc.steps + 2;
+    let oracle: &(dyn crate::matcher::eval::ExistsOracle + Sync) = &exec;
+    let mut sinks: Vec<RowSink<'_, 'm>> = run
+        .rows
+        .par_chunks(w * 4096)
+        .map(|chunk| {
+            let mut sink = fp.sink(model, &projector, next.as_ref(), oracle);
+            let mut nodes = vec![u32::MAX; k];
+            for row in chunk.chunks_exact(w) {
+                for (j, &slot) in kept.iter().enumerate() {
+                    nodes[slot] = row[j];
+                }
+                let weight = row[enc.steps] as u64 | (row[enc.steps + 1] as u64) << 32;
+                if !sink.push_weighted(&nodes, weight) {
+                    break;
+                }
+            }
+            sink
+        })
+        .collect();
+    if count_mode && run.sum > 0 {
+        let mut sink = fp.sink(model, &projector, next.as_ref(), oracle);
+        sink.push_weighted(&vec![u32::MAX; k], run.sum);
+        sinks.push(sink);
+    }
+    t.phase1_matches = run.bindings;
+    t.host_pivots = run.host_pivots.len();
+    let host_exec;
+    if !run.host_pivots.is_empty() {
+        let mut full = FactorExec::without_lists(model, query, &fp, &cands, &control);
+        full.build_lists();
+        host_exec = full;
+        sinks.extend(host_exec.run_pivots(&run.host_pivots, &projector, next.as_ref(), oracle));
+    }
+    let (mut rows, columns) =
+        results::finish_stages(model, &query.stages, &projector, sinks, Some(oracle));
+    if factor > 1 {
+        for row in &mut rows {
+            if let Some(Val::Int(n)) = row.first_mut() {
+                *n = n.saturating_mul(factor as i64);
+            }
+        }
+    }
+    t.results = start.elapsed();
+    let timings = Timings {
+        filter: host_t.filter,
+        plan: host_t.plan,
+        enumerate: t.phase1,
+        results: t.results,
+    };
+    Ok(Some((
+        QueryOutput::finished(
+            columns,
+            rows,
+            options.count_only,
+            control.timed_out(),
+            plan,
+            timings,
+        ),
+        t,
+    )))
+}
+
+/// What the rounds brought back.
+struct RoundsOutput {
+    /// Rows of every pivot that finished on the device.
+    rows: Vec<u32>,
+    /// Count mode: the sum of the weights.
+    sum: u64,
+    /// Bindings returned (rows).
+    bindings: u64,
+    /// Pivots the host must run (their sets exceed the scratch regions), sorted.
+    host_pivots: Vec<u32>,
+}
+
+/// Runs the kernel over `pivots` in rounds.
+///
+/// A *pass* runs rounds over a queue of pivots with one scratch size. Pivots whose rows did not
+/// fit go back to the queue (with a larger row buffer, or fewer pivots per round at its largest);
+/// pivots whose sets or tables did not fit are run again in a next pass with sixteen times the
+/// scratch, up to the configured limit, and beyond it by the host.
+fn run_rounds(
+    dm: &DeviceMatcher<'_>,
+    enc: &Encoded,
+    pivots: &[u32],
+    count_mode: bool,
+    min_weight: u64,
+    control: &Control,
+    t: &mut DeviceTimings,
+) -> Result<RoundsOutput> {
+    let gpu = dm.gpu();
+    let program = program(gpu)?;
+    let start = Instant::now();
+    let plan = gpu.buffer_from("factorised plan", &enc.plan, true)?;
+    let list_off = gpu.buffer_from("projected list offsets", &enc.list_off, true)?;
+    let list_nbr = gpu.buffer_from("projected lists", &enc.list_nbr, true)?;
+    t.upload_bytes += 4 * (enc.plan.len() + enc.list_off.len() + enc.list_nbr.len());
+    t.upload += start.elapsed();
+    let counter = gpu.zeroed::<u32>("factorised row counter", 1)?;
+    let w = enc.steps + 2;
+    let mut row_words = if count_mode {
+        w
+    } else {
+        dm.config.result_buffer_words.max(w)
+    };
+    let mut rows_buf = gpu.uninit::<u32>("factorised rows", row_words)?;
+    let max_alloc_words = match gpu.info().max_alloc_bytes {
+        0 => usize::MAX,
+        b => (b / 4).min(usize::MAX as u64) as usize,
+    };
+    let budget = SCRATCH_BUDGET_WORDS.min(max_alloc_words);
+
+    let mut out = RoundsOutput {
+        rows: Vec::new(),
+        sum: 0,
+        bindings: 0,
+        host_pivots: Vec::new(),
+    };
+    let (mut region_words, mut table_slots) = (enc.region_words, enc.table_slots);
+    let mut queue: std::collections::VecDeque<u32> = pivots.iter().copied().collect();
+    while !queue.is_empty() {
+        let per_item = enc.scratch_words_with(region_words, table_slots);
+        let round = dm
+            .config
+            .max_threads
+            .min(budget / per_item)
+            .clamp(1, queue.len());
+        let scratch = gpu.uninit::<u32>("factorised scratch", round * per_item)?;
+        let status = gpu.uninit::<u32>("factorised status", round)?;
+        let sums = gpu.uninit::<u64>("factorised sums", round)?;
+        let pivot_buf = gpu.uninit::<u32>("factorised pivots", round)?;
+        // Pivots per round: halved while rounds overflow the largest row buffer.
+        let mut batch_cap = round;
+        let mut larger: Vec<u32> = Vec::new();
+        while !queue.is_empty() {
+            if !control.check_deadline() {
+                return Ok(out);
+            }
+            let n = queue.len().min(batch_cap);
+            let batch: Vec<u32> = queue.drain(..n).collect();
+            gpu.write(&pivot_buf, 0, &batch)?;
+            gpu.zero(&counter)?;
+            let row_cap = (row_words / w) as u32;
+            let kernel = gpu.kernel_from(
+                &program,
+                FactorisedArgs {
+                    plan: &plan,
+                    list_off: &list_off,
+                    list_nbr: &list_nbr,
+                    pivots: &pivot_buf,
+                    n: n as u32,
+                    scratch: &scratch,
+                    region_words: region_words as u32,
+                    regions: enc.regions as u32,
+                    table_slots: table_slots as u32,
+                    tables: enc.tables as u32,
+                    mode: u32::from(!count_mode),
+                    min_weight: min_weight.max(1),
+                    rows: &rows_buf,
+                    row_cap,
+                    row_counter: &counter,
+                    status: &status,
+                    sums: &sums,
+                },
+            )?;
+            t.phase1_kernel += gpu.run_timed(&kernel, n, None)?;
+            t.rounds += 1;
+            let start = Instant::now();
+            let st = gpu.read_prefix(&status, n)?;
+            let mut retry: Vec<u32> = Vec::new();
+            let mut dropped: Vec<u32> = Vec::new();
+            for (i, &s) in st.iter().enumerate() {
+                match s {
+                    0 => {}
+                    1 => retry.push(batch[i]),
+                    _ => larger.push(batch[i]),
+                }
+                if s != 0 {
+                    dropped.push(batch[i]);
+                }
+            }
+            if count_mode {
+                let sums = gpu.read_prefix(&sums, n)?;
+                for (x, &s) in sums.iter().zip(&st) {
+                    if s == 0 {
+                        out.sum = out.sum.saturating_add(*x);
+                    }
+                }
+            } else {
+                let reserved = gpu.read(&counter)?[0] as usize;
+                let written = reserved.min(row_cap as usize);
+                let rows = gpu.read_prefix(&rows_buf, written * w)?;
+                // Rows of pivots that run again are dropped: they are incomplete.
+                let dropped: hashbrown::HashSet<u32> = dropped.into_iter().collect();
+                for row in rows.chunks_exact(w) {
+                    if dropped.is_empty() || !dropped.contains(&row[0]) {
+                        out.rows.extend_from_slice(row);
+                        out.bindings += 1;
+                    }
+                }
+            }
+            t.read_results += start.elapsed();
+            if retry.is_empty() {
+                continue;
+            }
+            t.overflows += 1;
+            if n == 1 && row_words >= MAX_ROW_WORDS {
+                // One pivot's rows do not fit in the largest buffer: the host runs it.
+                out.host_pivots.extend(retry);
+                continue;
+            }
+            if row_words < MAX_ROW_WORDS {
+                row_words = (row_words * 2).min(MAX_ROW_WORDS);
+                rows_buf = gpu.uninit::<u32>("factorised rows", row_words)?;
+            } else {
+                batch_cap = (n / 2).max(1);
+            }
+            for p in retry.into_iter().rev() {
+                queue.push_front(p);
+            }
+        }
+        if larger.is_empty() {
+            break;
+        }
+        let grow = |x: usize, limit: usize| (x.saturating_mul(16)).min(limit.max(x));
+        let (r, s) = (
+            grow(region_words, enc.region_limit),
+            grow(table_slots, enc.table_limit),
+        );
+        if (r, s) == (region_words, table_slots) || enc.scratch_words_with(r, s) > budget {
+            out.host_pivots.extend(larger);
+            break;
+        }
+        (region_words, table_slots) = (r, s);
+        t.overflows += 1;
+        queue.extend(larger);
+    }
+    out.host_pivots.sort_unstable();
+    out.host_pivots.dedup();
+    Ok(out)
+}
