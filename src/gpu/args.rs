@@ -428,6 +428,33 @@ kernel_args! {
     }
 
     // ---------------------------------------------------------------------------------------
+    // cl/triangles.cl
+    // ---------------------------------------------------------------------------------------
+
+    /// Arguments of `triangles` (`cl/triangles.cl`): one round of weighted triangle listing.
+    pub struct TrianglesArgs<'a> for "triangles" in "triangles.cl" {
+        co_off: &'a DeviceBuffer<u32>,
+        co_nbr: &'a DeviceBuffer<u32>,
+        co_cnt: &'a DeviceBuffer<u32>,
+        co_base: u32,
+        co_span: u32,
+        mid_off: &'a DeviceBuffer<u32>,
+        mid_nbr: &'a DeviceBuffer<u32>,
+        mid_start: u32,
+        mid_base: u32,
+        mid_span: u32,
+        pivots: &'a DeviceBuffer<u32>,
+        n: u32,
+        mode: u32,
+        min_weight: u64,
+        rows: &'a DeviceBuffer<u32>,
+        row_cap: u32,
+        row_counter: &'a DeviceBuffer<u32>,
+        status: &'a DeviceBuffer<u32>,
+        sums: &'a DeviceBuffer<u64>,
+    }
+
+    // ---------------------------------------------------------------------------------------
     // cl/attributes.cl
     // ---------------------------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ use super::run::DeviceMatcher;
 use super::DeviceTimings;
 use crate::error::{Error, Result};
 use crate::gpu::args::FactorisedArgs;
-use crate::gpu::Gpu;
+use crate::gpu::{DeviceBuffer, Gpu};
 use crate::matcher::candidates::{CandidateSet, Semantics};
 use crate::matcher::enumerate::Control;
 use crate::matcher::factorised::{walk, FactorExec, FactorPlan, Link, Source};
@@ -55,7 +55,7 @@ const FH_ELIM: usize = 1;
 const FH_PARTS: usize = 2;
 const FH_HOMOMORPHISM: usize = 3;
 const FH_WEIGHT_COUNTED: usize = 4;
-const FH_LISTS_OFF: usize = 5;
+pub(crate) const FH_LISTS_OFF: usize = 5;
 const FH_STEPS_OFF: usize = 6;
 const FH_ELIM_OFF: usize = 7;
 const FH_PARTS_OFF: usize = 8;
@@ -131,9 +131,16 @@ pub(crate) struct Encoded {
 }
 
 impl Encoded {
-    /// Scratch words of one work-item with sets of `region_words` and tables of `table_slots`.
-    pub fn scratch_words_with(&self, region_words: usize, table_slots: usize) -> usize {
-        (self.regions * region_words + self.tables * 2 * table_slots).max(1)
+    /// The rounds' shape: rows of the kept nodes and the weight, the plan's scratch.
+    pub(crate) fn round_shape(&self, count_mode: bool) -> RoundShape {
+        RoundShape {
+            row_words: self.steps + 2,
+            count_mode,
+            regions: self.regions,
+            region_words: (self.region_words, self.region_limit),
+            tables: self.tables,
+            table_slots: (self.table_slots, self.table_limit),
+        }
     }
 }
 
@@ -304,86 +311,174 @@ pub(crate) fn encode(
         }
     }
 
-    // Build the lists.
-    let built: Vec<(Vec<u32>, Vec<u32>, u32, usize)> = specs
-        .iter()
-        .map(|s| build_list(model, s, &cands[s.from], &cands[s.to]))
-        .collect();
-    let mut list_off = Vec::new();
-    let mut list_nbr: Vec<u32> = Vec::new();
-    let mut descriptors = Vec::new();
-    let mut longest = vec![0usize; specs.len()];
-    for (j, (offsets, entries, base, max_len)) in built.into_iter().enumerate() {
-        let start = u32::try_from(list_off.len())
-            .map_err(|_| Error::DeviceLimit("projected lists over 2^32 words".into()))?;
-        let shift = list_nbr.len() as u64;
-        if shift + entries.len() as u64 > u32::MAX as u64 {
-            return Err(Error::DeviceLimit(
-                "projected lists over 2^32 entries".into(),
-            ));
-        }
-        descriptors.extend([start, base, (offsets.len() - 1) as u32]);
-        list_off.extend(offsets.iter().map(|&o| o + shift as u32));
-        list_nbr.extend_from_slice(&entries);
-        longest[j] = max_len;
+    Draft {
+        lists: specs
+            .iter()
+            .map(|s| build_list(model, s, &cands[s.from], &cands[s.to]))
+            .collect(),
+        steps,
+        elims,
+        parts,
+        n_parts: fp.partitions.len(),
+        aux,
+        set_lists,
+        tables,
+        homomorphism: semantics == Semantics::Homomorphism,
+        weight_counted: fp.weight_counted,
     }
-    let needed = set_lists
-        .iter()
-        .map(|&j| longest[j as usize])
-        .max()
-        .unwrap_or(0);
-    let limit = max_region_words.max(1);
-    let region_limit = needed.clamp(1, limit);
-    // The first pass gets 1/256 of the limit, at most FIRST_PASS_WORDS.
-    let first = (limit / 256).clamp(1, FIRST_PASS_WORDS);
-    let region_words = region_limit.min(first);
+    .finish(max_region_words)
+}
 
-    let mut plan = vec![0u32; HEADER_WORDS];
-    plan[FH_STEPS] = fp.steps.len() as u32;
-    plan[FH_ELIM] = fp.eliminated.len() as u32;
-    plan[FH_PARTS] = fp.partitions.len() as u32;
-    plan[FH_HOMOMORPHISM] = u32::from(semantics == Semantics::Homomorphism);
-    plan[FH_WEIGHT_COUNTED] = u32::from(fp.weight_counted);
-    let base = |plan: &Vec<u32>| plan.len() as u32;
-    plan[FH_LISTS_OFF] = base(&plan);
-    plan.extend(descriptors);
-    plan[FH_STEPS_OFF] = base(&plan);
-    let aux_at = plan.len() + steps.len() * FX_STEP_WORDS + elims.len() * 2 + parts.len();
-    let relocate = |w: &mut [u32; FX_STEP_WORDS]| {
-        for f in [
-            FS_VIA_OFF,
-            FS_AFTER_OFF,
-            FS_BEFORE_OFF,
-            FS_CHECK_OFF,
-            FS_DONE_OFF,
-        ] {
-            w[f] += aux_at as u32;
-        }
+/// The pair plan of a co-occurrence graph: pivot `x` over `kept`, then every `y > x` in `kept`
+/// sharing a node of `mids` with it along `link` (walked from `x`), counted (rows `(x, y, count,
+/// 0)`).
+pub(crate) fn encode_pairs(
+    model: &Model,
+    kept: &CandidateSet,
+    mids: &CandidateSet,
+    link: &Link,
+    max_region_words: usize,
+) -> Result<Encoded> {
+    let spec = |dir: Dir| ListSpec {
+        from: 0,
+        to: 0,
+        types: link.types.clone(),
+        dir,
     };
-    for mut w in steps {
-        relocate(&mut w);
-        plan.extend(w);
+    let lists = vec![
+        build_list(model, &spec(link.dir), kept, mids),
+        build_list(model, &spec(reverse(link.dir)), mids, kept),
+    ];
+    let mut pivot = [0u32; FX_STEP_WORDS];
+    pivot[FS_KIND] = KIND_PIVOT;
+    pivot[FS_COUNTED] = FX_NONE;
+    let mut pair = [0u32; FX_STEP_WORDS];
+    pair[FS_KIND] = KIND_TWO_HOP;
+    pair[FS_LIST] = 1;
+    pair[FS_ELIM] = 0;
+    pair[FS_TABLE] = 0;
+    pair[FS_COUNTED] = 0;
+    // aux: via (list 0 at step 0), id(y) > id(x), completes node 0, its links.
+    pair[FS_VIA_CNT] = 1;
+    pair[FS_VIA_OFF] = 0;
+    pair[FS_AFTER_CNT] = 1;
+    pair[FS_AFTER_OFF] = 2;
+    pair[FS_DONE_CNT] = 1;
+    pair[FS_DONE_OFF] = 3;
+    let aux = vec![0, 0, 0, 0, 0, 0, 0, 1];
+    Draft {
+        lists,
+        steps: vec![pivot, pair],
+        elims: vec![[2, 4]],
+        parts: Vec::new(),
+        n_parts: 0,
+        aux,
+        set_lists: vec![0],
+        tables: 1,
+        homomorphism: false,
+        weight_counted: true,
     }
-    plan[FH_ELIM_OFF] = base(&plan);
-    for [n, off] in elims {
-        plan.extend([n, off + aux_at as u32]);
+    .finish(max_region_words)
+}
+
+/// A projected list: offsets over its first node's id range, entries, that first id, and the
+/// longest list.
+type BuiltList = (Vec<u32>, Vec<u32>, u32, usize);
+
+/// An encoding before its arrays are laid out (offsets into `aux` still relative).
+struct Draft {
+    lists: Vec<BuiltList>,
+    steps: Vec<[u32; FX_STEP_WORDS]>,
+    /// Per eliminated node: link count and offset of its (list, step) pairs in `aux`.
+    elims: Vec<[u32; 2]>,
+    parts: Vec<u32>,
+    n_parts: usize,
+    aux: Vec<u32>,
+    /// Lists whose entries are kept in scratch regions (their longest list bounds a region).
+    set_lists: Vec<u32>,
+    tables: u32,
+    homomorphism: bool,
+    weight_counted: bool,
+}
+
+impl Draft {
+    /// Lays out `plan[]` and the lists; scratch limits from `max_region_words`.
+    fn finish(self, max_region_words: usize) -> Result<Encoded> {
+        let mut list_off = Vec::new();
+        let mut list_nbr: Vec<u32> = Vec::new();
+        let mut descriptors = Vec::new();
+        let mut longest = vec![0usize; self.lists.len()];
+        for (j, (offsets, entries, base, max_len)) in self.lists.into_iter().enumerate() {
+            let start = u32::try_from(list_off.len())
+                .map_err(|_| Error::DeviceLimit("projected lists over 2^32 words".into()))?;
+            let shift = list_nbr.len() as u64;
+            if shift + entries.len() as u64 > u32::MAX as u64 {
+                return Err(Error::DeviceLimit(
+                    "projected lists over 2^32 entries".into(),
+                ));
+            }
+            descriptors.extend([start, base, (offsets.len() - 1) as u32]);
+            list_off.extend(offsets.iter().map(|&o| o + shift as u32));
+            list_nbr.extend_from_slice(&entries);
+            longest[j] = max_len;
+        }
+        let needed = self
+            .set_lists
+            .iter()
+            .map(|&j| longest[j as usize])
+            .max()
+            .unwrap_or(0);
+        let limit = max_region_words.max(1);
+        let region_limit = needed.clamp(1, limit);
+        // The first pass gets 1/256 of the limit, at most FIRST_PASS_WORDS.
+        let first = (limit / 256).clamp(1, FIRST_PASS_WORDS);
+        let region_words = region_limit.min(first);
+
+        let (n_steps, n_elim) = (self.steps.len(), self.elims.len());
+        let mut plan = vec![0u32; HEADER_WORDS];
+        plan[FH_STEPS] = n_steps as u32;
+        plan[FH_ELIM] = n_elim as u32;
+        plan[FH_PARTS] = self.n_parts as u32;
+        plan[FH_HOMOMORPHISM] = u32::from(self.homomorphism);
+        plan[FH_WEIGHT_COUNTED] = u32::from(self.weight_counted);
+        let base = |plan: &Vec<u32>| plan.len() as u32;
+        plan[FH_LISTS_OFF] = base(&plan);
+        plan.extend(descriptors);
+        plan[FH_STEPS_OFF] = base(&plan);
+        let aux_at = plan.len() + n_steps * FX_STEP_WORDS + n_elim * 2 + self.parts.len();
+        for mut w in self.steps {
+            for f in [
+                FS_VIA_OFF,
+                FS_AFTER_OFF,
+                FS_BEFORE_OFF,
+                FS_CHECK_OFF,
+                FS_DONE_OFF,
+            ] {
+                w[f] += aux_at as u32;
+            }
+            plan.extend(w);
+        }
+        plan[FH_ELIM_OFF] = base(&plan);
+        for [n, off] in self.elims {
+            plan.extend([n, off + aux_at as u32]);
+        }
+        plan[FH_PARTS_OFF] = base(&plan);
+        plan.extend(self.parts);
+        debug_assert_eq!(plan.len(), aux_at);
+        plan.extend(self.aux);
+        Ok(Encoded {
+            plan,
+            list_off,
+            list_nbr,
+            steps: n_steps,
+            regions: n_steps + n_elim,
+            region_words,
+            region_limit,
+            tables: self.tables as usize,
+            table_slots: first,
+            table_limit: limit,
+        })
     }
-    plan[FH_PARTS_OFF] = base(&plan);
-    plan.extend(parts);
-    debug_assert_eq!(plan.len(), aux_at);
-    plan.extend(aux);
-    Ok(Encoded {
-        plan,
-        list_off,
-        list_nbr,
-        steps: fp.steps.len(),
-        regions: fp.steps.len() + fp.eliminated.len(),
-        region_words,
-        region_limit,
-        tables: tables as usize,
-        table_slots: first,
-        table_limit: limit,
-    })
 }
 
 /// One projected list: (offsets over `from`'s id range, entries, base id, longest list).
@@ -452,7 +547,8 @@ fn reverse(d: Dir) -> Dir {
     }
 }
 
-fn program(gpu: &Gpu) -> Result<Arc<ocl::Program>> {
+/// The built `cl/factorised.cl`.
+pub(crate) fn program(gpu: &Gpu) -> Result<Arc<ocl::Program>> {
     gpu.program(
         "factorised",
         &[FACTORISED_CL],
@@ -494,16 +590,6 @@ pub(crate) fn try_execute<'m>(
     t.prepare = start.elapsed();
     let control = Control::new(deadline);
     let exec = FactorExec::without_lists(model, query, &fp, &cands, &control);
-    let start = Instant::now();
-    let enc = encode(
-        model,
-        query,
-        &fp,
-        exec.candidates(),
-        options.semantics,
-        dm.config.factorised_region_words,
-    )?;
-    t.convert = start.elapsed();
     let projector = Projector::new(&fp.first);
     let next = query.stages.get(1).map(Projector::new);
     // A lone `count(*)` sums the weights on the device; a unit-weight count (bindings, see
@@ -513,21 +599,81 @@ pub(crate) fn try_execute<'m>(
     let pivots = exec.candidates()[fp.steps[0].node].nodes.clone();
     t.pivots = pivots.len();
     let start = Instant::now();
-    let run = run_rounds(
-        dm,
-        &enc,
-        &pivots,
-        count_mode,
-        fp.min_weight,
-        &control,
-        &mut t,
-    )?;
+    // Kept slots in row order, and the words of a row before the weight.
+    let (kept, width) = match &fp.triangle {
+        Some(shape) => (shape.order.to_vec(), 3),
+        None => (fp.steps.iter().map(|s| s.node).collect(), fp.steps.len()),
+    };
+    let run = if fp.triangle.is_some() {
+        super::triangles::run(
+            dm.gpu(),
+            &dm.config,
+            model,
+            &fp,
+            exec.candidates(),
+            count_mode,
+            &control,
+            &mut t,
+        )?
+    } else {
+        let convert = Instant::now();
+        let enc = encode(
+            model,
+            query,
+            &fp,
+            exec.candidates(),
+            options.semantics,
+            dm.config.factorised_region_words,
+        )?;
+        t.convert += convert.elapsed();
+        let gpu = dm.gpu();
+        let program = program(gpu)?;
+        let start = Instant::now();
+        let plan = gpu.buffer_from("factorised plan", &enc.plan, true)?;
+        let list_off = gpu.buffer_from("projected list offsets", &enc.list_off, true)?;
+        let list_nbr = gpu.buffer_from("projected lists", &enc.list_nbr, true)?;
+        t.upload_bytes += 4 * (enc.plan.len() + enc.list_off.len() + enc.list_nbr.len());
+        t.upload += start.elapsed();
+        let shape = enc.round_shape(count_mode);
+        let min_weight = fp.min_weight.max(1);
+        run_rounds(
+            gpu,
+            &dm.config,
+            &shape,
+            &pivots,
+            &control,
+            &mut t,
+            &mut |l: &Launch<'_>| {
+                gpu.kernel_from(
+                    &program,
+                    FactorisedArgs {
+                        plan: &plan,
+                        list_off: &list_off,
+                        list_nbr: &list_nbr,
+                        pivots: l.pivots,
+                        n: l.n,
+                        scratch: l.scratch,
+                        region_words: l.region_words,
+                        regions: shape.regions as u32,
+                        table_slots: l.table_slots,
+                        tables: shape.tables as u32,
+                        mode: u32::from(!count_mode),
+                        min_weight,
+                        rows: l.rows,
+                        row_cap: l.row_cap,
+                        row_counter: l.row_counter,
+                        status: l.status,
+                        sums: l.sums,
+                    },
+                )
+            },
+        )?
+    };
     t.phase1 = start.elapsed();
 
     let start = Instant::now();
     let k = query.pattern.nodes.len();
-    let kept: Vec<NodeSlot> = fp.steps.iter().map(|s| s.node).collect();
-    let w = enc.steps + 2;
+    let w = width + 2;
     let oracle: &(dyn crate::matcher::eval::ExistsOracle + Sync) = &exec;
     let mut sinks: Vec<RowSink<'_, 'm>> = run
         .rows
@@ -539,7 +685,7 @@ pub(crate) fn try_execute<'m>(
                 for (j, &slot) in kept.iter().enumerate() {
                     nodes[slot] = row[j];
                 }
-                let weight = row[enc.steps] as u64 | (row[enc.steps + 1] as u64) << 32;
+                let weight = row[width] as u64 | (row[width + 1] as u64) << 32;
                 if !sink.push_weighted(&nodes, weight) {
                     break;
                 }
@@ -591,48 +737,86 @@ pub(crate) fn try_execute<'m>(
 }
 
 /// What the rounds brought back.
-struct RoundsOutput {
+pub(crate) struct RoundsOutput {
     /// Rows of every pivot that finished on the device.
-    rows: Vec<u32>,
+    pub rows: Vec<u32>,
     /// Count mode: the sum of the weights.
-    sum: u64,
+    pub sum: u64,
     /// Bindings returned (rows).
-    bindings: u64,
+    pub bindings: u64,
     /// Pivots the host must run (their sets exceed the scratch regions), sorted.
-    host_pivots: Vec<u32>,
+    pub host_pivots: Vec<u32>,
 }
 
-/// Runs the kernel over `pivots` in rounds.
+/// The buffers and sizes of one launch of a round kernel (see [`run_rounds`]).
+pub(crate) struct Launch<'b> {
+    /// The round's pivots.
+    pub pivots: &'b DeviceBuffer<u32>,
+    /// How many.
+    pub n: u32,
+    /// Per-work-item scratch.
+    pub scratch: &'b DeviceBuffer<u32>,
+    /// Words of a set region.
+    pub region_words: u32,
+    /// Slots of a table.
+    pub table_slots: u32,
+    /// The row buffer.
+    pub rows: &'b DeviceBuffer<u32>,
+    /// Rows it holds.
+    pub row_cap: u32,
+    /// Rows reserved.
+    pub row_counter: &'b DeviceBuffer<u32>,
+    /// Per work-item: 0 done, 1 rows did not fit, 2 scratch did not fit.
+    pub status: &'b DeviceBuffer<u32>,
+    /// Per work-item weight sums (count mode).
+    pub sums: &'b DeviceBuffer<u64>,
+}
+
+/// What a round kernel returns and how much scratch it needs.
+pub(crate) struct RoundShape {
+    /// Words per row (the first is the pivot).
+    pub row_words: usize,
+    /// True when the kernel sums weights instead of writing rows.
+    pub count_mode: bool,
+    /// Set regions per work-item.
+    pub regions: usize,
+    /// Words per region in the first pass, and at most.
+    pub region_words: (usize, usize),
+    /// Tables per work-item.
+    pub tables: usize,
+    /// Slots per table in the first pass, and at most.
+    pub table_slots: (usize, usize),
+}
+
+impl RoundShape {
+    fn scratch_words(&self, region_words: usize, table_slots: usize) -> usize {
+        (self.regions * region_words + self.tables * 2 * table_slots).max(1)
+    }
+}
+
+/// Runs a round kernel (built by `kernel` for each launch) over `pivots`.
 ///
 /// A *pass* runs rounds over a queue of pivots with one scratch size. Pivots whose rows did not
 /// fit go back to the queue (with a larger row buffer, or fewer pivots per round at its largest);
 /// pivots whose sets or tables did not fit are run again in a next pass with sixteen times the
-/// scratch, up to the configured limit, and beyond it by the host.
-fn run_rounds(
-    dm: &DeviceMatcher<'_>,
-    enc: &Encoded,
+/// scratch, up to the shape's limits, and beyond them are returned for the host.
+pub(crate) fn run_rounds(
+    gpu: &Gpu,
+    config: &super::DeviceConfig,
+    shape: &RoundShape,
     pivots: &[u32],
-    count_mode: bool,
-    min_weight: u64,
     control: &Control,
     t: &mut DeviceTimings,
+    kernel: &mut dyn FnMut(&Launch<'_>) -> Result<ocl::Kernel>,
 ) -> Result<RoundsOutput> {
-    let gpu = dm.gpu();
-    let program = program(gpu)?;
-    let start = Instant::now();
-    let plan = gpu.buffer_from("factorised plan", &enc.plan, true)?;
-    let list_off = gpu.buffer_from("projected list offsets", &enc.list_off, true)?;
-    let list_nbr = gpu.buffer_from("projected lists", &enc.list_nbr, true)?;
-    t.upload_bytes += 4 * (enc.plan.len() + enc.list_off.len() + enc.list_nbr.len());
-    t.upload += start.elapsed();
-    let counter = gpu.zeroed::<u32>("factorised row counter", 1)?;
-    let w = enc.steps + 2;
-    let mut row_words = if count_mode {
+    let counter = gpu.zeroed::<u32>("row counter", 1)?;
+    let w = shape.row_words;
+    let mut row_words = if shape.count_mode {
         w
     } else {
-        dm.config.result_buffer_words.max(w)
+        config.result_buffer_words.max(w)
     };
-    let mut rows_buf = gpu.uninit::<u32>("factorised rows", row_words)?;
+    let mut rows_buf = gpu.uninit::<u32>("rows", row_words)?;
     let max_alloc_words = match gpu.info().max_alloc_bytes {
         0 => usize::MAX,
         b => (b / 4).min(usize::MAX as u64) as usize,
@@ -645,19 +829,18 @@ fn run_rounds(
         bindings: 0,
         host_pivots: Vec::new(),
     };
-    let (mut region_words, mut table_slots) = (enc.region_words, enc.table_slots);
+    let (mut region_words, mut table_slots) = (shape.region_words.0, shape.table_slots.0);
     let mut queue: std::collections::VecDeque<u32> = pivots.iter().copied().collect();
     while !queue.is_empty() {
-        let per_item = enc.scratch_words_with(region_words, table_slots);
-        let round = dm
-            .config
+        let per_item = shape.scratch_words(region_words, table_slots);
+        let round = config
             .max_threads
             .min(budget / per_item)
             .clamp(1, queue.len());
-        let scratch = gpu.uninit::<u32>("factorised scratch", round * per_item)?;
-        let status = gpu.uninit::<u32>("factorised status", round)?;
-        let sums = gpu.uninit::<u64>("factorised sums", round)?;
-        let pivot_buf = gpu.uninit::<u32>("factorised pivots", round)?;
+        let scratch = gpu.uninit::<u32>("scratch", round * per_item)?;
+        let status = gpu.uninit::<u32>("status", round)?;
+        let sums = gpu.uninit::<u64>("sums", round)?;
+        let pivot_buf = gpu.uninit::<u32>("pivots", round)?;
         // Pivots per round: halved while rounds overflow the largest row buffer.
         let mut batch_cap = round;
         let mut larger: Vec<u32> = Vec::new();
@@ -670,28 +853,18 @@ fn run_rounds(
             gpu.write(&pivot_buf, 0, &batch)?;
             gpu.zero(&counter)?;
             let row_cap = (row_words / w) as u32;
-            let kernel = gpu.kernel_from(
-                &program,
-                FactorisedArgs {
-                    plan: &plan,
-                    list_off: &list_off,
-                    list_nbr: &list_nbr,
-                    pivots: &pivot_buf,
-                    n: n as u32,
-                    scratch: &scratch,
-                    region_words: region_words as u32,
-                    regions: enc.regions as u32,
-                    table_slots: table_slots as u32,
-                    tables: enc.tables as u32,
-                    mode: u32::from(!count_mode),
-                    min_weight: min_weight.max(1),
-                    rows: &rows_buf,
-                    row_cap,
-                    row_counter: &counter,
-                    status: &status,
-                    sums: &sums,
-                },
-            )?;
+            let kernel = kernel(&Launch {
+                pivots: &pivot_buf,
+                n: n as u32,
+                scratch: &scratch,
+                region_words: region_words as u32,
+                table_slots: table_slots as u32,
+                rows: &rows_buf,
+                row_cap,
+                row_counter: &counter,
+                status: &status,
+                sums: &sums,
+            })?;
             t.phase1_kernel += gpu.run_timed(&kernel, n, None)?;
             t.rounds += 1;
             let start = Instant::now();
@@ -708,7 +881,7 @@ fn run_rounds(
                     dropped.push(batch[i]);
                 }
             }
-            if count_mode {
+            if shape.count_mode {
                 let sums = gpu.read_prefix(&sums, n)?;
                 for (x, &s) in sums.iter().zip(&st) {
                     if s == 0 {
@@ -740,7 +913,7 @@ fn run_rounds(
             }
             if row_words < MAX_ROW_WORDS {
                 row_words = (row_words * 2).min(MAX_ROW_WORDS);
-                rows_buf = gpu.uninit::<u32>("factorised rows", row_words)?;
+                rows_buf = gpu.uninit::<u32>("rows", row_words)?;
             } else {
                 batch_cap = (n / 2).max(1);
             }
@@ -753,10 +926,10 @@ fn run_rounds(
         }
         let grow = |x: usize, limit: usize| (x.saturating_mul(16)).min(limit.max(x));
         let (r, s) = (
-            grow(region_words, enc.region_limit),
-            grow(table_slots, enc.table_limit),
+            grow(region_words, shape.region_words.1),
+            grow(table_slots, shape.table_slots.1),
         );
-        if (r, s) == (region_words, table_slots) || enc.scratch_words_with(r, s) > budget {
+        if (r, s) == (region_words, table_slots) || shape.scratch_words(r, s) > budget {
             out.host_pivots.extend(larger);
             break;
         }

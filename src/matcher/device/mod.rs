@@ -33,6 +33,8 @@ pub mod encode;
 pub mod factorised;
 #[cfg(feature = "opencl")]
 mod topology;
+#[cfg(feature = "opencl")]
+mod triangles;
 
 use std::time::Duration;
 
