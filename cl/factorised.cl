@@ -12,25 +12,27 @@
  *                base <= v < base + span, else empty. A list holds the neighbours of v along one
  *                pattern relationship's types and direction that are candidates of the node at
  *                its other end, sorted ascending and distinct (built by the host per query);
- *   pivots[n]    the candidates of step 0 this launch takes, one per work-item;
+ *   pivots[n]    the candidates of step 0 this launch takes; each work-item takes the next
+ *                untaken one (atomic_inc on *next_pivot, zero at launch) until none is left, so
+ *                any number of work-items serves any number of pivots;
  *   scratch[]    per work-item `regions` regions of `region_words` uints, then `tables`
  *                tables of 2 * `table_slots` uints: region i (< steps) holds the eliminated set
  *                a two-hop step expands from, region steps + e the set of eliminated node e
  *                once its kept neighbours are bound; table FS_TABLE of a two-hop step holds its
  *                candidates (open addressing: keys, then per key the number of middle nodes
  *                reaching it);
- *   mode         0 = count (weights summed into sums[gid]), 1 = rows;
+ *   mode         0 = count (weights summed into sums[p]), 1 = rows;
  *   min_weight   bindings with a smaller weight are dropped (and two-hop candidates reached by
  *                fewer middle nodes, whose count bounds the weight from above, are pruned).
  * Outputs:
  *   rows[]       rows of `steps + 2` uints: the kept nodes in step order, then the weight's low
  *                and high word; slots reserved with atomic_inc on *row_counter; a slot >=
  *                row_cap is not written;
- *   status[gid]  0 = pivot done; 1 = the row buffer was full (the pivot's rows are incomplete:
+ *   status[p]    per pivot: 0 = done; 1 = the row buffer was full (the pivot's rows are incomplete:
  *                the host drops them and runs the pivot again); 2 = a set exceeded region_words
  *                or a two-hop step's candidates exceeded its table (the host runs this pivot
  *                itself);
- *   sums[gid]    mode 0: the sum of the weights of the pivot's bindings.
+ *   sums[p]      mode 0: the sum of the weights of pivot p's bindings.
  * Invariants:
  *   - the same bindings and weights as FactorExec on the host: kept steps bound in plan order,
  *     a two-hop step's candidate v produced once, with reach = the number of middle nodes of
@@ -194,24 +196,20 @@ inline uint fx_block(__global const uint* plan, uint off, uint size,
     return n;
 }
 
-__kernel void factorised(__global const uint* plan, __global const uint* list_off,
-                         __global const uint* list_nbr, __global const uint* pivots, uint n,
-                         __global uint* scratch, uint region_words, uint regions,
-                         uint table_slots, uint tables, uint mode,
-                         ulong min_weight, __global uint* rows, uint row_cap,
-                         __global uint* row_counter, __global uint* status,
-                         __global ulong* sums)
+/*
+ * One pivot: every kept binding it starts, weighed; rows written (mode 1) or the weights summed
+ * into *sum_out. Returns the pivot's status (0, 1 or 2, see the header).
+ */
+inline uint fx_pivot(__global const uint* plan, __global const uint* list_off,
+                     __global const uint* list_nbr, uint pivot, __global uint* region,
+                     uint region_words, uint regions, uint table_slots, uint mode,
+                     ulong min_weight, __global uint* rows, uint row_cap,
+                     __global uint* row_counter, ulong* sum_out)
 {
-    uint gid = get_global_id(0);
-    if (gid >= n) {
-        return;
-    }
     uint steps = plan[FH_STEPS];
     uint n_elim = plan[FH_ELIM];
     bool homomorphism = plan[FH_HOMOMORPHISM] != 0u;
     bool weight_counted = plan[FH_WEIGHT_COUNTED] != 0u;
-    __global uint* region =
-        scratch + (ulong)gid * (regions * region_words + tables * 2u * table_slots);
     __global uint* table_base = region + regions * region_words;
 
     uint nodes[FX_MAX_STEPS];
@@ -226,7 +224,7 @@ __kernel void factorised(__global const uint* plan, __global const uint* list_of
 
     int level = 0;
     bool descend = true; /* true: bind the pivot first */
-    uint v = pivots[gid];
+    uint v = pivot;
     uint reach = 0u;
     for (;;) {
         if (!descend) {
@@ -446,6 +444,28 @@ __kernel void factorised(__global const uint* plan, __global const uint* list_of
             end[level] = size;
         }
     }
-    status[gid] = st;
-    sums[gid] = sum;
+    *sum_out = sum;
+    return st;
+}
+
+__kernel void factorised(__global const uint* plan, __global const uint* list_off,
+                         __global const uint* list_nbr, __global const uint* pivots, uint n,
+                         __global uint* next_pivot, __global uint* scratch, uint region_words,
+                         uint regions, uint table_slots, uint tables, uint mode,
+                         ulong min_weight, __global uint* rows, uint row_cap,
+                         __global uint* row_counter, __global uint* status,
+                         __global ulong* sums)
+{
+    __global uint* region = scratch + (ulong)get_global_id(0)
+                                          * (regions * region_words + tables * 2u * table_slots);
+    for (;;) {
+        uint p = atomic_inc(next_pivot);
+        if (p >= n) {
+            return;
+        }
+        ulong sum = 0ul;
+        status[p] = fx_pivot(plan, list_off, list_nbr, pivots[p], region, region_words, regions,
+                             table_slots, mode, min_weight, rows, row_cap, row_counter, &sum);
+        sums[p] = sum;
+    }
 }

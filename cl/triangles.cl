@@ -18,15 +18,16 @@
  *                            mid_nbr[mid_off[mid_start + v - mid_base] ..
  *                            mid_off[mid_start + v - mid_base + 1]) when
  *                            mid_base <= v < mid_base + mid_span;
- *   pivots[n]                the nodes a this launch takes, one per work-item;
- *   mode                     0 = count (weights summed into sums[gid]), 1 = rows;
+ *   pivots[n]                the nodes a this launch takes; each work-item takes the next
+ *                            untaken one (atomic_inc on *next_pivot, zero at launch);
+ *   mode                     0 = count (weights summed into sums[p]), 1 = rows;
  *   min_weight               triangles of smaller weight are dropped.
  * Outputs:
  *   rows[]     rows of 5 uints (a, b, c, weight low word, weight high word), slots reserved with
  *              atomic_inc on *row_counter; a slot >= row_cap is not written;
- *   status[gid] 0 = done, 1 = the row buffer was full (the host drops the pivot's rows and runs
+ *   status[p]  per pivot: 0 = done, 1 = the row buffer was full (the host drops the pivot's rows and runs
  *              it again);
- *   sums[gid]  mode 0: the sum of the weights of the triangles at a.
+ *   sums[p]    mode 0: the sum of the weights of the triangles at pivot p.
  * Invariants:
  *   - every triangle {a < b < c} of the co-occurrence graph is found once, at a: b in N+(a),
  *     c in N+(a) ∩ N+(b) by a merge of the two sorted lists beyond b;
@@ -60,19 +61,15 @@ inline void tri_range(__global const uint* off, uint start, uint base, uint span
     *hi = off[start + v - base + 1u];
 }
 
-__kernel void triangles(__global const uint* co_off, __global const uint* co_nbr,
-                        __global const uint* co_cnt, uint co_base, uint co_span,
-                        __global const uint* mid_off, __global const uint* mid_nbr,
-                        uint mid_start, uint mid_base, uint mid_span,
-                        __global const uint* pivots, uint n, uint mode, ulong min_weight,
-                        __global uint* rows, uint row_cap, __global uint* row_counter,
-                        __global uint* status, __global ulong* sums)
+/* The triangles at node a; rows written (mode 1) or weights summed into *sum_out. Returns
+ * the status (0 or 1, see the header). */
+inline uint tri_at(__global const uint* co_off, __global const uint* co_nbr,
+                   __global const uint* co_cnt, uint co_base, uint co_span,
+                   __global const uint* mid_off, __global const uint* mid_nbr, uint mid_start,
+                   uint mid_base, uint mid_span, uint a, uint mode, ulong min_weight,
+                   __global uint* rows, uint row_cap, __global uint* row_counter,
+                   ulong* sum_out)
 {
-    uint gid = get_global_id(0);
-    if (gid >= n) {
-        return;
-    }
-    uint a = pivots[gid];
     uint st = 0u;
     ulong sum = 0ul;
     uint a0, a1;
@@ -132,6 +129,28 @@ __kernel void triangles(__global const uint* co_off, __global const uint* co_nbr
             row[4] = (uint)((ulong)w >> 32);
         }
     }
-    status[gid] = st;
-    sums[gid] = sum;
+    *sum_out = sum;
+    return st;
+}
+
+__kernel void triangles(__global const uint* co_off, __global const uint* co_nbr,
+                        __global const uint* co_cnt, uint co_base, uint co_span,
+                        __global const uint* mid_off, __global const uint* mid_nbr,
+                        uint mid_start, uint mid_base, uint mid_span,
+                        __global const uint* pivots, uint n, __global uint* next_pivot,
+                        uint mode, ulong min_weight, __global uint* rows, uint row_cap,
+                        __global uint* row_counter, __global uint* status,
+                        __global ulong* sums)
+{
+    for (;;) {
+        uint p = atomic_inc(next_pivot);
+        if (p >= n) {
+            return;
+        }
+        ulong sum = 0ul;
+        status[p] = tri_at(co_off, co_nbr, co_cnt, co_base, co_span, mid_off, mid_nbr,
+                           mid_start, mid_base, mid_span, pivots[p], mode, min_weight, rows,
+                           row_cap, row_counter, &sum);
+        sums[p] = sum;
+    }
 }

@@ -32,6 +32,20 @@ pub fn default_local_size(device_type: DeviceType) -> usize {
     }
 }
 
+/// Work-items of a launch whose work-items loop over a queue of tasks (each takes the next
+/// untaken one): enough groups of `local` to keep every compute unit busy — 4 per compute unit
+/// on a CPU (PoCL runs a group as one loop on one core; a few per core balance the tail), 16 on
+/// a GPU (several resident groups per multiprocessor hide memory latency), 8 elsewhere. Always a
+/// non-zero multiple of `local` (a `local` of 0 counts as 1).
+pub fn persistent_work_items(device_type: DeviceType, compute_units: usize, local: usize) -> usize {
+    let groups_per_unit = match device_type {
+        DeviceType::Cpu => 4,
+        DeviceType::Gpu => 16,
+        DeviceType::Accelerator | DeviceType::Other => 8,
+    };
+    compute_units.max(1) * groups_per_unit * local.max(1)
+}
+
 /// Work-group size for a kernel: `preferred` (or [`default_local_size`] when `None`), capped by the
 /// device's maximum work-group size and the kernel's own `CL_KERNEL_WORK_GROUP_SIZE` (when known).
 /// Always ≥ 1; a limit of 0 (an odd driver answer) is ignored.

@@ -627,7 +627,12 @@ pub(crate) fn try_execute<'m>(
         )?;
         t.convert += convert.elapsed();
         let gpu = dm.gpu();
+        let program_start = Instant::now();
         let program = program(gpu)?;
+        log::debug!(
+            "factorised program ready in {:.1?}",
+            program_start.elapsed()
+        );
         let start = Instant::now();
         let plan = gpu.buffer_from("factorised plan", &enc.plan, true)?;
         let list_off = gpu.buffer_from("projected list offsets", &enc.list_off, true)?;
@@ -636,9 +641,11 @@ pub(crate) fn try_execute<'m>(
         t.upload += start.elapsed();
         let shape = enc.round_shape(count_mode);
         let min_weight = fp.min_weight.max(1);
+        let local = gpu.local_size(&program, "factorised", dm.config.local_size)?;
         run_rounds(
             gpu,
             &dm.config,
+            local,
             &shape,
             &pivots,
             &control,
@@ -652,6 +659,7 @@ pub(crate) fn try_execute<'m>(
                         list_nbr: &list_nbr,
                         pivots: l.pivots,
                         n: l.n,
+                        next_pivot: l.next_pivot,
                         scratch: l.scratch,
                         region_words: l.region_words,
                         regions: shape.regions as u32,
@@ -754,6 +762,8 @@ pub(crate) struct Launch<'b> {
     pub pivots: &'b DeviceBuffer<u32>,
     /// How many.
     pub n: u32,
+    /// The next untaken pivot (zero at launch).
+    pub next_pivot: &'b DeviceBuffer<u32>,
     /// Per-work-item scratch.
     pub scratch: &'b DeviceBuffer<u32>,
     /// Words of a set region.
@@ -766,9 +776,9 @@ pub(crate) struct Launch<'b> {
     pub row_cap: u32,
     /// Rows reserved.
     pub row_counter: &'b DeviceBuffer<u32>,
-    /// Per work-item: 0 done, 1 rows did not fit, 2 scratch did not fit.
+    /// Per pivot: 0 done, 1 rows did not fit, 2 scratch did not fit.
     pub status: &'b DeviceBuffer<u32>,
-    /// Per work-item weight sums (count mode).
+    /// Per pivot weight sums (count mode).
     pub sums: &'b DeviceBuffer<u64>,
 }
 
@@ -794,15 +804,18 @@ impl RoundShape {
     }
 }
 
-/// Runs a round kernel (built by `kernel` for each launch) over `pivots`.
+/// Runs a round kernel (built by `kernel` for each launch, in work-groups of `local`) over
+/// `pivots`.
 ///
 /// A *pass* runs rounds over a queue of pivots with one scratch size. Pivots whose rows did not
 /// fit go back to the queue (with a larger row buffer, or fewer pivots per round at its largest);
 /// pivots whose sets or tables did not fit are run again in a next pass with sixteen times the
 /// scratch, up to the shape's limits, and beyond them are returned for the host.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_rounds(
     gpu: &Gpu,
     config: &super::DeviceConfig,
+    local: usize,
     shape: &RoundShape,
     pivots: &[u32],
     control: &Control,
@@ -830,14 +843,28 @@ pub(crate) fn run_rounds(
         host_pivots: Vec::new(),
     };
     let (mut region_words, mut table_slots) = (shape.region_words.0, shape.table_slots.0);
+    let next_pivot = gpu.zeroed::<u32>("next pivot", 1)?;
+    let info = gpu.info();
     let mut queue: std::collections::VecDeque<u32> = pivots.iter().copied().collect();
+    // Pivots per launch (status and sums are per pivot): bounded so that a launch stays short.
+    let launch_pivots = config.max_threads.saturating_mul(16).max(1);
     while !queue.is_empty() {
         let per_item = shape.scratch_words(region_words, table_slots);
-        let round = config
-            .max_threads
-            .min(budget / per_item)
-            .clamp(1, queue.len());
-        let scratch = gpu.uninit::<u32>("scratch", round * per_item)?;
+        // Work-items loop over the launch's pivots (each takes the next untaken one), so only
+        // as many as keep the device busy need scratch.
+        let items = crate::gpu::sizing::persistent_work_items(
+            info.device_type,
+            info.compute_units as usize,
+            local,
+        );
+        let items = items.min((budget / per_item) / local * local).max(local);
+        let round = launch_pivots.min(queue.len());
+        let pass_start = Instant::now();
+        log::debug!(
+            "device rounds: a pass over {} pivots, {items} work-items of {per_item} scratch words",
+            queue.len()
+        );
+        let scratch = gpu.uninit::<u32>("scratch", items * per_item)?;
         let status = gpu.uninit::<u32>("status", round)?;
         let sums = gpu.uninit::<u64>("sums", round)?;
         let pivot_buf = gpu.uninit::<u32>("pivots", round)?;
@@ -852,10 +879,12 @@ pub(crate) fn run_rounds(
             let batch: Vec<u32> = queue.drain(..n).collect();
             gpu.write(&pivot_buf, 0, &batch)?;
             gpu.zero(&counter)?;
+            gpu.zero(&next_pivot)?;
             let row_cap = (row_words / w) as u32;
             let kernel = kernel(&Launch {
                 pivots: &pivot_buf,
                 n: n as u32,
+                next_pivot: &next_pivot,
                 scratch: &scratch,
                 region_words: region_words as u32,
                 table_slots: table_slots as u32,
@@ -865,7 +894,7 @@ pub(crate) fn run_rounds(
                 status: &status,
                 sums: &sums,
             })?;
-            t.phase1_kernel += gpu.run_timed(&kernel, n, None)?;
+            t.phase1_kernel += gpu.run_timed(&kernel, items, Some(local))?;
             t.rounds += 1;
             let start = Instant::now();
             let st = gpu.read_prefix(&status, n)?;
@@ -921,6 +950,7 @@ pub(crate) fn run_rounds(
                 queue.push_front(p);
             }
         }
+        log::debug!("device rounds: pass done in {:.1?}", pass_start.elapsed());
         if larger.is_empty() {
             break;
         }

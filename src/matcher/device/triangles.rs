@@ -73,9 +73,11 @@ pub(crate) fn run(
     t.upload += start.elapsed();
     let fx = factorised_program(gpu)?;
     let shape = enc.round_shape(false);
+    let local = gpu.local_size(&fx, "factorised", config.local_size)?;
     let pairs = run_rounds(
         gpu,
         config,
+        local,
         &shape,
         &kept.nodes,
         control,
@@ -89,6 +91,7 @@ pub(crate) fn run(
                     list_nbr: &list_nbr,
                     pivots: l.pivots,
                     n: l.n,
+                    next_pivot: l.next_pivot,
                     scratch: l.scratch,
                     region_words: l.region_words,
                     regions: shape.regions as u32,
@@ -170,9 +173,11 @@ pub(crate) fn run(
         table_slots: (0, 0),
     };
     let min_weight = fp.min_weight.max(1);
+    let local = gpu.local_size(&tri, "triangles", config.local_size)?;
     let out = run_rounds(
         gpu,
         config,
+        local,
         &shape,
         &pivots,
         control,
@@ -193,6 +198,7 @@ pub(crate) fn run(
                     mid_span,
                     pivots: l.pivots,
                     n: l.n,
+                    next_pivot: l.next_pivot,
                     mode: u32::from(!count_mode),
                     min_weight,
                     rows: l.rows,
