@@ -101,6 +101,23 @@ pub fn check(stage: &str) -> bool {
     tripped()
 }
 
+/// For a state about to grow by `extra` bytes at once (a hash table's rehash): true, recording
+/// `stage`, when the heap in use plus `extra` passes the limit (so the stage that is about to
+/// hold the memory names itself before a polling search sees the heap past it); else whether
+/// the limit was found passed earlier in this run.
+pub fn check_growth(stage: &str, extra: usize) -> bool {
+    let limit = LIMIT.load(Ordering::Relaxed);
+    if limit != usize::MAX && in_use().saturating_add(extra) > limit {
+        let mut t = TRIPPED_STAGE.lock().unwrap_or_else(|e| e.into_inner());
+        if t.is_none() {
+            *t = Some(stage.to_owned());
+        }
+        TRIPPED.store(true, Ordering::Relaxed);
+        return true;
+    }
+    tripped()
+}
+
 /// For places polled often that hold little themselves (the search loop): true once a stage
 /// found the limit passed, or when the heap is an eighth beyond it (then `stage` is recorded).
 /// The stages that hold memory check first with [`check`], so the error names them.

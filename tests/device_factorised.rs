@@ -90,6 +90,11 @@ fn same_on_device(m: &Model, dm: &DeviceMatcher<'_>, src: &str) {
     let host = execute(m, &q, &opts).unwrap();
     let (dev, t) = dm.execute_timed(&q, &opts).unwrap();
     assert!(t.factorised, "not run as factorised counting:\n{src}");
+    let explained = gemp::matcher::explain::device_execution(m, &q, &opts);
+    assert!(
+        explained.contains("factorised counting on the device"),
+        "{explained}"
+    );
     assert_eq!(dev.columns, host.columns);
     assert_eq!(dev.rows, host.rows, "{src}");
 }

@@ -350,6 +350,13 @@ pub fn device_execution(
         // The device refuses these clauses; the host runs them.
         return host_execution(model, query, options);
     }
+    #[cfg(feature = "opencl")]
+    if let Some(factorised) = super::device::factorised::describe(model, query, options) {
+        let (plan, _, _) = super::prepare_host(model, query, options.semantics);
+        let mut o = render_under(query, &plan, model, options.semantics);
+        let _ = write!(o, "\n{factorised}");
+        return o;
+    }
     let (plan, _, _) = super::prepare(model, query, options.semantics);
     let mut o = render_under(query, &plan, model, options.semantics);
     let _ = writeln!(

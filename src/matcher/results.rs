@@ -315,6 +315,34 @@ impl<'q> Projector<'q> {
     }
 }
 
+/// Bytes a hash table allocates when its next insert grows it (0 while it has room, or before
+/// its first allocation): twice its buckets, each an entry and a control byte.
+fn table_growth<T>(table: &impl TableSize<T>) -> usize {
+    let (len, cap) = table.len_and_capacity();
+    // An unused table (never allocated) and one with room grow by nothing worth a check.
+    if cap == 0 || len < cap {
+        return 0;
+    }
+    (cap.max(8) * 2 * 8 / 7 + 16) * (std::mem::size_of::<T>() + 1)
+}
+
+/// Length and capacity of a hash table whose entries are `T`.
+trait TableSize<T> {
+    fn len_and_capacity(&self) -> (usize, usize);
+}
+
+impl<K, V> TableSize<(K, V)> for HashMap<K, V> {
+    fn len_and_capacity(&self) -> (usize, usize) {
+        (self.len(), self.capacity())
+    }
+}
+
+impl<K> TableSize<K> for HashSet<K> {
+    fn len_and_capacity(&self) -> (usize, usize) {
+        (self.len(), self.capacity())
+    }
+}
+
 /// Collects the rows of a projection from matches (first stage) or rows (later stages).
 pub struct RowSink<'q, 'm> {
     model: &'m Model,
@@ -442,7 +470,12 @@ impl<'q, 'm> RowSink<'q, 'm> {
     /// `--memory-limit`, naming this stage.
     fn memory_ok(&mut self) -> bool {
         self.since_memory_check += 1;
-        if self.since_memory_check < 1024 {
+        // A full hash table doubles on its next insert: check the heap with that growth first,
+        // so the table's stage names itself before the search sees the heap past the limit.
+        let growth = table_growth(&self.groups)
+            .max(table_growth(&self.typed_groups))
+            .max(table_growth(&self.distinct_seen));
+        if self.since_memory_check < 1024 && growth == 0 {
             return true;
         }
         self.since_memory_check = 0;
@@ -456,7 +489,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
         } else {
             "the result rows"
         };
-        if crate::memory::check(stage) {
+        if crate::memory::check(stage) || crate::memory::check_growth(stage, growth) {
             if let Some(c) = self.control {
                 c.stop();
             }

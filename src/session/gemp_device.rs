@@ -70,8 +70,9 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
                 options,
             ))
         .then(|| {
-            "the host counts this query without enumerating its matches (factorised plan), which \
-             the OpenCL pipeline cannot: it would send every match back"
+            "the host counts this query without enumerating its matches (factorised plan); the \
+             device's factorised kernels have not been measured faster than the host on a GPU \
+             yet (docs/benchmarks.md), so `auto` keeps it on the host"
                 .to_string()
         })
     }

@@ -556,6 +556,77 @@ pub(crate) fn program(gpu: &Gpu) -> Result<Arc<ocl::Program>> {
     )
 }
 
+/// The factorised plan the device runs for a query, decided as the host decides it.
+pub(crate) struct DevicePlan {
+    plan: crate::matcher::planner::Plan,
+    cands: Vec<CandidateSet>,
+    host_t: Timings,
+    /// The symmetry-reduced query of a pure count, when it has one.
+    reduced: Option<crate::matcher::SymmetryReduced>,
+    fp: FactorPlan,
+}
+
+impl DevicePlan {
+    /// The plan for `query`, or `None` when the device enumerates it (no factorised plan, or
+    /// one the kernels do not express).
+    pub(crate) fn choose(
+        model: &Model,
+        query: &BoundQuery,
+        options: &MatchOptions,
+    ) -> Option<DevicePlan> {
+        if query.clauses.is_some() || options.semantics == Semantics::Cypher {
+            return None;
+        }
+        let (plan, cands, host_t) = crate::matcher::prepare_host(model, query, options.semantics);
+        let reduced = crate::matcher::count_symmetry(model, query, &plan, &cands, options);
+        let (q, plan) = match &reduced {
+            Some(r) => (&r.query, r.plan.clone()),
+            None => (query, plan),
+        };
+        let fp = crate::matcher::choose_factorised(model, q, &plan, &cands, options)?;
+        if let Some(why) = unsupported(&fp, options.semantics) {
+            log::debug!("OpenCL factorised counting declined ({why}): enumerating instead");
+            return None;
+        }
+        Some(DevicePlan {
+            plan,
+            cands,
+            host_t,
+            reduced,
+            fp,
+        })
+    }
+}
+
+/// How the device counts `query` without enumerating, for `gemp explain`, or `None` when it
+/// enumerates it.
+pub fn describe(model: &Model, query: &BoundQuery, options: &MatchOptions) -> Option<String> {
+    let dp = DevicePlan::choose(model, query, options)?;
+    let how = if dp.fp.triangle.is_some() {
+        "weighted triangle listing: the factorised kernel's pair plan (cl/factorised.cl) builds \
+         the co-occurrence graph of the kept nodes (pairs sharing a middle node, with how many), \
+         the host sorts it into lists oriented by id, and cl/triangles.cl lists each triangle once \
+         at its lowest node, weighed by inclusion–exclusion"
+    } else {
+        "cl/factorised.cl runs the kept steps below from each pivot candidate (work-items take \
+         pivots from a queue) over sorted lists projected for this query; eliminated nodes are \
+         counted by intersecting lists, two-hop candidates in per-work-item tables"
+    };
+    let sym = match &dp.reduced {
+        Some(r) => format!(
+            "; the count is multiplied by {} (symmetry breaking, as on the host)",
+            r.factor
+        ),
+        None => String::new(),
+    };
+    let q = dp.reduced.as_ref().map_or(query, |r| &r.query);
+    Some(format!(
+        "device execution (the matching order above is replaced): factorised counting on the \
+         device — {how}; the weighted kept bindings (for a lone count(*), their weight sum) go to the host's result stage{sym}\n{}",
+        dp.fp.describe(q)
+    ))
+}
+
 /// Runs `query` with a factorised plan on the device when the host would count it without
 /// enumerating and the kernel expresses the plan; `None` when the enumerating pipeline should run
 /// it instead.
@@ -565,28 +636,26 @@ pub(crate) fn try_execute<'m>(
     options: &MatchOptions,
 ) -> Result<Option<(QueryOutput<'m>, DeviceTimings)>> {
     let model = dm.model();
-    if query.clauses.is_some() || options.semantics == Semantics::Cypher {
-        return Ok(None);
-    }
     let deadline = options.timeout.map(|d| Instant::now() + d);
     let mut t = DeviceTimings {
         factorised: true,
         ..Default::default()
     };
     let start = Instant::now();
-    let (plan, cands, host_t) = crate::matcher::prepare_host(model, query, options.semantics);
-    let reduced = crate::matcher::count_symmetry(model, query, &plan, &cands, options);
-    let (query, plan, factor) = match &reduced {
-        Some(r) => (&r.query, r.plan.clone(), r.factor),
-        None => (query, plan, 1),
-    };
-    let Some(fp) = crate::matcher::choose_factorised(model, query, &plan, &cands, options) else {
+    let Some(chosen) = DevicePlan::choose(model, query, options) else {
         return Ok(None);
     };
-    if let Some(why) = unsupported(&fp, options.semantics) {
-        log::debug!("OpenCL factorised counting declined ({why}): enumerating instead");
-        return Ok(None);
-    }
+    let DevicePlan {
+        plan,
+        cands,
+        host_t,
+        reduced,
+        fp,
+    } = chosen;
+    let (query, factor) = match &reduced {
+        Some(r) => (&r.query, r.factor),
+        None => (query, 1),
+    };
     t.prepare = start.elapsed();
     let control = Control::new(deadline);
     let exec = FactorExec::without_lists(model, query, &fp, &cands, &control);

@@ -17,6 +17,10 @@
 //! - **phase 2** ([`attributes`], `cl/attributes.cl`): simple string conjuncts on the device over
 //!   a compact heap of the matched nodes' strings; regular expressions and mixed string logic on
 //!   the host (rayon);
+//! - **factorised counting** ([`factorised`], `cl/factorised.cl`, and `cl/triangles.cl` for
+//!   co-occurrence triangles): a query the host counts without enumerating (couples, cliques
+//!   with `count`, co-star cycles) runs the host's factorised plan on the device instead of
+//!   phases 1 and 2, returning weighted kept bindings, not embeddings;
 //! - **result stage**: the surviving matches go through the host's
 //!   [`RowSink`](super::results::RowSink) / [`Projector`](super::results::Projector), so
 //!   projections, aggregates and ordering are the host's.
@@ -88,9 +92,10 @@ pub struct DeviceConfig {
     /// Pivots a host thread takes at a time.
     pub host_chunk: usize,
     /// Leave a query the host counts without enumerating (a factorised plan) to the host: the
-    /// engine answers [`crate::Error::DeviceLimit`] for it. Set by `--backend auto`, where the
-    /// device pipeline, which sends every embedding back, loses to the host's counting by 10–100×
-    /// on a GPU too (docs/benchmarks.md, "On a GPU: NVIDIA H200").
+    /// engine answers [`crate::Error::DeviceLimit`] for it. Set by `--backend auto`: the
+    /// enumerating pipeline lost to the host's counting by 10–100× on an NVIDIA H200
+    /// (docs/benchmarks.md, "On a GPU"), and the factorised kernels that replaced it for these
+    /// queries have not been measured on a GPU yet.
     pub defer_factorised: bool,
     /// Most words of per-work-item scratch one set of the factorised kernel may take, and most
     /// slots of a two-hop step's candidate table (`cl/factorised.cl`): the first pass gives
