@@ -71,7 +71,12 @@ pub(crate) fn run(
     let list_nbr = gpu.buffer_from("projected lists", &enc.list_nbr, true)?;
     t.upload_bytes += 4 * (enc.plan.len() + enc.list_off.len() + enc.list_nbr.len());
     t.upload += start.elapsed();
+    let program_start = Instant::now();
     let fx = factorised_program(gpu)?;
+    log::debug!(
+        "factorised program ready in {:.1?}",
+        program_start.elapsed()
+    );
     let shape = enc.round_shape(false);
     let local = gpu.local_size(&fx, "factorised", config.local_size)?;
     let pairs = run_rounds(
@@ -163,7 +168,9 @@ pub(crate) fn run(
         enc.plan[lists_off + 1],
         enc.plan[lists_off + 2],
     );
+    let program_start = Instant::now();
     let tri = program(gpu)?;
+    log::debug!("triangles program ready in {:.1?}", program_start.elapsed());
     let shape = RoundShape {
         row_words: 5,
         count_mode,
