@@ -9,11 +9,12 @@
  * with c_xy the middle nodes x and y share and T those all three share.
  *
  * Inputs:
- *   co_off, co_nbr, co_cnt   the co-occurrence graph oriented by id (built by the factorised
- *                            kernel and sorted on the host): for a kept node x with
+ *   co_off, co_nbr, co_cnt   the co-occurrence graph oriented by rank (built by the factorised
+ *                            kernel, oriented and sorted on the host): for a kept node x with
  *                            co_base <= x < co_base + co_span, its list is
- *                            co_nbr[co_off[x - co_base] .. co_off[x - co_base + 1]), every y > x
- *                            sharing a middle node with x, ascending, with co_cnt = c_xy;
+ *                            co_nbr[co_off[x - co_base] .. co_off[x - co_base + 1]), every y of
+ *                            higher rank sharing a middle node with x, ascending by id, with
+ *                            co_cnt = c_xy;
  *   mid_off, mid_nbr         each kept node's middle nodes, sorted and distinct: list of v is
  *                            mid_nbr[mid_off[mid_start + v - mid_base] ..
  *                            mid_off[mid_start + v - mid_base + 1]) when
@@ -23,14 +24,16 @@
  *   mode                     0 = count (weights summed into sums[p]), 1 = rows;
  *   min_weight               triangles of smaller weight are dropped.
  * Outputs:
- *   rows[]     rows of 5 uints (a, b, c, weight low word, weight high word), slots reserved with
+ *   rows[]     rows of 5 uints (a, b, c in rank order, weight low word, weight high word),
+ *              slots reserved with
  *              atomic_inc on *row_counter; a slot >= row_cap is not written;
  *   status[p]  per pivot: 0 = done, 1 = the row buffer was full (the host drops the pivot's rows and runs
  *              it again);
  *   sums[p]    mode 0: the sum of the weights of the triangles at pivot p.
  * Invariants:
- *   - every triangle {a < b < c} of the co-occurrence graph is found once, at a: b in N+(a),
- *     c in N+(a) ∩ N+(b) by a merge of the two sorted lists beyond b;
+ *   - every triangle of the co-occurrence graph is found once, at its lowest-ranked node a:
+ *     b in N+(a), c in N+(a) ∩ N+(b) by a merge of the two sorted lists (only b, the middle
+ *     rank, has the highest-ranked node c in its list);
  *   - reads stay inside the arrays (positions come from the offsets); no scratch memory.
  */
 
@@ -81,7 +84,7 @@ inline uint tri_at(__global const uint* co_off, __global const uint* co_nbr,
         ulong ab = (ulong)co_cnt[i];
         uint b0, b1;
         tri_range(co_off, 0u, co_base, co_span, b, &b0, &b1);
-        uint j = i + 1u, k = b0;
+        uint j = a0, k = b0;
         while (j < a1 && k < b1) {
             uint x = co_nbr[j], y = co_nbr[k];
             if (x < y) {

@@ -547,11 +547,12 @@ fn reverse(d: Dir) -> Dir {
     }
 }
 
-/// The built `cl/factorised.cl`.
+/// The built `cl/factorised.cl` and `cl/triangles.cl`: one program, so a triangle query loads
+/// one binary (a cached program still costs tens of milliseconds to load on PoCL).
 pub(crate) fn program(gpu: &Gpu) -> Result<Arc<ocl::Program>> {
     gpu.program(
         "factorised",
-        &[FACTORISED_CL],
+        &[FACTORISED_CL, super::triangles::TRIANGLES_CL],
         &format!("-D FX_MAX_STEPS={MAX_STEPS}"),
     )
 }
@@ -759,9 +760,16 @@ pub(crate) fn try_execute<'m>(
         .map(|chunk| {
             let mut sink = fp.sink(model, &projector, next.as_ref(), oracle);
             let mut nodes = vec![u32::MAX; k];
+            let mut ids = [0u32; MAX_STEPS];
             for row in chunk.chunks_exact(w) {
-                for (j, &slot) in kept.iter().enumerate() {
-                    nodes[slot] = row[j];
+                let ids = &mut ids[..width];
+                ids.copy_from_slice(&row[..width]);
+                if fp.triangle.is_some() {
+                    // A triangle's nodes bind the kept slots in increasing id order.
+                    ids.sort_unstable();
+                }
+                for (&slot, &v) in kept.iter().zip(ids.iter()) {
+                    nodes[slot] = v;
                 }
                 let weight = row[width] as u64 | (row[width + 1] as u64) << 32;
                 if !sink.push_weighted(&nodes, weight) {

@@ -3,16 +3,18 @@
 //!
 //! 1. **co-occurrence graph**: the factorised kernel (`cl/factorised.cl`) runs the pair plan
 //!    `x → middle ← y, id(x) < id(y), count(middle)` over the kept candidates and returns every
-//!    pair sharing a middle node with its count; the host sorts them into per-node lists
-//!    (oriented by id) and uploads them;
-//! 2. **listing**: `cl/triangles.cl` finds every triangle `a < b < c` once, at `a`, by merging
-//!    `a`'s and `b`'s sorted lists, and weighs it by inclusion–exclusion over the three pairs'
-//!    shared middle nodes (the middle nodes all three share are intersected from their lists).
+//!    pair sharing a middle node with its count; the host orients each pair towards the node of
+//!    higher rank (degree in that graph, then id: the degree ordering of triangle listing, which
+//!    keeps every list short), sorts them into per-node lists and uploads them;
+//! 2. **listing**: `cl/triangles.cl` finds every triangle once, at its lowest-ranked node `a`, by
+//!    merging `a`'s and `b`'s sorted lists for every `b` in `a`'s, and weighs it by
+//!    inclusion–exclusion over the three pairs' shared middle nodes (the middle nodes all three
+//!    share are intersected from their lists); rows carry the triangle's nodes in rank order
+//!    (the pivot first), the caller binds them in id order.
 //!
 //! Both stages go through [`run_rounds`] (row-buffer overflow rounds; the pair plan's pivots
 //! whose tables exceed the scratch limit are counted on the host).
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use hashbrown::HashMap;
@@ -37,13 +39,9 @@ pub const TRIANGLES_CL: &str = include_str!("../../../cl/triangles.cl");
 /// Largest pair count the listing multiplies (three of them fit in 63 bits).
 const MAX_PAIR_COUNT: u32 = 1 << 21;
 
-fn program(gpu: &Gpu) -> Result<Arc<ocl::Program>> {
-    gpu.program("triangles", &[TRIANGLES_CL], "")
-}
-
 /// Lists the weighted triangles of `fp` (a plan recognised as
 /// [`TriangleShape`](crate::matcher::triangles::TriangleShape)) on the device. Rows are
-/// `(a, b, c, weight low, weight high)` with `a < b < c`; in count mode only the sum.
+/// `(a, b, c, weight low, weight high)` in rank order (`a` the pivot); in count mode only the sum.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     gpu: &Gpu,
@@ -127,7 +125,6 @@ pub(crate) fn run(
             .par_iter()
             .flat_map_iter(|&x| host_pairs(model, x, link, kept, mids)),
     );
-    edges.par_sort_unstable_by_key(|e| e.0);
     if edges.iter().any(|e| e.1 >= MAX_PAIR_COUNT) {
         return Err(Error::DeviceLimit(format!(
             "two kept nodes share {MAX_PAIR_COUNT} or more middle nodes"
@@ -137,6 +134,21 @@ pub(crate) fn run(
         (Some(&lo), Some(&hi)) => (lo, (hi - lo) as usize + 1),
         _ => (0, 0),
     };
+    // Orient every pair towards the higher rank (degree in the co-occurrence graph, then id):
+    // the degree ordering of triangle listing, which keeps every list short.
+    let mut degree = vec![0u32; span];
+    for e in &edges {
+        degree[((e.0 >> 32) as u32 - base) as usize] += 1;
+        degree[(e.0 as u32 - base) as usize] += 1;
+    }
+    let rank = |v: u32| (degree[(v - base) as usize], v);
+    edges.par_iter_mut().for_each(|e| {
+        let (x, y) = ((e.0 >> 32) as u32, e.0 as u32);
+        if rank(y) < rank(x) {
+            e.0 = ((y as u64) << 32) | x as u64;
+        }
+    });
+    edges.par_sort_unstable_by_key(|e| e.0);
     let mut co_off = vec![0u32; span + 1];
     for e in &edges {
         co_off[((e.0 >> 32) as u32 - base) as usize + 1] += 1;
@@ -146,7 +158,7 @@ pub(crate) fn run(
     }
     let co_nbr: Vec<u32> = edges.iter().map(|e| e.0 as u32).collect();
     let co_cnt: Vec<u32> = edges.iter().map(|e| e.1).collect();
-    // Nodes with two or more higher neighbours can be the lowest node of a triangle.
+    // Nodes with two or more higher-ranked neighbours can be the lowest node of a triangle.
     let pivots: Vec<u32> = (0..span)
         .filter(|&i| co_off[i + 1] - co_off[i] >= 2)
         .map(|i| base + i as u32)
@@ -168,9 +180,7 @@ pub(crate) fn run(
         enc.plan[lists_off + 1],
         enc.plan[lists_off + 2],
     );
-    let program_start = Instant::now();
-    let tri = program(gpu)?;
-    log::debug!("triangles program ready in {:.1?}", program_start.elapsed());
+    let tri = &fx;
     let shape = RoundShape {
         row_words: 5,
         count_mode,
@@ -180,7 +190,7 @@ pub(crate) fn run(
         table_slots: (0, 0),
     };
     let min_weight = fp.min_weight.max(1);
-    let local = gpu.local_size(&tri, "triangles", config.local_size)?;
+    let local = gpu.local_size(tri, "triangles", config.local_size)?;
     let out = run_rounds(
         gpu,
         config,
@@ -191,7 +201,7 @@ pub(crate) fn run(
         t,
         &mut |l: &Launch<'_>| {
             gpu.kernel_from(
-                &tri,
+                tri,
                 TrianglesArgs {
                     co_off: &co_off_b,
                     co_nbr: &co_nbr_b,
