@@ -181,6 +181,25 @@ mod tests {
         assert_eq!(groups_for(5, 0), 5);
     }
 
+    /// Persistent launches: a few groups per CPU core, more per GPU multiprocessor, always whole
+    /// groups and never zero (a device reporting no compute units still gets one).
+    #[test]
+    fn persistent_work_item_counts() {
+        assert_eq!(persistent_work_items(DeviceType::Cpu, 2, 64), 512);
+        assert_eq!(
+            persistent_work_items(DeviceType::Gpu, 132, 256),
+            132 * 16 * 256
+        );
+        assert_eq!(persistent_work_items(DeviceType::Other, 4, 32), 4 * 8 * 32);
+        assert_eq!(persistent_work_items(DeviceType::Cpu, 0, 0), 4);
+        for (cu, local) in [(1, 1), (3, 48), (16, 64), (80, 128)] {
+            for ty in [DeviceType::Cpu, DeviceType::Gpu, DeviceType::Accelerator] {
+                let n = persistent_work_items(ty, cu, local);
+                assert!(n >= local && n % local == 0, "{ty:?} {cu} {local}: {n}");
+            }
+        }
+    }
+
     #[test]
     fn local_sizes() {
         assert_eq!(default_local_size(DeviceType::Cpu), 64);

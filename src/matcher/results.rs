@@ -966,6 +966,34 @@ mod tests {
     use super::*;
     use crate::model::ModelBuilder;
 
+    /// A table's coming growth is announced only when its next insert reallocates it: never for
+    /// an unallocated table or one with room, and then at least twice its entries' bytes.
+    #[test]
+    fn table_growth_is_announced_only_when_the_table_is_full() {
+        let mut m: HashMap<u64, u64> = HashMap::new();
+        assert_eq!(table_growth(&m), 0);
+        m.insert(0, 0);
+        let mut i = 1;
+        while m.len() < m.capacity() {
+            assert_eq!(table_growth(&m), 0, "{} of {}", m.len(), m.capacity());
+            m.insert(i, i);
+            i += 1;
+        }
+        let grow = table_growth(&m);
+        assert!(
+            grow >= 2 * m.capacity() * 16,
+            "{grow} for {} entries",
+            m.capacity()
+        );
+        m.insert(i, i);
+        assert_eq!(table_growth(&m), 0);
+        let mut set: HashSet<u32> = HashSet::with_capacity(3);
+        while set.len() < set.capacity() {
+            set.insert(set.len() as u32);
+        }
+        assert!(table_growth(&set) >= 2 * set.capacity() * 4);
+    }
+
     #[test]
     fn order_by_limit_keeps_a_bounded_buffer_and_the_right_rows() {
         let mut b = ModelBuilder::new();
