@@ -50,6 +50,13 @@ inline uint upper_bound_u32(__global const uint* a, uint lo, uint hi, uint x)
     return lo;
 }
 
+/* Whether the sorted run a[lo, hi) holds x. */
+inline bool sorted_contains_u32(__global const uint* a, uint lo, uint hi, uint x)
+{
+    uint p = lower_bound_u32(a, lo, hi, x);
+    return p < hi && a[p] == x;
+}
+
 /*
  * First position p in the CSR segment [lo, hi) whose entry (types[p], neighbors[p]) is
  * >= (ty, v) in lexicographic order; hi when there is none. The segment must be sorted by

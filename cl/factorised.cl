@@ -2,7 +2,8 @@
  * factorised.cl — factorised counting on the device: the host's factorised plan
  * (src/matcher/factorised.rs) run per pivot, so a grouped query's counted nodes are never
  * enumerated and only kept bindings with their weights come back (OpenCL C 1.2).
- * (Rust: gemp::matcher::device::factorised, which encodes the plan and builds the lists.)
+ * (Rust: gemp::matcher::device::factorised, which encodes the plan and builds the lists; needs
+ * common.cl before it: lower_bound_u32, sorted_contains_u32.)
  *
  * Inputs:
  *   plan[]       the encoded plan (layout below; every offset is an index into plan[]);
@@ -107,26 +108,6 @@ inline void fx_list(__global const uint* plan, __global const uint* list_off, ui
     *hi = list_off[o + 1u];
 }
 
-/* First position p in a[lo, hi) with a[p] >= x. */
-inline uint fx_lower(__global const uint* a, uint lo, uint hi, uint x)
-{
-    while (lo < hi) {
-        uint mid = lo + (hi - lo) / 2u;
-        if (a[mid] < x) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
-inline bool fx_contains(__global const uint* a, uint lo, uint hi, uint x)
-{
-    uint p = fx_lower(a, lo, hi, x);
-    return p < hi && a[p] == x;
-}
-
 /*
  * Intersects the lists of `cnt` (list, step) pairs at plan[off..] for the bound nodes into
  * out[0..), returning its length, or FX_NONE when it would exceed cap.
@@ -135,31 +116,25 @@ inline uint fx_intersect(__global const uint* plan, __global const uint* list_of
                          __global const uint* list_nbr, uint cnt, uint off, const uint* nodes,
                          __global uint* out, uint cap)
 {
-    uint best = 0u, blo = 0u, bhi = 0u;
+    /* Every list's range once (cnt <= FX_MAX_STEPS: one link per kept node). */
+    uint lo[FX_MAX_STEPS], hi[FX_MAX_STEPS];
+    uint best = 0u;
     for (uint i = 0u; i < cnt; i++) {
-        uint lo, hi;
-        fx_list(plan, list_off, plan[off + 2u * i], nodes[plan[off + 2u * i + 1u]], &lo, &hi);
-        if (i == 0u || hi - lo < bhi - blo) {
+        fx_list(plan, list_off, plan[off + 2u * i], nodes[plan[off + 2u * i + 1u]], &lo[i],
+                &hi[i]);
+        if (hi[i] - lo[i] < hi[best] - lo[best]) {
             best = i;
-            blo = lo;
-            bhi = hi;
         }
     }
-    if (bhi - blo > cap) {
-        return FX_NONE;
+    if (cnt == 0u || hi[best] - lo[best] > cap) {
+        return cnt == 0u ? 0u : FX_NONE;
     }
     uint n = 0u;
-    for (uint p = blo; p < bhi; p++) {
+    for (uint p = lo[best]; p < hi[best]; p++) {
         uint x = list_nbr[p];
         bool all = true;
         for (uint i = 0u; i < cnt && all; i++) {
-            if (i == best) {
-                continue;
-            }
-            uint lo, hi;
-            fx_list(plan, list_off, plan[off + 2u * i], nodes[plan[off + 2u * i + 1u]], &lo,
-                    &hi);
-            all = fx_contains(list_nbr, lo, hi, x);
+            all = i == best || sorted_contains_u32(list_nbr, lo[i], hi[i], x);
         }
         if (all) {
             out[n++] = x;
@@ -186,7 +161,7 @@ inline uint fx_block(__global const uint* plan, uint off, uint size,
         for (uint i = 0u; i < size && all; i++) {
             uint e = plan[off + i];
             if (e != small) {
-                all = fx_contains(region + (steps + e) * region_words, 0u, set_len[e], s[p]);
+                all = sorted_contains_u32(region + (steps + e) * region_words, 0u, set_len[e], s[p]);
             }
         }
         if (all) {
@@ -286,7 +261,7 @@ inline uint fx_pivot(__global const uint* plan, __global const uint* list_off,
             uint c = plan[s + FS_CHECK_OFF] + 3u * i;
             uint a, b;
             fx_list(plan, list_off, plan[c], nodes[plan[c + 1u]], &a, &b);
-            ok = fx_contains(list_nbr, a, b, nodes[plan[c + 2u]]);
+            ok = sorted_contains_u32(list_nbr, a, b, nodes[plan[c + 2u]]);
         }
         for (uint i = 0u; i < plan[s + FS_DONE_CNT] && ok; i++) {
             uint e = plan[plan[s + FS_DONE_OFF] + i];
@@ -384,7 +359,7 @@ inline uint fx_pivot(__global const uint* plan, __global const uint* list_off,
         if (plan[s + FS_KIND] == KIND_EXPAND) {
             uint a, b;
             fx_list(plan, list_off, plan[s + FS_LIST], nodes[plan[s + FS_FROM]], &a, &b);
-            cur[level] = fx_lower(list_nbr, a, b, lo);
+            cur[level] = lower_bound_u32(list_nbr, a, b, lo);
             end[level] = b;
         } else {
             __global uint* set = region + (uint)level * region_words;
@@ -420,7 +395,7 @@ inline uint fx_pivot(__global const uint* plan, __global const uint* list_off,
             for (uint i = 0u; i < got; i++) {
                 uint a, b;
                 fx_list(plan, list_off, list, set[i], &a, &b);
-                for (uint p = fx_lower(list_nbr, a, b, lo); p < b; p++) {
+                for (uint p = lower_bound_u32(list_nbr, a, b, lo); p < b; p++) {
                     uint x = list_nbr[p];
                     if (x >= hi) {
                         break;

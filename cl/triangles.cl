@@ -1,6 +1,7 @@
 /*
  * triangles.cl — weighted triangle listing over a co-occurrence graph: the device form of the
- * host's co-star triangles (src/matcher/triangles.rs; Rust: gemp::matcher::device::triangles).
+ * host's co-star triangles (src/matcher/triangles.rs; Rust: gemp::matcher::device::triangles;
+ * built after common.cl and factorised.cl, in one program).
  *
  * A factorised plan whose three kept nodes are joined pairwise through three eliminated middle
  * nodes (the co-star cycle p1-t1-p2-t2-p3-t3-p1) counts, for each kept triple a < b < c whose
@@ -36,21 +37,6 @@
  *     rank, has the highest-ranked node c in its list);
  *   - reads stay inside the arrays (positions come from the offsets); no scratch memory.
  */
-
-/* Whether the sorted run a[lo, end) holds x. */
-inline bool tri_contains(__global const uint* a, uint lo, uint end, uint x)
-{
-    uint hi = end;
-    while (lo < hi) {
-        uint mid = lo + (hi - lo) / 2u;
-        if (a[mid] < x) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo < end && a[lo] == x;
-}
 
 inline void tri_range(__global const uint* off, uint start, uint base, uint span, uint v,
                       uint* lo, uint* hi)
@@ -107,7 +93,7 @@ inline uint tri_at(__global const uint* co_off, __global const uint* co_nbr,
             ulong t = 0ul;
             for (uint p = ma0; p < ma1; p++) {
                 uint m = mid_nbr[p];
-                if (tri_contains(mid_nbr, mb0, mb1, m) && tri_contains(mid_nbr, mc0, mc1, m)) {
+                if (sorted_contains_u32(mid_nbr, mb0, mb1, m) && sorted_contains_u32(mid_nbr, mc0, mc1, m)) {
                     t++;
                 }
             }

@@ -875,7 +875,8 @@ def ttc14_section(rows, datasets, gemp_engines, cap, peers):
     return out
 
 
-def machine(load_start):
+def cpu_and_memory():
+    """The CPU model name and the memory in GiB, from /proc ("unknown CPU" and 0 without it)."""
     cpu = "unknown CPU"
     try:
         for line in open("/proc/cpuinfo", encoding="utf-8"):
@@ -891,6 +892,11 @@ def machine(load_start):
                 mem = int(line.split()[1]) / 2 ** 20
     except OSError:
         pass
+    return cpu, mem
+
+
+def machine(load_start):
+    cpu, mem = cpu_and_memory()
     return {"cores": os.cpu_count(), "cpu": cpu, "mem_gib": mem, "load_start": load_start,
             "load_end": " ".join(open("/proc/loadavg").read().split()[:3]),
             "os": platform.platform()}

@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 
-from bench_peers import run_capped
+from bench_peers import cpu_and_memory, run_capped
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEMP = os.environ.get("GEMP_BIN") or os.path.join(
@@ -193,21 +193,7 @@ def median(xs):
 
 
 def machine():
-    cpu = "unknown CPU"
-    try:
-        for line in open("/proc/cpuinfo", encoding="utf-8"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = 0.0
-    try:
-        for line in open("/proc/meminfo", encoding="utf-8"):
-            if line.startswith("MemTotal"):
-                mem = int(line.split()[1]) / 2 ** 20
-    except OSError:
-        pass
+    cpu, mem = cpu_and_memory()
     return f"{platform.node()}, {cpu}, {os.cpu_count()} CPUs, {mem:.0f} GiB, {platform.platform()}"
 
 

@@ -91,14 +91,19 @@ pub fn over_limit() -> bool {
 /// when the limit is passed or was found passed earlier in this run.
 pub fn check(stage: &str) -> bool {
     if over_limit() {
-        let mut t = TRIPPED_STAGE.lock().unwrap_or_else(|e| e.into_inner());
-        if t.is_none() {
-            *t = Some(stage.to_owned());
-        }
-        TRIPPED.store(true, Ordering::Relaxed);
+        trip(stage);
         return true;
     }
     tripped()
+}
+
+/// Records that `stage` found the limit passed (the first stage of a run is kept).
+fn trip(stage: &str) {
+    let mut t = TRIPPED_STAGE.lock().unwrap_or_else(|e| e.into_inner());
+    if t.is_none() {
+        *t = Some(stage.to_owned());
+    }
+    TRIPPED.store(true, Ordering::Relaxed);
 }
 
 /// For a state about to grow by `extra` bytes at once (a hash table's rehash): true, recording
@@ -108,11 +113,7 @@ pub fn check(stage: &str) -> bool {
 pub fn check_growth(stage: &str, extra: usize) -> bool {
     let limit = LIMIT.load(Ordering::Relaxed);
     if limit != usize::MAX && in_use().saturating_add(extra) > limit {
-        let mut t = TRIPPED_STAGE.lock().unwrap_or_else(|e| e.into_inner());
-        if t.is_none() {
-            *t = Some(stage.to_owned());
-        }
-        TRIPPED.store(true, Ordering::Relaxed);
+        trip(stage);
         return true;
     }
     tripped()

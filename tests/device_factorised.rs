@@ -166,59 +166,22 @@ fn ttc14_couples_and_cliques_match_the_closed_form() {
 /// triangle listing and equal the host (which `tests/factorised.rs` holds to brute force).
 #[test]
 fn device_costar_cycles_equal_the_host() {
-    use common::grouped_queries::{agg, id};
-    use common::projection;
-    use common::random_graphs::{pattern_vars, RelSpec, G};
-    use gemp::pattern::ir::{AggFn, BoundQuery, CmpOp, Expr};
+    use common::grouped_queries::{bipartite, bipartite_model, chained_costar_cycle, costar_cycle};
     let Some(gpu) = gpu("device_costar_cycles_equal_the_host") else {
         return;
     };
-    let bipartite = (3usize..9, 2usize..8).prop_flat_map(|(np, nt)| {
-        (
-            Just(np),
-            Just(nt),
-            prop::collection::vec((0..np, 0..nt, 0u8..2), 0..50),
-            prop::sample::select(vec![vec![], vec![0u8], vec![0u8, 1]]),
-            1usize..30,
-        )
-    });
+    let cases = (
+        bipartite(9, 8, 50),
+        prop::sample::select(vec![vec![], vec![0u8], vec![0u8, 1]]),
+        1usize..30,
+    );
     let mut runner = TestRunner::new(ProptestConfig::with_cases(150));
     runner
-        .run(&bipartite, |(np, nt, edges, types, row_words)| {
-            let labels: Vec<u8> = (0..np).map(|_| 0).chain((0..nt).map(|_| 1)).collect();
-            let g = G {
-                labels,
-                edges: edges.iter().map(|&(p, t, ty)| (p, np + t, ty)).collect(),
-            };
-            let m = build(&g);
-            let specs: Vec<RelSpec> = [(0, 1), (2, 1), (2, 3), (4, 3), (4, 5), (0, 5)]
-                .iter()
-                .map(|&(s, d)| (s, d, types.clone(), false, false))
-                .collect();
-            let label = [Some(0), Some(1), Some(0), Some(1), Some(0), Some(1)];
-            let mut q = BoundQuery {
-                pattern: pattern_vars(&m, &label, &specs),
-                filter: vec![],
-                stages: vec![projection(vec![agg(AggFn::Count, false, None, "c")])],
-                clauses: None,
-            };
+        .run(&cases, |((np, nt, edges), types, row_words)| {
+            let m = bipartite_model(np, nt, &edges);
             let dm = DeviceMatcher::new(gpu.clone(), &m, config(row_words, 1 << 22)).unwrap();
             let opts = MatchOptions::default();
-            let lt =
-                |x: usize, y: usize| Expr::Compare(CmpOp::Lt, Box::new(id(x)), Box::new(id(y)));
-            for chained in [false, true] {
-                if chained {
-                    q.filter = vec![lt(0, 2), lt(2, 4)];
-                    q.stages = vec![projection(vec![
-                        agg(AggFn::Count, false, None, "c"),
-                        agg(
-                            AggFn::Count,
-                            true,
-                            Some(Expr::List(vec![id(0), id(2), id(4)])),
-                            "d",
-                        ),
-                    ])];
-                }
+            for q in [costar_cycle(&m, &types), chained_costar_cycle(&m, &types)] {
                 let host = execute(&m, &q, &opts).unwrap();
                 let (dev, t) = dm.execute_timed(&q, &opts).unwrap();
                 prop_assert_eq!(&dev.rows, &host.rows);

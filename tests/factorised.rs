@@ -7,9 +7,12 @@
 mod common;
 use std::collections::BTreeSet;
 
-use common::grouped_queries::{agg, check_grouped_queries, id, int, pattern};
+use common::grouped_queries::{
+    agg, bipartite, bipartite_model, chained_costar_cycle, check_grouped_queries, costar_cycle,
+    int, pattern,
+};
 use common::projection;
-use common::random_graphs::{build, graph, pattern_vars, RelSpec};
+use common::random_graphs::{build, graph};
 use gemp::matcher::eval::Val;
 use gemp::matcher::{execute, factorised, prepare, MatchOptions, Semantics};
 use gemp::pattern::ir::*;
@@ -98,18 +101,6 @@ fn costar_cycle_eliminates_titles_and_counts_by_inclusion_exclusion() {
     assert!(fp.describe(&q).contains("inclusion–exclusion"));
 }
 
-/// A random bipartite multigraph: `persons` nodes labelled `L0`, then `titles` nodes labelled
-/// `L1`, edges person → title of type `T0` or `T1` (parallel edges included).
-fn bipartite() -> impl Strategy<Value = (usize, usize, Vec<(usize, usize, u8)>)> {
-    (3usize..8, 2usize..7).prop_flat_map(|(np, nt)| {
-        (
-            Just(np),
-            Just(nt),
-            prop::collection::vec((0..np, 0..nt, 0u8..2), 0..40),
-        )
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     /// The co-star cycle `n0-n1-n2-n3-n4-n5-n0` (persons n0, n2, n4; titles n1, n3, n5) runs as
@@ -118,15 +109,10 @@ proptest! {
     /// assignment of distinct persons and distinct titles.
     #[test]
     fn costar_cycles_by_triangle_listing_equal_brute_force(
-        (np, nt, edges) in bipartite(),
+        (np, nt, edges) in bipartite(8, 7, 40),
         types in prop::sample::select(vec![vec![], vec![0u8], vec![0u8, 1]]),
     ) {
-        let labels: Vec<u8> = (0..np).map(|_| 0).chain((0..nt).map(|_| 1)).collect();
-        let g = common::random_graphs::G {
-            labels,
-            edges: edges.iter().map(|&(p, t, ty)| (p, np + t, ty)).collect(),
-        };
-        let m = build(&g);
+        let m = bipartite_model(np, nt, &edges);
         let acts = |p: usize, t: usize| {
             edges.iter().any(|&(x, y, ty)| x == p && y == t && (types.is_empty() || types.contains(&ty)))
         };
@@ -146,25 +132,12 @@ proptest! {
                 }
             }}}
         }}}
-        let specs: Vec<RelSpec> = [(0, 1), (2, 1), (2, 3), (4, 3), (4, 5), (0, 5)]
-            .iter()
-            .map(|&(s, d)| (s, d, types.clone(), false, false))
-            .collect();
-        let label = [Some(0), Some(1), Some(0), Some(1), Some(0), Some(1)];
-        let mut q = BoundQuery {
-            pattern: pattern_vars(&m, &label, &specs),
-            filter: vec![],
-            stages: vec![projection(vec![agg(AggFn::Count, false, None, "c")])], clauses: None, };
+        let q = costar_cycle(&m, &types);
         let opts = MatchOptions::default();
         let out = execute(&m, &q, &opts).unwrap();
         prop_assert_eq!(int(&out.rows[0][0]), all);
 
-        let lt = |x: usize, y: usize| Expr::Compare(CmpOp::Lt, Box::new(id(x)), Box::new(id(y)));
-        q.filter = vec![lt(0, 2), lt(2, 4)];
-        q.stages = vec![projection(vec![
-            agg(AggFn::Count, false, None, "c"),
-            agg(AggFn::Count, true, Some(Expr::List(vec![id(0), id(2), id(4)])), "d"),
-        ])];
+        let q = chained_costar_cycle(&m, &types);
         let out = execute(&m, &q, &opts).unwrap();
         prop_assert_eq!(int(&out.rows[0][0]), chained);
         prop_assert_eq!(int(&out.rows[0][1]), triples.len() as i64);

@@ -204,6 +204,21 @@ pub struct FactorPlan {
     pub triangle: Option<TriangleShape>,
 }
 
+/// False when no factorised plan can exist for `query`, from its shape alone (no candidate sets
+/// needed): its first projection aggregates nothing, Cypher semantics (every relationship edge
+/// by edge, with distinct edges), a named relationship, fewer than two pattern nodes.
+pub(crate) fn may_factorise(query: &BoundQuery, semantics: Semantics) -> bool {
+    let p = &query.pattern;
+    query.stages.first().is_some_and(|first| {
+        first
+            .items
+            .iter()
+            .any(|i| matches!(i.expr, Expr::Aggregate { .. }))
+    }) && !semantics.distinct_edges()
+        && !p.rels.iter().any(|r| r.named)
+        && p.nodes.len() >= 2
+}
+
 /// Builds a factorised plan for `query`, or `None` when no node can be eliminated (or the query is
 /// not grouped). `plan` supplies the unary conjuncts already applied to `cands`.
 pub fn plan(
@@ -212,17 +227,13 @@ pub fn plan(
     cands: &[CandidateSet],
     semantics: Semantics,
 ) -> Option<FactorPlan> {
+    if !may_factorise(query, semantics) {
+        return None;
+    }
     let first = query.stages.first()?;
     let is_agg = |e: &Expr| matches!(e, Expr::Aggregate { .. });
-    if !first.items.iter().any(|i| is_agg(&i.expr)) {
-        return None;
-    }
     let p = &query.pattern;
     let k = p.nodes.len();
-    // Cypher semantics matches every relationship edge by edge, with distinct edges: declined.
-    if semantics.distinct_edges() || p.rels.iter().any(|r| r.named) || k < 2 {
-        return None;
-    }
     let mut referenced = vec![false; k];
     let mark = |e: &Expr, referenced: &mut Vec<bool>| {
         let mut s = Vec::new();
@@ -1472,11 +1483,14 @@ impl TwoHopIndex {
 /// node's candidates, deduplicated and sorted, in one array: a two-hop expansion then reads one
 /// short contiguous list per middle node instead of the adjacency's offsets, types and
 /// neighbours (the random accesses that dominate it).
-pub(super) struct Projected {
+/// The device's factorised kernel reads the same lists ([`Projected::along`]).
+pub(crate) struct Projected {
     /// The smallest middle node id; lists are indexed from it.
-    base: u32,
-    offsets: Vec<u32>,
-    targets: Vec<u32>,
+    pub(crate) base: u32,
+    /// `offsets[v - base] .. offsets[v - base + 1]` is node `v`'s list in `targets`.
+    pub(crate) offsets: Vec<u32>,
+    /// Every list, one after another.
+    pub(crate) targets: Vec<u32>,
 }
 
 impl Projected {
@@ -1488,7 +1502,19 @@ impl Projected {
         back: &Link,
         target: &CandidateSet,
     ) -> Self {
-        let nodes = &mids.nodes;
+        Self::along(m, mids, &back.types, reverse(back.dir), target)
+    }
+
+    /// The neighbours of every node of `from` along `types` (`ANY_TYPE` alone = any) in
+    /// direction `dir` that are in `target`, each list sorted and distinct.
+    pub(crate) fn along(
+        m: &Model,
+        from: &CandidateSet,
+        types: &[u32],
+        dir: Dir,
+        target: &CandidateSet,
+    ) -> Self {
+        let nodes = &from.nodes;
         let (Some(&base), Some(&last)) = (nodes.first(), nodes.last()) else {
             return Projected {
                 base: 0,
@@ -1496,7 +1522,6 @@ impl Projected {
                 targets: Vec::new(),
             };
         };
-        let dir = reverse(back.dir);
         let parts: Vec<(Vec<u32>, Vec<u32>)> = nodes
             .par_chunks(4096)
             .map(|chunk| {
@@ -1504,7 +1529,7 @@ impl Projected {
                 let mut all = Vec::new();
                 for &t in chunk {
                     let start = all.len();
-                    walk(m, t, &back.types, dir, |y| {
+                    walk(m, t, types, dir, |y| {
                         if target.contains(y) {
                             all.push(y);
                         }
@@ -1619,7 +1644,7 @@ fn prefetch_read<T>(x: &T) {
 }
 
 /// The opposite walking direction.
-fn reverse(d: Dir) -> Dir {
+pub(crate) fn reverse(d: Dir) -> Dir {
     match d {
         Dir::Out => Dir::In,
         Dir::In => Dir::Out,

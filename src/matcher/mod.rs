@@ -339,11 +339,7 @@ pub fn execute<'m>(
             options,
             deadline,
         )?;
-        for row in &mut out.rows {
-            if let Some(Val::Int(n)) = row.first_mut() {
-                *n = n.saturating_mul(factor as i64);
-            }
-        }
+        SymmetryReduced::scale(&mut out.rows, factor);
         return Ok(out);
     }
     execute_planned(model, query, plan, cands, timings, options, deadline)
@@ -359,6 +355,17 @@ pub(crate) struct SymmetryReduced {
     pub query: BoundQuery,
     /// Its plan.
     pub plan: Plan,
+}
+
+impl SymmetryReduced {
+    /// Multiplies the reduced count (the first column) by `factor`.
+    pub(crate) fn scale(rows: &mut [Vec<Val<'_>>], factor: u64) {
+        for row in rows {
+            if let Some(Val::Int(n)) = row.first_mut() {
+                *n = n.saturating_mul(factor as i64);
+            }
+        }
+    }
 }
 
 /// The symmetry-reduced form of a pure `RETURN count(*)` query under node-injective semantics

@@ -271,3 +271,64 @@ pub fn check_grouped_queries<'m>(
     prop_assert_eq!(got, per.into_iter().collect::<Vec<_>>());
     Ok(())
 }
+
+/// A random bipartite multigraph of fewer than `max_persons` persons (at least 3) and fewer than
+/// `max_titles` titles (at least 2) with fewer than `max_edges` edges person → title of type `T0`
+/// or `T1` (parallel edges included): (persons, titles, edges by person and title index).
+pub fn bipartite(
+    max_persons: usize,
+    max_titles: usize,
+    max_edges: usize,
+) -> impl Strategy<Value = (usize, usize, Vec<(usize, usize, u8)>)> {
+    (3usize..max_persons, 2usize..max_titles).prop_flat_map(move |(np, nt)| {
+        (
+            Just(np),
+            Just(nt),
+            prop::collection::vec((0..np, 0..nt, 0u8..2), 0..max_edges),
+        )
+    })
+}
+
+/// The graph of [`bipartite`]: persons labelled `L0`, then titles labelled `L1`.
+pub fn bipartite_model(np: usize, nt: usize, edges: &[(usize, usize, u8)]) -> Model {
+    let labels: Vec<u8> = (0..np).map(|_| 0).chain((0..nt).map(|_| 1)).collect();
+    super::random_graphs::build(&super::random_graphs::G {
+        labels,
+        edges: edges.iter().map(|&(p, t, ty)| (p, np + t, ty)).collect(),
+    })
+}
+
+/// The co-star cycle `n0-n1-n2-n3-n4-n5-n0` (persons n0, n2, n4; titles n1, n3, n5) over
+/// relationships of `types` (empty = any), `RETURN count(*)`.
+pub fn costar_cycle(m: &Model, types: &[u8]) -> BoundQuery {
+    let specs: Vec<RelSpec> = [(0, 1), (2, 1), (2, 3), (4, 3), (4, 5), (0, 5)]
+        .iter()
+        .map(|&(s, d)| (s, d, types.to_vec(), false, false))
+        .collect();
+    let label = [Some(0), Some(1), Some(0), Some(1), Some(0), Some(1)];
+    BoundQuery {
+        pattern: pattern_vars(m, &label, &specs),
+        filter: vec![],
+        stages: vec![projection(vec![agg(AggFn::Count, false, None, "c")])],
+        clauses: None,
+    }
+}
+
+/// [`costar_cycle`] under `id(n0) < id(n2) < id(n4)`, `RETURN count(*), count(DISTINCT [id(n0),
+/// id(n2), id(n4)])`.
+pub fn chained_costar_cycle(m: &Model, types: &[u8]) -> BoundQuery {
+    let lt = |x: usize, y: usize| Expr::Compare(CmpOp::Lt, Box::new(id(x)), Box::new(id(y)));
+    BoundQuery {
+        filter: vec![lt(0, 2), lt(2, 4)],
+        stages: vec![projection(vec![
+            agg(AggFn::Count, false, None, "c"),
+            agg(
+                AggFn::Count,
+                true,
+                Some(Expr::List(vec![id(0), id(2), id(4)])),
+                "d",
+            ),
+        ])],
+        ..costar_cycle(m, types)
+    }
+}

@@ -35,10 +35,9 @@ use crate::gpu::args::FactorisedArgs;
 use crate::gpu::{DeviceBuffer, Gpu};
 use crate::matcher::candidates::{CandidateSet, Semantics};
 use crate::matcher::enumerate::Control;
-use crate::matcher::factorised::{walk, FactorExec, FactorPlan, Link, Source};
+use crate::matcher::factorised::{reverse, FactorExec, FactorPlan, Link, Projected, Source};
 use crate::matcher::planner::Dir;
 use crate::matcher::results::{self, Projector, RowSink};
-use crate::matcher::Val;
 use crate::matcher::{MatchOptions, QueryOutput, Timings};
 use crate::model::{Model, ANY_TYPE};
 use crate::pattern::ir::{BoundQuery, NodeSlot};
@@ -481,80 +480,97 @@ impl Draft {
     }
 }
 
-/// One projected list: (offsets over `from`'s id range, entries, base id, longest list).
-fn build_list(
-    model: &Model,
-    spec: &ListSpec,
-    from: &CandidateSet,
-    to: &CandidateSet,
-) -> (Vec<u32>, Vec<u32>, u32, usize) {
-    let nodes = &from.nodes;
-    let (Some(&base), Some(&last)) = (nodes.first(), nodes.last()) else {
-        return (vec![0], Vec::new(), 0, 0);
+/// One projected list ([`Projected::along`]) and its longest list.
+fn build_list(model: &Model, spec: &ListSpec, from: &CandidateSet, to: &CandidateSet) -> BuiltList {
+    let p = Projected::along(model, from, &spec.types, spec.dir, to);
+    let longest = p.offsets.windows(2).map(|w| (w[1] - w[0]) as usize).max();
+    (p.offsets, p.targets, p.base, longest.unwrap_or(0))
+}
+
+/// An encoded plan's lists on the device.
+pub(crate) struct UploadedLists {
+    /// Every list's offsets.
+    pub list_off: DeviceBuffer<u32>,
+    /// Every list's entries.
+    pub list_nbr: DeviceBuffer<u32>,
+}
+
+/// Uploads `enc` and runs the factorised kernel of `program` over `pivots` ([`run_rounds`]);
+/// returns what the rounds brought back and the uploaded lists.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_encoded(
+    gpu: &Gpu,
+    config: &super::DeviceConfig,
+    program: &ocl::Program,
+    enc: &Encoded,
+    pivots: &[u32],
+    count_mode: bool,
+    min_weight: u64,
+    control: &Control,
+    t: &mut DeviceTimings,
+) -> Result<(RoundsOutput, UploadedLists)> {
+    let start = Instant::now();
+    let plan = gpu.buffer_from("factorised plan", &enc.plan, true)?;
+    let lists = UploadedLists {
+        list_off: gpu.buffer_from("projected list offsets", &enc.list_off, true)?,
+        list_nbr: gpu.buffer_from("projected lists", &enc.list_nbr, true)?,
     };
-    let parts: Vec<(Vec<u32>, Vec<u32>)> = nodes
-        .par_chunks(4096)
-        .map(|chunk| {
-            let mut lens = Vec::with_capacity(chunk.len());
-            let mut all = Vec::new();
-            for &v in chunk {
-                let start = all.len();
-                walk(model, v, &spec.types, spec.dir, |y| {
-                    if to.contains(y) {
-                        all.push(y);
-                    }
-                });
-                let list = &mut all[start..];
-                list.sort_unstable();
-                let mut n = 0;
-                for i in 0..list.len() {
-                    if i == 0 || list[i] != list[n - 1] {
-                        list[n] = list[i];
-                        n += 1;
-                    }
-                }
-                all.truncate(start + n);
-                lens.push(n as u32);
-            }
-            (lens, all)
-        })
-        .collect();
-    let span = (last - base) as usize + 1;
-    let mut offsets = vec![0u32; span + 1];
-    let mut entries = Vec::new();
-    let mut ids = nodes.iter();
-    let mut longest = 0usize;
-    for (lens, part) in parts {
-        for len in lens {
-            if let Some(&v) = ids.next() {
-                offsets[(v - base) as usize + 1] = len;
-                longest = longest.max(len as usize);
-            }
-        }
-        entries.extend(part);
-    }
-    for i in 0..span {
-        offsets[i + 1] += offsets[i];
-    }
-    (offsets, entries, base, longest)
+    t.upload_bytes += 4 * (enc.plan.len() + enc.list_off.len() + enc.list_nbr.len());
+    t.upload += start.elapsed();
+    let shape = enc.round_shape(count_mode);
+    let local = gpu.local_size(program, "factorised", config.local_size)?;
+    let out = run_rounds(
+        gpu,
+        config,
+        local,
+        &shape,
+        pivots,
+        control,
+        t,
+        &mut |l: &Launch<'_>| {
+            gpu.kernel_from(
+                program,
+                FactorisedArgs {
+                    plan: &plan,
+                    list_off: &lists.list_off,
+                    list_nbr: &lists.list_nbr,
+                    pivots: l.pivots,
+                    n: l.n,
+                    next_pivot: l.next_pivot,
+                    scratch: l.scratch,
+                    region_words: l.region_words,
+                    regions: shape.regions as u32,
+                    table_slots: l.table_slots,
+                    tables: shape.tables as u32,
+                    mode: u32::from(!count_mode),
+                    min_weight,
+                    rows: l.rows,
+                    row_cap: l.row_cap,
+                    row_counter: l.row_counter,
+                    status: l.status,
+                    sums: l.sums,
+                },
+            )
+        },
+    )?;
+    Ok((out, lists))
 }
 
-fn reverse(d: Dir) -> Dir {
-    match d {
-        Dir::Out => Dir::In,
-        Dir::In => Dir::Out,
-        Dir::Both => Dir::Both,
-    }
-}
-
-/// The built `cl/factorised.cl` and `cl/triangles.cl`: one program, so a triangle query loads
+/// The built `cl/factorised.cl` and `cl/triangles.cl` (after `cl/common.cl`): one program, so a triangle query loads
 /// one binary (a cached program still costs tens of milliseconds to load on PoCL).
 pub(crate) fn program(gpu: &Gpu) -> Result<Arc<ocl::Program>> {
-    gpu.program(
+    let start = Instant::now();
+    let program = gpu.program(
         "factorised",
-        &[FACTORISED_CL, super::triangles::TRIANGLES_CL],
+        &[
+            crate::gpu::COMMON_CL,
+            FACTORISED_CL,
+            super::triangles::TRIANGLES_CL,
+        ],
         &format!("-D FX_MAX_STEPS={MAX_STEPS}"),
-    )
+    )?;
+    log::debug!("factorised program ready in {:.1?}", start.elapsed());
+    Ok(program)
 }
 
 /// The factorised plan the device runs for a query, decided as the host decides it.
@@ -575,7 +591,11 @@ impl DevicePlan {
         query: &BoundQuery,
         options: &MatchOptions,
     ) -> Option<DevicePlan> {
-        if query.clauses.is_some() || options.semantics == Semantics::Cypher {
+        // Decided from the query's shape first: the candidate filtering below is not repeated
+        // for a query the device enumerates anyway.
+        if query.clauses.is_some()
+            || !crate::matcher::factorised::may_factorise(query, options.semantics)
+        {
             return None;
         }
         let (plan, cands, host_t) = crate::matcher::prepare_host(model, query, options.semantics);
@@ -697,55 +717,12 @@ pub(crate) fn try_execute<'m>(
         )?;
         t.convert += convert.elapsed();
         let gpu = dm.gpu();
-        let program_start = Instant::now();
         let program = program(gpu)?;
-        log::debug!(
-            "factorised program ready in {:.1?}",
-            program_start.elapsed()
-        );
-        let start = Instant::now();
-        let plan = gpu.buffer_from("factorised plan", &enc.plan, true)?;
-        let list_off = gpu.buffer_from("projected list offsets", &enc.list_off, true)?;
-        let list_nbr = gpu.buffer_from("projected lists", &enc.list_nbr, true)?;
-        t.upload_bytes += 4 * (enc.plan.len() + enc.list_off.len() + enc.list_nbr.len());
-        t.upload += start.elapsed();
-        let shape = enc.round_shape(count_mode);
         let min_weight = fp.min_weight.max(1);
-        let local = gpu.local_size(&program, "factorised", dm.config.local_size)?;
-        run_rounds(
-            gpu,
-            &dm.config,
-            local,
-            &shape,
-            &pivots,
-            &control,
-            &mut t,
-            &mut |l: &Launch<'_>| {
-                gpu.kernel_from(
-                    &program,
-                    FactorisedArgs {
-                        plan: &plan,
-                        list_off: &list_off,
-                        list_nbr: &list_nbr,
-                        pivots: l.pivots,
-                        n: l.n,
-                        next_pivot: l.next_pivot,
-                        scratch: l.scratch,
-                        region_words: l.region_words,
-                        regions: shape.regions as u32,
-                        table_slots: l.table_slots,
-                        tables: shape.tables as u32,
-                        mode: u32::from(!count_mode),
-                        min_weight,
-                        rows: l.rows,
-                        row_cap: l.row_cap,
-                        row_counter: l.row_counter,
-                        status: l.status,
-                        sums: l.sums,
-                    },
-                )
-            },
-        )?
+        let (run, _) = run_encoded(
+            gpu, &dm.config, &program, &enc, &pivots, count_mode, min_weight, &control, &mut t,
+        )?;
+        run
     };
     // Phase 1: the rounds, not the lists' encoding (convert) or their upload.
     t.phase1 = start.elapsed().saturating_sub(t.convert + t.upload);
@@ -786,22 +763,14 @@ pub(crate) fn try_execute<'m>(
     }
     t.phase1_matches = run.bindings;
     t.host_pivots = run.host_pivots.len();
-    let host_exec;
     if !run.host_pivots.is_empty() {
-        let mut full = FactorExec::without_lists(model, query, &fp, &cands, &control);
-        full.build_lists();
-        host_exec = full;
-        sinks.extend(host_exec.run_pivots(&run.host_pivots, &projector, next.as_ref(), oracle));
+        let mut host = FactorExec::without_lists(model, query, &fp, &cands, &control);
+        host.build_lists();
+        sinks.extend(host.run_pivots(&run.host_pivots, &projector, next.as_ref(), oracle));
     }
     let (mut rows, columns) =
         results::finish_stages(model, &query.stages, &projector, sinks, Some(oracle));
-    if factor > 1 {
-        for row in &mut rows {
-            if let Some(Val::Int(n)) = row.first_mut() {
-                *n = n.saturating_mul(factor as i64);
-            }
-        }
-    }
+    crate::matcher::SymmetryReduced::scale(&mut rows, factor);
     t.results = start.elapsed();
     let timings = Timings {
         filter: host_t.filter,

@@ -21,16 +21,16 @@ use hashbrown::HashMap;
 use rayon::prelude::*;
 
 use super::factorised::{
-    encode_pairs, program as factorised_program, run_rounds, Launch, RoundShape, RoundsOutput,
+    encode_pairs, program as factorised_program, run_encoded, run_rounds, Launch, RoundShape,
+    RoundsOutput,
 };
 use super::DeviceTimings;
 use crate::error::{Error, Result};
-use crate::gpu::args::{FactorisedArgs, TrianglesArgs};
+use crate::gpu::args::TrianglesArgs;
 use crate::gpu::Gpu;
 use crate::matcher::candidates::CandidateSet;
 use crate::matcher::enumerate::Control;
-use crate::matcher::factorised::{walk, FactorPlan};
-use crate::matcher::planner::Dir;
+use crate::matcher::factorised::{reverse, walk, FactorPlan};
 use crate::model::Model;
 
 /// `cl/triangles.cl`.
@@ -63,54 +63,8 @@ pub(crate) fn run(
     let start = Instant::now();
     let enc = encode_pairs(model, kept, mids, link, config.factorised_region_words)?;
     t.convert += start.elapsed();
-    let start = Instant::now();
-    let plan = gpu.buffer_from("pair plan", &enc.plan, true)?;
-    let list_off = gpu.buffer_from("projected list offsets", &enc.list_off, true)?;
-    let list_nbr = gpu.buffer_from("projected lists", &enc.list_nbr, true)?;
-    t.upload_bytes += 4 * (enc.plan.len() + enc.list_off.len() + enc.list_nbr.len());
-    t.upload += start.elapsed();
-    let program_start = Instant::now();
     let fx = factorised_program(gpu)?;
-    log::debug!(
-        "factorised program ready in {:.1?}",
-        program_start.elapsed()
-    );
-    let shape = enc.round_shape(false);
-    let local = gpu.local_size(&fx, "factorised", config.local_size)?;
-    let pairs = run_rounds(
-        gpu,
-        config,
-        local,
-        &shape,
-        &kept.nodes,
-        control,
-        t,
-        &mut |l: &Launch<'_>| {
-            gpu.kernel_from(
-                &fx,
-                FactorisedArgs {
-                    plan: &plan,
-                    list_off: &list_off,
-                    list_nbr: &list_nbr,
-                    pivots: l.pivots,
-                    n: l.n,
-                    next_pivot: l.next_pivot,
-                    scratch: l.scratch,
-                    region_words: l.region_words,
-                    regions: shape.regions as u32,
-                    table_slots: l.table_slots,
-                    tables: shape.tables as u32,
-                    mode: 1,
-                    min_weight: 1,
-                    rows: l.rows,
-                    row_cap: l.row_cap,
-                    row_counter: l.row_counter,
-                    status: l.status,
-                    sums: l.sums,
-                },
-            )
-        },
-    )?;
+    let (pairs, lists) = run_encoded(gpu, config, &fx, &enc, &kept.nodes, false, 1, control, t)?;
 
     // The co-occurrence lists, sorted (pairs of pivots the device left to the host added).
     let start = Instant::now();
@@ -163,7 +117,8 @@ pub(crate) fn run(
         .filter(|&i| co_off[i + 1] - co_off[i] >= 2)
         .map(|i| base + i as u32)
         .collect();
-    t.results += start.elapsed();
+    // Orienting and sorting the pairs on the host is part of converting the plan.
+    t.convert += start.elapsed();
 
     // 2. Triangles.
     let listing = Instant::now();
@@ -180,7 +135,6 @@ pub(crate) fn run(
         enc.plan[lists_off + 1],
         enc.plan[lists_off + 2],
     );
-    let tri = &fx;
     let shape = RoundShape {
         row_words: 5,
         count_mode,
@@ -190,7 +144,7 @@ pub(crate) fn run(
         table_slots: (0, 0),
     };
     let min_weight = fp.min_weight.max(1);
-    let local = gpu.local_size(tri, "triangles", config.local_size)?;
+    let local = gpu.local_size(&fx, "triangles", config.local_size)?;
     let out = run_rounds(
         gpu,
         config,
@@ -201,15 +155,15 @@ pub(crate) fn run(
         t,
         &mut |l: &Launch<'_>| {
             gpu.kernel_from(
-                tri,
+                &fx,
                 TrianglesArgs {
                     co_off: &co_off_b,
                     co_nbr: &co_nbr_b,
                     co_cnt: &co_cnt_b,
                     co_base: base,
                     co_span: span as u32,
-                    mid_off: &list_off,
-                    mid_nbr: &list_nbr,
+                    mid_off: &lists.list_off,
+                    mid_nbr: &lists.list_nbr,
                     mid_start,
                     mid_base,
                     mid_span,
@@ -252,11 +206,7 @@ fn host_pairs(
     kept: &CandidateSet,
     mids: &CandidateSet,
 ) -> Vec<(u64, u32)> {
-    let back = match link.dir {
-        Dir::Out => Dir::In,
-        Dir::In => Dir::Out,
-        Dir::Both => Dir::Both,
-    };
+    let back = reverse(link.dir);
     let mut ms = Vec::new();
     walk(model, x, &link.types, link.dir, |m| {
         if mids.contains(m) {
