@@ -37,6 +37,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::io::{Format, LoadOptions, LoadReport};
 use crate::matcher::eval::Val;
+pub use crate::matcher::stages::StageChoice;
 use crate::matcher::{MatchOptions, QueryOutput, Semantics};
 use crate::model::{Model, Value, ValueRef};
 use crate::pattern::binder::Params;
@@ -269,6 +270,7 @@ impl Graph {
             &SessionOptions {
                 backend: options.backend,
                 engine: options.engine,
+                stages: options.stages,
                 ..Default::default()
             },
         )?;
@@ -305,6 +307,10 @@ pub struct RunOptions {
     pub backend: Backend,
     /// Which engine runs it: GEMP's pipeline (default) or GpSense's filter-and-join.
     pub engine: EngineKind,
+    /// One algorithm per matching stage — filter, order, join, each GEMP's or GpSense's — run
+    /// on the host matcher (see [`crate::matcher::stages`]); `None` (default): the engine's own
+    /// pipeline. Only with [`EngineKind::Gemp`] and a host or auto backend.
+    pub stages: Option<StageChoice>,
     /// Node-injective (default), homomorphic or Cypher (relationship-isomorphic) matching.
     pub semantics: Semantics,
     /// Stop after this long; the result is then partial.
@@ -335,6 +341,13 @@ impl RunOptions {
     /// Runs on GpSense's filter-and-join engine instead of GEMP's pipeline.
     pub fn gpsense(mut self) -> Self {
         self.engine = EngineKind::Gpsense;
+        self
+    }
+
+    /// Runs on the host with these stage algorithms, e.g.
+    /// `StageChoice::parse("filter=gpsense,join=gpsense")?` (see [`crate::matcher::stages`]).
+    pub fn stages(mut self, choice: StageChoice) -> Self {
+        self.stages = Some(choice);
         self
     }
 
@@ -687,6 +700,16 @@ mod tests {
             (m.count(), m.timings().backend.as_str()),
             (2, "gpsense host")
         );
+        for choice in StageChoice::all() {
+            let m = g.execute(&q, &RunOptions::host().stages(choice)).unwrap();
+            assert_eq!(m.count(), 2, "{choice}");
+            assert_eq!(m.timings().backend, format!("host stages {choice}"));
+        }
+        let both = RunOptions::host()
+            .gpsense()
+            .stages(StageChoice::parse("join=gpsense").unwrap());
+        let err = g.execute(&q, &both).unwrap_err().to_string();
+        assert!(err.contains("--engine gpsense"), "{err}");
         let err = g.query("MATCH (x:Nope) RETURN x").unwrap_err();
         assert!(matches!(err, Error::Query(_)), "{err}");
         let err = g.query("MATCH (x:A RETURN x").unwrap_err();

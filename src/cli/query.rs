@@ -12,6 +12,7 @@ use super::Outcome;
 use crate::gpsense;
 use crate::io::format::Format;
 use crate::io::{subgraph_bench, LoadOptions, LoadReport};
+use crate::matcher::stages::{FilterAlgo, JoinAlgo, OrderAlgo, StageChoice};
 use crate::matcher::{self, MatchOptions, Semantics};
 use crate::model::Model;
 use crate::pattern::binder::{self, Params};
@@ -76,6 +77,20 @@ pub struct QueryArgs {
     /// (1, the paper's best variant; 0 = none; rounds stop early once nothing changes).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub refine_rounds: usize,
+    /// Stage algorithms: the filter stage (candidate sets) by GEMP's or GpSense's algorithm.
+    /// Any of --filter/--order/--join runs the query through swappable stages on the host (the
+    /// others default to gemp; --timings then times filter, order and join), always enumerating.
+    /// Not with --engine gpsense or --backend opencl.
+    #[arg(long, value_enum, value_name = "ALGO")]
+    pub filter: Option<FilterAlgo>,
+    /// Stage algorithms: the order stage (node visiting order): GEMP's cost-based planner or
+    /// GpSense's rank order (see --filter).
+    #[arg(long, value_enum, value_name = "ALGO")]
+    pub order: Option<OrderAlgo>,
+    /// Stage algorithms: the join stage: GEMP's backtracking enumerator or GpSense's
+    /// edge-candidate join (see --filter).
+    #[arg(long, value_enum, value_name = "ALGO")]
+    pub join: Option<JoinAlgo>,
 }
 
 impl QueryArgs {
@@ -85,6 +100,7 @@ impl QueryArgs {
             bail!("--device-memory applies to --engine gpsense only");
         }
         Ok(SessionOptions {
+            stages: self.stages(),
             backend: self.backend,
             device: crate::gpu::selector(self.device),
             engine: self.engine,
@@ -97,6 +113,19 @@ impl QueryArgs {
                 ..Default::default()
             },
             ..Default::default()
+        })
+    }
+
+    /// The stage algorithms asked for: `None` without --filter/--order/--join, else each
+    /// stage's (gemp where not given).
+    fn stages(&self) -> Option<StageChoice> {
+        if self.filter.is_none() && self.order.is_none() && self.join.is_none() {
+            return None;
+        }
+        Some(StageChoice {
+            filter: self.filter.unwrap_or_default(),
+            order: self.order.unwrap_or_default(),
+            join: self.join.unwrap_or_default(),
         })
     }
 
@@ -114,7 +143,8 @@ impl QueryArgs {
   gemp match --model imdb.gemp q.cypher --param name=Jack --count
   gemp match --model hprd.gemp query_dense_16_1.graph --count
   gemp match --model imdb.gemp big.cypher --timeout 10 --count
-  gemp match --model imdb.gemp q.cypher --backend opencl --device 1 --timings")]
+  gemp match --model imdb.gemp q.cypher --backend opencl --device 1 --timings
+  gemp match datasets/queries/four-actors-jack.cypher --filter gpsense --order gemp --join gpsense --timings")]
 pub struct MatchArgs {
     /// The query file (.cypher, or a .graph query graph).
     pub query: PathBuf,
@@ -178,7 +208,8 @@ pub struct BatchArgs {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   gemp explain datasets/queries/four-actors-jack.cypher
-  gemp explain --model imdb.gemp couples.cypher")]
+  gemp explain --model imdb.gemp couples.cypher
+  gemp explain datasets/queries/four-actors-jack.cypher --filter gpsense --join gpsense")]
 pub struct ExplainArgs {
     /// The query file.
     pub query: PathBuf,

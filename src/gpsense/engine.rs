@@ -14,12 +14,12 @@ use super::filter::{self, FilterConfig, Topo};
 use super::join::{self, Conjuncts, EdgeCandidates, Joiner, Repeat};
 use super::plan::{self, GpsPlan};
 use crate::error::Result;
-use crate::matcher::enumerate::{sub_pattern_exists, Control, Sink};
+use crate::matcher::enumerate::{Control, ModelOracle, Sink};
 use crate::matcher::eval::ExistsOracle;
 use crate::matcher::results::{finish_stages, CountSink, Projector, RowSink};
 use crate::matcher::{MatchOptions, QueryOutput, Semantics, Timings};
 use crate::model::Model;
-use crate::pattern::ir::{BoundQuery, SubPattern};
+use crate::pattern::ir::BoundQuery;
 
 /// How the GpSense engine is set up.
 #[derive(Debug, Clone, Default)]
@@ -39,18 +39,6 @@ pub struct EngineConfig {
 /// candidate instead (heavily compressed graphs can have far more hyper-matches than the original
 /// graph has matches).
 pub const HYPER_MATCH_LIMIT: u64 = 100_000;
-
-/// Evaluates `EXISTS` sub-patterns on the data graph (as the default engine does).
-struct Oracle<'m> {
-    model: &'m Model,
-    semantics: Semantics,
-}
-
-impl ExistsOracle for Oracle<'_> {
-    fn exists(&self, sub: &SubPattern, nodes: &[u32], _rels: &[u32]) -> bool {
-        sub_pattern_exists(self.model, sub, nodes, self.semantics, self)
-    }
-}
 
 /// The GpSense engine for one model.
 pub struct Engine<'m> {
@@ -254,12 +242,7 @@ impl<'m> Engine<'m> {
         let mut flags = expand_flags(model, c, query, &plan, &used, semantics);
         let topo = Topo::of_model(model);
         let cands = filter::refine(&topo, query, &plan, &mut flags, self.config.filter);
-        let edges = query
-            .pattern
-            .rels
-            .iter()
-            .map(|r| join::collect_edge_candidates(&topo, r, &cands[r.src], &flags[r.dst], false))
-            .collect();
+        let edges = join::collect_all_edge_candidates(&topo, query, &cands, &flags);
         Ok(Prepared { plan, cands, edges })
     }
 
@@ -366,16 +349,7 @@ impl<'m> Engine<'m> {
             }),
             control,
         };
-        let run_chunk = |chunk: &[u32]| {
-            let mut sink = make_sink();
-            joiner.run(chunk, &mut |n, r| sink.emit(n, r));
-            sink
-        };
-        if prep.plan.order.is_empty() {
-            return vec![run_chunk(&[])];
-        }
-        let firsts = &prep.cands[prep.plan.order[0]];
-        firsts.par_chunks(64).map(run_chunk).collect()
+        joiner.run_parallel(make_sink)
     }
 
     /// How this engine runs `query`: the candidate filter's sizes and the join order (as
@@ -417,7 +391,7 @@ impl<'m> Engine<'m> {
         timings.filter = start.elapsed();
         let counts: Vec<usize> = prep.cands.iter().map(|c| c.len()).collect();
         let plan_out = prep.plan.as_planner_plan(&counts);
-        let oracle = Oracle { model, semantics };
+        let oracle = ModelOracle { model, semantics };
         let first = query.stages.first().map(Projector::new);
         let start = Instant::now();
         let count_matches = |control: &Control| -> u64 {

@@ -13,7 +13,9 @@
 //!   bounded, so memory stays bounded whatever the number of matches.
 
 use crate::matcher::candidates::Semantics;
-use crate::matcher::enumerate::Control;
+use rayon::prelude::*;
+
+use crate::matcher::enumerate::{Control, Sink};
 use crate::matcher::eval::{Env, ExistsOracle};
 use crate::model::Model;
 use crate::pattern::ir::{BoundQuery, RelVar};
@@ -171,6 +173,22 @@ pub fn collect_edge_candidates(
     EdgeCandidates { by_src, by_dst }
 }
 
+/// Collects the edge candidates of every relationship of `query` on the host, given the candidate
+/// arrays (`cands`) and flags (`flags`) of each pattern node (named relationships edge by edge).
+pub fn collect_all_edge_candidates(
+    topo: &Topo<'_>,
+    query: &BoundQuery,
+    cands: &[Vec<u32>],
+    flags: &[Vec<bool>],
+) -> Vec<EdgeCandidates> {
+    query
+        .pattern
+        .rels
+        .iter()
+        .map(|r| collect_edge_candidates(topo, r, &cands[r.src], &flags[r.dst], false))
+        .collect()
+}
+
 /// How data nodes may repeat in a match.
 #[derive(Debug, Clone, Copy)]
 pub enum Repeat<'a> {
@@ -232,6 +250,28 @@ impl Joiner<'_> {
             self.query.pattern.nodes.len(),
             self.query.pattern.rels.len(),
         )
+    }
+
+    /// Runs the join over the first node's candidates in parallel chunks of
+    /// [`crate::matcher::host::CHUNK`], one sink per chunk, returned in candidate order (one sink
+    /// for a pattern without nodes).
+    pub fn run_parallel<S, F>(&self, make_sink: F) -> Vec<S>
+    where
+        S: Sink + Send,
+        F: Fn() -> S + Sync + Send,
+    {
+        let run_chunk = |chunk: &[u32]| {
+            let mut sink = make_sink();
+            self.run(chunk, &mut |n, r| sink.emit(n, r));
+            sink
+        };
+        let Some(&first) = self.plan.order.first() else {
+            return vec![run_chunk(&[])];
+        };
+        self.cands[first]
+            .par_chunks(crate::matcher::host::CHUNK)
+            .map(run_chunk)
+            .collect()
     }
 
     /// Runs the join for the first node's candidates `firsts` (a chunk of `cands[order[0]]`).

@@ -76,36 +76,89 @@ fn label_frequency(model: &Model, query: &BoundQuery, slot: NodeSlot) -> usize {
 /// Builds the plan. `candidates[slot]` is the number of initial candidates of each node (used only
 /// to recognise concept nodes fixed by a unique-property equality).
 pub fn plan(model: &Model, query: &BoundQuery, candidates: &[usize]) -> GpsPlan {
+    let unary = planner::unary_conjuncts(query);
+    let ranks = Ranks::of(model, query, &unary, candidates);
+    let order = rank_order(query, &ranks);
+    assemble(query, order, ranks, unary)
+}
+
+/// A plan that visits the pattern nodes in `order` (the order stage's choice, see
+/// [`crate::matcher::stages`]): join steps and conjunct placement as [`plan`] makes them. With
+/// `strings_unary`, unary string conjuncts count as applied to the candidates already (as the
+/// host's candidate filter does), else they run on complete matches. Nodes `order` leaves out
+/// are visited after it, by slot; repeated or unknown slots are skipped.
+pub fn plan_in_order(
+    model: &Model,
+    query: &BoundQuery,
+    candidates: &[usize],
+    order: &[NodeSlot],
+    strings_unary: bool,
+) -> GpsPlan {
+    let k = query.pattern.nodes.len();
+    let unary = planner::unary_conjuncts_with(query, strings_unary);
+    let ranks = Ranks::of(model, query, &unary, candidates);
+    let mut seen = vec![false; k];
+    let mut full = Vec::with_capacity(k);
+    for s in order.iter().copied().chain(0..k) {
+        if s < k && !seen[s] {
+            seen[s] = true;
+            full.push(s);
+        }
+    }
+    assemble(query, full, ranks, unary)
+}
+
+/// Per pattern node: concept node or not, pattern degree, and rank `deg(u) / freq(u)`.
+struct Ranks {
+    concept: Vec<bool>,
+    degree: Vec<usize>,
+    rank: Vec<f64>,
+}
+
+impl Ranks {
+    fn of(model: &Model, query: &BoundQuery, unary: &[Vec<usize>], candidates: &[usize]) -> Self {
+        let pattern = &query.pattern;
+        let k = pattern.nodes.len();
+        let concept: Vec<bool> = (0..k)
+            .map(|s| {
+                let conj = &unary[s];
+                conj.iter().any(|&i| is_id_equality(&query.filter[i]))
+                    || (candidates.get(s).is_some_and(|&c| c <= 1)
+                        && conj.iter().any(|&i| is_literal_equality(&query.filter[i])))
+            })
+            .collect();
+        let degree: Vec<usize> = (0..k)
+            .map(|s| {
+                pattern
+                    .rels
+                    .iter()
+                    .filter(|r| r.src == s || r.dst == s)
+                    .count()
+            })
+            .collect();
+        let rank: Vec<f64> = (0..k)
+            .map(|s| {
+                let freq = if concept[s] {
+                    1
+                } else {
+                    label_frequency(model, query, s)
+                };
+                degree[s] as f64 / freq.max(1) as f64
+            })
+            .collect();
+        Ranks {
+            concept,
+            degree,
+            rank,
+        }
+    }
+}
+
+/// GpSense's visiting order (see the module documentation).
+fn rank_order(query: &BoundQuery, ranks: &Ranks) -> Vec<NodeSlot> {
     let pattern = &query.pattern;
     let k = pattern.nodes.len();
-    let unary = planner::unary_conjuncts(query);
-    let concept: Vec<bool> = (0..k)
-        .map(|s| {
-            let conj = &unary[s];
-            conj.iter().any(|&i| is_id_equality(&query.filter[i]))
-                || (candidates.get(s).is_some_and(|&c| c <= 1)
-                    && conj.iter().any(|&i| is_literal_equality(&query.filter[i])))
-        })
-        .collect();
-    let degree: Vec<usize> = (0..k)
-        .map(|s| {
-            pattern
-                .rels
-                .iter()
-                .filter(|r| r.src == s || r.dst == s)
-                .count()
-        })
-        .collect();
-    let rank: Vec<f64> = (0..k)
-        .map(|s| {
-            let freq = if concept[s] {
-                1
-            } else {
-                label_frequency(model, query, s)
-            };
-            degree[s] as f64 / freq.max(1) as f64
-        })
-        .collect();
+    let (concept, degree, rank) = (&ranks.concept, &ranks.degree, &ranks.rank);
     let neighbours = |s: NodeSlot| -> Vec<NodeSlot> {
         let mut v: Vec<NodeSlot> = pattern
             .rels
@@ -159,7 +212,19 @@ pub fn plan(model: &Model, query: &BoundQuery, candidates: &[usize]) -> GpsPlan 
         ordered[s] = true;
         order.push(s);
     }
+    order
+}
 
+/// The plan visiting the nodes in `order` (every slot once): relationships per step, and conjunct
+/// placement (`unary` conjuncts are applied to the candidates already).
+fn assemble(
+    query: &BoundQuery,
+    order: Vec<NodeSlot>,
+    ranks: Ranks,
+    unary: Vec<Vec<usize>>,
+) -> GpsPlan {
+    let pattern = &query.pattern;
+    let k = pattern.nodes.len();
     // Relationships per step, and conjunct placement.
     let position: Vec<usize> = {
         let mut p = vec![0; k];
@@ -211,8 +276,8 @@ pub fn plan(model: &Model, query: &BoundQuery, candidates: &[usize]) -> GpsPlan 
     }
     GpsPlan {
         order,
-        concept,
-        rank,
+        concept: ranks.concept,
+        rank: ranks.rank,
         steps,
         unary,
         attribute_filters,

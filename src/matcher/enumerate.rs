@@ -735,6 +735,22 @@ impl ExistsOracle for Enumerator<'_> {
     }
 }
 
+/// Evaluates `EXISTS` sub-patterns on the data graph, as every engine does (what a join that is
+/// not an [`Enumerator`] hands its result sinks).
+#[derive(Debug, Clone, Copy)]
+pub struct ModelOracle<'m> {
+    /// The model sub-patterns are matched in.
+    pub model: &'m Model,
+    /// The semantics they are matched under.
+    pub semantics: Semantics,
+}
+
+impl ExistsOracle for ModelOracle<'_> {
+    fn exists(&self, sub: &SubPattern, nodes: &[u32], _rels: &[u32]) -> bool {
+        sub_pattern_exists(self.model, sub, nodes, self.semantics, self)
+    }
+}
+
 /// True when `sub` has a match whose anchored nodes are the outer binding's. The sub-pattern's own
 /// nodes follow `semantics` among themselves and with its anchors; they may coincide with outer
 /// nodes the sub-pattern does not mention (as in Cypher's `EXISTS`).

@@ -16,6 +16,7 @@ pub mod host;
 pub mod id_tuple;
 pub mod planner;
 pub mod results;
+pub mod stages;
 pub mod symmetry;
 pub mod triangles;
 
@@ -137,7 +138,7 @@ fn prepare_with(
 }
 
 /// The matching order for `query` over candidate sets computed already.
-fn plan_for(
+pub(crate) fn plan_for(
     model: &Model,
     query: &BoundQuery,
     cands: &[candidates::CandidateSet],
@@ -149,6 +150,22 @@ fn plan_for(
         sampled_fanout(model, query, cands, &unary, rel, from, dir)
     };
     planner::plan_with(query, &counts, &fanout, strings_unary)
+}
+
+/// [`plan_for`] binding the nodes in `order` (see [`planner::plan_in_order`]): GEMP's join
+/// following another order stage's choice; unary string conjuncts count as applied to `cands`.
+pub(crate) fn plan_in_order_for(
+    model: &Model,
+    query: &BoundQuery,
+    cands: &[candidates::CandidateSet],
+    order: &[crate::pattern::ir::NodeSlot],
+) -> Plan {
+    let unary = planner::unary_conjuncts_with(query, true);
+    let counts: Vec<usize> = cands.iter().map(|c| c.len()).collect();
+    let fanout = |rel: usize, from: usize, dir: planner::Dir| {
+        sampled_fanout(model, query, cands, &unary, rel, from, dir)
+    };
+    planner::plan_in_order(query, order, &counts, &fanout, true)
 }
 
 /// Average number of edges of `rel`'s types that a candidate of `from` has in direction `dir`,

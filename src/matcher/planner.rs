@@ -136,9 +136,53 @@ pub fn plan_with(
     fanout: Fanout<'_>,
     strings_unary: bool,
 ) -> Plan {
+    build(
+        query,
+        candidate_counts,
+        fanout,
+        strings_unary,
+        &mut |bound: &[bool]| cheapest_next(query, candidate_counts, fanout, bound),
+    )
+}
+
+/// A plan that binds the pattern nodes in `order` (the order stage's choice, see
+/// [`crate::matcher::stages`]): expansions, checks and conjunct placement as [`plan_with`] makes
+/// them, only the choice of the next node is `order`'s. Nodes `order` leaves out (or repeats)
+/// are bound afterwards as [`plan_with`] would choose them, so the plan always binds every node.
+pub fn plan_in_order(
+    query: &BoundQuery,
+    order: &[NodeSlot],
+    candidate_counts: &[usize],
+    fanout: Fanout<'_>,
+    strings_unary: bool,
+) -> Plan {
+    build(
+        query,
+        candidate_counts,
+        fanout,
+        strings_unary,
+        &mut |bound: &[bool]| {
+            order
+                .iter()
+                .copied()
+                .find(|&s| s < bound.len() && !bound[s])
+                .or_else(|| cheapest_next(query, candidate_counts, fanout, bound))
+        },
+    )
+}
+
+/// [`plan_with`]'s choice of the next node to bind, given the nodes bound so far: connected
+/// first; then more connections; then the smaller expansion; then fewer candidates; then higher
+/// pattern degree; then the lower slot.
+fn cheapest_next(
+    query: &BoundQuery,
+    candidate_counts: &[usize],
+    fanout: Fanout<'_>,
+    bound: &[bool],
+) -> Option<NodeSlot> {
     let pattern = &query.pattern;
     let k = pattern.nodes.len();
-    let unary = unary_conjuncts_with(query, strings_unary);
+    let count = |s: NodeSlot| candidate_counts.get(s).copied().unwrap_or(0);
     let pdeg: Vec<usize> = (0..k)
         .map(|s| {
             pattern
@@ -148,6 +192,68 @@ pub fn plan_with(
                 .count()
         })
         .collect();
+    // Connections of each unbound node to the bound set.
+    let connections = |s: NodeSlot| {
+        pattern
+            .rels
+            .iter()
+            .filter(|r| (r.src == s && bound[r.dst]) || (r.dst == s && bound[r.src]))
+            .count()
+    };
+    // The cheapest way to reach an unbound node from the bound set.
+    let best_fan = |s: NodeSlot| -> f64 {
+        pattern
+            .rels
+            .iter()
+            .enumerate()
+            .filter_map(|(ri, r)| {
+                if r.dst == s && bound[r.src] && r.src != s {
+                    Some(fanout(
+                        ri,
+                        r.src,
+                        if r.undirected { Dir::Both } else { Dir::Out },
+                    ))
+                } else if r.src == s && bound[r.dst] && r.dst != s {
+                    Some(fanout(
+                        ri,
+                        r.dst,
+                        if r.undirected { Dir::Both } else { Dir::In },
+                    ))
+                } else {
+                    None
+                }
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    (0..k).filter(|&s| !bound[s]).min_by(|&a, &b| {
+        let (ca, cb) = (connections(a), connections(b));
+        // Connected first; then more connections; then the smaller expansion; then fewer
+        // candidates; then higher pattern degree.
+        (ca == 0)
+            .cmp(&(cb == 0))
+            .then(cb.cmp(&ca))
+            .then(best_fan(a).total_cmp(&best_fan(b)))
+            .then(count(a).cmp(&count(b)))
+            .then(pdeg[b].cmp(&pdeg[a]))
+            .then(a.cmp(&b))
+    })
+}
+
+/// Chooses the next node to bind from the nodes bound so far (`None`: stop).
+type NextNode<'a> = &'a mut dyn FnMut(&[bool]) -> Option<NodeSlot>;
+
+/// The plan with nodes bound in the order `next` picks them: expansions, checks, estimates and
+/// conjunct placement.
+fn build(
+    query: &BoundQuery,
+    candidate_counts: &[usize],
+    fanout: Fanout<'_>,
+    strings_unary: bool,
+    next: NextNode<'_>,
+) -> Plan {
+    let pattern = &query.pattern;
+    let k = pattern.nodes.len();
+    let unary = unary_conjuncts_with(query, strings_unary);
     let count = |s: NodeSlot| candidate_counts.get(s).copied().unwrap_or(0);
 
     let mut bound = vec![false; k];
@@ -155,52 +261,9 @@ pub fn plan_with(
     let mut steps: Vec<Step> = Vec::with_capacity(k);
     let mut estimate = 1.0f64;
     while steps.len() < k {
-        // Connections of each unbound node to the bound set.
-        let connections = |s: NodeSlot| {
-            pattern
-                .rels
-                .iter()
-                .filter(|r| (r.src == s && bound[r.dst]) || (r.dst == s && bound[r.src]))
-                .count()
+        let Some(node) = next(&bound).filter(|&s| s < k && !bound[s]) else {
+            break;
         };
-        // The cheapest way to reach an unbound node from the bound set.
-        let best_fan = |s: NodeSlot| -> f64 {
-            pattern
-                .rels
-                .iter()
-                .enumerate()
-                .filter_map(|(ri, r)| {
-                    if r.dst == s && bound[r.src] && r.src != s {
-                        Some(fanout(
-                            ri,
-                            r.src,
-                            if r.undirected { Dir::Both } else { Dir::Out },
-                        ))
-                    } else if r.src == s && bound[r.dst] && r.dst != s {
-                        Some(fanout(
-                            ri,
-                            r.dst,
-                            if r.undirected { Dir::Both } else { Dir::In },
-                        ))
-                    } else {
-                        None
-                    }
-                })
-                .fold(f64::INFINITY, f64::min)
-        };
-        let next = (0..k).filter(|&s| !bound[s]).min_by(|&a, &b| {
-            let (ca, cb) = (connections(a), connections(b));
-            // Connected first; then more connections; then the smaller expansion; then fewer
-            // candidates; then higher pattern degree.
-            (ca == 0)
-                .cmp(&(cb == 0))
-                .then(cb.cmp(&ca))
-                .then(best_fan(a).total_cmp(&best_fan(b)))
-                .then(count(a).cmp(&count(b)))
-                .then(pdeg[b].cmp(&pdeg[a]))
-                .then(a.cmp(&b))
-        });
-        let Some(node) = next else { break };
         // Expansion: the connecting relationship from the bound node with the fewest candidates.
         let expand = pattern
             .rels
@@ -322,5 +385,81 @@ impl Plan {
         self.attribute_filters
             .contains(&conjunct)
             .then_some(Placement::Attribute)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ModelBuilder;
+
+    fn query() -> (crate::model::Model, BoundQuery) {
+        let mut b = ModelBuilder::new();
+        let t = b.rel_type("T");
+        let x = b.add_node("x", &["A"]);
+        let y = b.add_node("y", &["B"]);
+        b.add_edge(x, y, t).unwrap();
+        let m = b.freeze().unwrap();
+        // A path a -> b -> c -> d plus a chord a -> c, and a WHERE on b and d.
+        let q = crate::pattern::compile(
+            "MATCH (a:A)-[:T]->(b:B)-[:T]->(c)-[:T]->(d), (a)-[:T]->(c) WHERE id(b) < id(d) \
+             RETURN a",
+            &m,
+            &Default::default(),
+        )
+        .unwrap();
+        (m, q)
+    }
+
+    #[test]
+    fn plan_in_order_follows_the_order_it_is_given() {
+        let (_, q) = query();
+        let counts = [5, 1, 9, 3];
+        let fanout = |_: RelSlot, _: NodeSlot, _: Dir| 2.0;
+        let default = plan_with(&q, &counts, &fanout, true);
+        for order in [[3, 2, 1, 0], [2, 0, 3, 1], [0, 1, 2, 3], [1, 2, 3, 0]] {
+            let p = plan_in_order(&q, &order, &counts, &fanout, true);
+            let got: Vec<NodeSlot> = p.steps.iter().map(|s| s.node).collect();
+            assert_eq!(got, order);
+            // Every relationship is an expansion or a check exactly once, from bound nodes.
+            let mut handled = vec![0; q.pattern.rels.len()];
+            for (i, s) in p.steps.iter().enumerate() {
+                let before: Vec<NodeSlot> = p.steps[..i].iter().map(|s| s.node).collect();
+                if let Some(e) = s.expand {
+                    handled[e.rel] += 1;
+                    assert!(before.contains(&e.from), "{order:?}: step {i}");
+                } else if i > 0 {
+                    // Only a node with no relationship to earlier ones is scanned.
+                    assert!(q
+                        .pattern
+                        .rels
+                        .iter()
+                        .all(|r| !(r.src == s.node && before.contains(&r.dst)
+                            || r.dst == s.node && before.contains(&r.src))));
+                }
+                for &c in &s.checks {
+                    handled[c] += 1;
+                }
+            }
+            assert!(handled.iter().all(|&h| h == 1), "{order:?}: {handled:?}");
+            // The id-order conjunct runs once both ends are bound.
+            let at = p.steps.iter().position(|s| !s.filters.is_empty()).unwrap();
+            let bound: Vec<NodeSlot> = p.steps[..=at].iter().map(|s| s.node).collect();
+            assert!(bound.contains(&1) && bound.contains(&3));
+            assert!(
+                !p.steps[..at].iter().map(|s| s.node).any(|n| n == 1)
+                    || !p.steps[..at].iter().map(|s| s.node).any(|n| n == 3)
+            );
+        }
+        // The default planner's own order, given back, gives the default plan.
+        let own: Vec<NodeSlot> = default.steps.iter().map(|s| s.node).collect();
+        let again = plan_in_order(&q, &own, &counts, &fanout, true);
+        assert_eq!(format!("{again:?}"), format!("{default:?}"));
+        // An incomplete or repeating order is completed: every node bound once.
+        let p = plan_in_order(&q, &[2, 2, 7], &counts, &fanout, true);
+        let mut got: Vec<NodeSlot> = p.steps.iter().map(|s| s.node).collect();
+        assert_eq!(got[0], 2);
+        got.sort_unstable();
+        assert_eq!(got, vec![0, 1, 2, 3]);
     }
 }

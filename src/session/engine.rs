@@ -23,8 +23,8 @@ pub struct EngineRun<'m> {
 /// Every implementation has the same semantics: equal queries give equal results on every
 /// engine (the differential tests hold them to it).
 pub trait Engine<'m>: std::fmt::Debug {
-    /// The name reports use: `host`, `opencl (<device>)`, `gpsense host`,
-    /// `gpsense opencl (<device>)`.
+    /// The name reports use: `host`, `host stages filter=… order=… join=…`, `opencl (<device>)`,
+    /// `gpsense host`, `gpsense opencl (<device>)`.
     fn name(&self) -> String;
 
     /// True when queries run on an OpenCL device (a failure may then fall back to the host).

@@ -4,11 +4,12 @@
 //! ```text
 //! source ─► pattern (parse → bind) ─► BoundQuery ─► Session::run ─► Engine ─► QueryOutput
 //!                                                      │  backend choice, fallback, report
-//!                host ─ GEMP device ─ GpSense host ─ GpSense device   (one Engine interface)
+//!        host ─ host stages ─ GEMP device ─ GpSense host ─ GpSense device   (one Engine interface)
 //! ```
 //!
 //! A session owns the backend choice (`auto`, `opencl`, `host`), the engine (GEMP's pipeline or
-//! GpSense's filter-and-join, see [`EngineKind`]), the model's upload to a device (once per
+//! GpSense's filter-and-join, see [`EngineKind`], or the host matcher with one algorithm per stage,
+//! [`StagedEngine`]), the model's upload to a device (once per
 //! session), the fallback to the host under `auto` when the device cannot take a query, and the
 //! results tail: collected ([`Session::run`]) or streamed to a consumer while the search runs
 //! ([`Session::run_streaming`]), each with a [`TaskReport`] saying where it ran and why.
@@ -35,6 +36,7 @@ pub mod engine;
 pub mod gemp_device;
 pub mod gpsense;
 pub mod host;
+pub mod staged;
 
 use std::time::{Duration, Instant};
 
@@ -43,6 +45,7 @@ use serde::Serialize;
 
 pub use engine::{Engine, EngineRun};
 pub use host::HostEngine;
+pub use staged::StagedEngine;
 
 use crate::error::{Error, Result};
 use crate::gpu::DeviceSelector;
@@ -78,6 +81,10 @@ pub struct SessionOptions {
     pub device_config: DeviceConfig,
     /// GpSense's setup (refinement, device-memory budget, compression cache).
     pub gpsense: crate::gpsense::EngineConfig,
+    /// One algorithm per matching stage (filter, order, join: GEMP's or GpSense's), run by the
+    /// [`StagedEngine`] on the host. `None`: the engine's own pipeline. Only with the GEMP engine
+    /// and the `host` or `auto` backend (`auto` then stays on the host).
+    pub stages: Option<crate::matcher::stages::StageChoice>,
 }
 
 impl SessionOptions {
@@ -110,6 +117,15 @@ impl<'m> Session<'m> {
     /// reach.
     pub fn new(model: &'m Model, options: &SessionOptions) -> Result<Self> {
         let start = Instant::now();
+        if let Some(choice) = options.stages {
+            return Ok(Session {
+                model,
+                backend: options.backend,
+                engine: Box::new(staged_engine(model, options, choice)?),
+                host: HostEngine::new(model),
+                setup: start.elapsed(),
+            });
+        }
         let device = match options.backend {
             Backend::Host => None,
             Backend::Opencl => Some(options.device),
@@ -286,6 +302,26 @@ impl<'m> Session<'m> {
     }
 }
 
+/// The staged engine `options` ask for, or why it cannot run there (it is the GEMP engine's
+/// host matcher: not GpSense's engine, not an OpenCL device).
+fn staged_engine<'m>(
+    model: &'m Model,
+    options: &SessionOptions,
+    choice: crate::matcher::stages::StageChoice,
+) -> Result<StagedEngine<'m>> {
+    if options.engine != EngineKind::Gemp {
+        return Err(Error::InvalidArgument(format!(
+            "stage algorithms ({choice}; --filter/--order/--join) run in the default engine              only: drop --engine gpsense (GpSense's algorithms are --filter gpsense --order              gpsense --join gpsense)"
+        )));
+    }
+    if options.backend == Backend::Opencl {
+        return Err(Error::InvalidArgument(format!(
+            "stage algorithms ({choice}; --filter/--order/--join) run on the host only: use              --backend host (or auto), or drop them"
+        )));
+    }
+    Ok(StagedEngine::new(model, choice))
+}
+
 /// A run stopped by the memory limit is an error, never a short answer.
 fn unless_memory_limit<T>(result: Result<T>) -> Result<T> {
     match crate::memory::take_error() {
@@ -378,6 +414,56 @@ mod tests {
                 .unwrap();
             assert_eq!((summary.count, streamed), (2, 2), "{engine:?}");
         }
+    }
+
+    #[test]
+    fn stage_algorithms_run_on_the_host_and_refuse_other_engines_and_opencl() {
+        use crate::matcher::stages::StageChoice;
+        let m = model();
+        for choice in StageChoice::all() {
+            for backend in [Backend::Host, Backend::Auto] {
+                let s = Session::new(
+                    &m,
+                    &SessionOptions {
+                        backend,
+                        stages: Some(choice),
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
+                assert!(!s.uses_device());
+                assert_eq!(s.engine_name(), format!("host stages {choice}"));
+                let q = s
+                    .compile("MATCH (x:A)-[:T]->(y:A) RETURN x, y", &Params::new())
+                    .unwrap();
+                let (out, report) = s.run(&q, &MatchOptions::default()).unwrap();
+                assert_eq!(out.count, 2, "{choice}");
+                assert_eq!(report.backend, s.engine_name());
+                let text = s.explain(&q, &MatchOptions::default()).unwrap();
+                assert!(text.contains(&format!("stages: {choice}")), "{text}");
+            }
+        }
+        let stages = Some(StageChoice::parse("join=gpsense").unwrap());
+        let err = Session::new(
+            &m,
+            &SessionOptions {
+                backend: Backend::Opencl,
+                stages,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("host only"), "{err}");
+        let err = Session::new(
+            &m,
+            &SessionOptions {
+                engine: EngineKind::Gpsense,
+                stages,
+                ..SessionOptions::host()
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("--engine gpsense"), "{err}");
     }
 
     /// A device engine that fails every query with the error `fail` makes.

@@ -90,6 +90,16 @@ pub fn timings_line(
             output,
             d.results,
         ),
+        None if report.backend.starts_with("host stages ") => {
+            // The staged engine (`--filter/--order/--join`): the plan is the order stage, the
+            // enumeration the join stage.
+            let t = host;
+            format!(
+                "timings [{}]: read input {:.3?}, filter {:.3?}, order {:.3?}, join {:.3?}, \
+                 results {:.3?}, output {:.3?}",
+                report.backend, read_input, t.filter, t.plan, t.enumerate, t.results, output
+            )
+        }
         None => {
             let t = host;
             format!(
@@ -120,6 +130,20 @@ mod tests {
         );
         assert!(line.starts_with("timings [host]"), "{line}");
         for stage in ["read input", "filter", "plan", "match", "results", "output"] {
+            assert!(line.contains(stage), "{line}");
+        }
+        let staged = TaskReport {
+            backend: "host stages filter=gpsense order=gemp join=gpsense".into(),
+            ..Default::default()
+        };
+        let line = timings_line(
+            &staged,
+            &crate::matcher::Timings::default(),
+            Duration::ZERO,
+            Duration::ZERO,
+            Duration::ZERO,
+        );
+        for stage in ["filter=gpsense", "filter 0", "order 0", "join 0", "results"] {
             assert!(line.contains(stage), "{line}");
         }
     }

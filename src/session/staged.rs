@@ -1,0 +1,56 @@
+//! The staged engine: the host matcher with a chosen algorithm per stage — GEMP's or GpSense's
+//! filter, order and join ([`crate::matcher::stages`]), `gemp match --filter … --order …
+//! --join …`. Host only; it always enumerates, so stage algorithms compare on equal terms.
+
+use std::time::Duration;
+
+use super::engine::{Engine, EngineRun};
+use crate::error::Result;
+use crate::matcher::stages::{self, StageChoice};
+use crate::matcher::MatchOptions;
+use crate::model::Model;
+use crate::pattern::ir::BoundQuery;
+
+/// The host matcher running one [`StageChoice`].
+#[derive(Debug, Clone, Copy)]
+pub struct StagedEngine<'m> {
+    model: &'m Model,
+    choice: StageChoice,
+}
+
+impl<'m> StagedEngine<'m> {
+    /// The staged engine for `model` (nothing to prepare).
+    pub fn new(model: &'m Model, choice: StageChoice) -> Self {
+        StagedEngine { model, choice }
+    }
+
+    /// The algorithms it runs.
+    pub fn choice(&self) -> StageChoice {
+        self.choice
+    }
+}
+
+impl<'m> Engine<'m> for StagedEngine<'m> {
+    fn name(&self) -> String {
+        format!("host stages {}", self.choice)
+    }
+
+    fn uses_device(&self) -> bool {
+        false
+    }
+
+    fn setup_time(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn explain(&self, query: &BoundQuery, options: &MatchOptions) -> Result<String> {
+        stages::explain(self.model, query, options, self.choice)
+    }
+
+    fn run(&self, query: &BoundQuery, options: &MatchOptions) -> Result<EngineRun<'m>> {
+        Ok(EngineRun {
+            output: stages::execute(self.model, query, options, self.choice)?,
+            device: None,
+        })
+    }
+}
