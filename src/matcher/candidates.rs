@@ -425,45 +425,54 @@ fn candidates_of(
         .concat()
 }
 
-/// [`degree_ok`] for every node of `chunk` (sorted ascending). A chunk whose ids lie close
-/// together is tested without a loop per node list, whose variable lengths cost a mispredicted
-/// branch per node: one pass over the edges of the chunk's id span counts running matches of each
-/// need's types, and a node's count is the difference at its list's two ends. Sparse chunks test
-/// node by node.
-fn degree_test_chunk(
+/// [`degree_ok`] for every node of `chunk` (sorted ascending), in pieces of 1024 nodes. A piece
+/// whose ids lie close together (spanning under three times as many ids as it has nodes) is tested
+/// without a loop per node list, whose variable lengths cost a mispredicted branch per node: one
+/// pass over the edges of the piece's id span counts running matches of each need's types, and a
+/// node's count is the difference at its list's two ends. Sparser pieces test node by node.
+pub(crate) fn degree_test_chunk(
     model: &Model,
     chunk: &[u32],
     needs: &[(Vec<u32>, Option<bool>, usize)],
     semantics: Semantics,
 ) -> Vec<bool> {
     let mut ok = vec![true; chunk.len()];
-    let (Some(&first), Some(&last)) = (chunk.first(), chunk.last()) else {
-        return ok;
-    };
-    let dense = ((last - first) as usize) < 2 * chunk.len();
-    if !dense {
-        for (flag, &v) in ok.iter_mut().zip(chunk) {
-            *flag = degree_ok(model, v, needs, semantics);
-        }
+    if needs.is_empty() {
         return ok;
     }
+    // Pieces small enough that the scratch stays in the cache and on the heap (large fresh
+    // allocations are fresh pages, each a page fault on first touch).
+    const PIECE: usize = 1024;
     let mut running: Vec<u32> = Vec::new();
-    for (types, dir, count) in needs {
-        let need = if semantics == Semantics::Isomorphism {
-            *count as u32
-        } else {
-            1
+    let mut have: Vec<u32> = Vec::with_capacity(PIECE);
+    for (piece, flags) in chunk.chunks(PIECE).zip(ok.chunks_mut(PIECE)) {
+        let (Some(&first), Some(&last)) = (piece.first(), piece.last()) else {
+            continue;
         };
-        let mut have = vec![0u32; chunk.len()];
-        for out in [true, false] {
-            if dir.is_some_and(|d| d != out) {
-                continue;
+        if ((last - first) as usize) >= 3 * piece.len() {
+            for (flag, &v) in flags.iter_mut().zip(piece) {
+                *flag = degree_ok(model, v, needs, semantics);
             }
-            let adj = if out { model.out() } else { model.inc() };
-            span_counts(adj, chunk, first, last, types, &mut running, &mut have);
+            continue;
         }
-        for (flag, h) in ok.iter_mut().zip(&have) {
-            *flag &= *h >= need;
+        for (types, dir, count) in needs {
+            let need = if semantics == Semantics::Isomorphism {
+                *count as u32
+            } else {
+                1
+            };
+            have.clear();
+            have.resize(piece.len(), 0);
+            for out in [true, false] {
+                if dir.is_some_and(|d| d != out) {
+                    continue;
+                }
+                let adj = if out { model.out() } else { model.inc() };
+                span_counts(adj, piece, first, last, types, &mut running, &mut have);
+            }
+            for (flag, h) in flags.iter_mut().zip(&have) {
+                *flag &= *h >= need;
+            }
         }
     }
     ok

@@ -31,7 +31,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
 
-use super::candidates::{typed_degree_capped, CandidateSet, Semantics};
+use super::candidates::{degree_test_chunk, CandidateSet, Semantics};
 use super::enumerate::{edge_exists, id_order, sub_pattern_exists, Control};
 use super::results::{Projector, RowSink};
 use super::triangles::{self, TriangleShape};
@@ -1390,22 +1390,23 @@ fn bounded_candidates(
         } else {
             &l.types
         };
-        let degree = |v: u32| match l.dir {
-            Dir::Out => typed_degree_capped(model, v, types, true, need),
-            Dir::In => typed_degree_capped(model, v, types, false, need),
-            Dir::Both => {
-                let o = typed_degree_capped(model, v, types, true, need);
-                o + typed_degree_capped(model, v, types, false, need - o)
-            }
+        // A need of `need` edges along the link (counted exactly: the isomorphic count).
+        let dir = match l.dir {
+            Dir::Out => Some(true),
+            Dir::In => Some(false),
+            Dir::Both => None,
         };
+        let needs = [(types.to_vec(), dir, need)];
         let nodes: Vec<u32> = out[l.kept]
             .nodes
             .par_chunks(1 << 14)
             .map(|chunk| {
+                let ok = degree_test_chunk(model, chunk, &needs, Semantics::Isomorphism);
                 chunk
                     .iter()
-                    .copied()
-                    .filter(|&v| degree(v) >= need)
+                    .zip(ok)
+                    .filter(|&(_, ok)| ok)
+                    .map(|(&v, _)| v)
                     .collect::<Vec<u32>>()
             })
             .collect::<Vec<Vec<u32>>>()
