@@ -54,6 +54,9 @@ END = "<!-- bench-peers:end -->"
 # The IMDb TSV files every engine loads (the generator writes exactly these).
 TSV_FILES = ["title.basics", "name.basics", "title.principals", "title.ratings"]
 
+# Workload 1's graph (persons,titles,credits; bench_stages.py generates the same one).
+MID_DEFAULT = "100000,70000,420000"
+
 # Workload 1 (the mid-size graph) and workload 2 (the >= 1M-person graph).
 W1 = ["four-actors-jack", "actor-director-pairs", "costar-triangle", "costar-cycle"]
 W2 = ["couples", "three-cliques"]
@@ -370,6 +373,56 @@ def timings_line(stderr):
     return next((line for line in stderr.splitlines() if line.startswith("timings [")), "")
 
 
+def dataset_params(generate):
+    """What a data set's `data/PARAMS` stamp holds: the `gemp generate` arguments."""
+    return " ".join(generate)
+
+
+def generate_dataset(out, name, generate, log):
+    """Generates data set `name` under `out` with `gemp generate <generate…>` unless the same data
+    is already there (its `data/PARAMS` stamp); returns (its directory, its TSV directory, TSV bytes).
+    Shared with scripts/bench_stages.py."""
+    d = os.path.join(out, name)
+    data = os.path.join(d, "data")
+    stamp = os.path.join(data, "PARAMS")
+    params = dataset_params(generate)
+    if not (os.path.exists(stamp) and open(stamp).read() == params):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(data)
+        log(f"generating {name}: gemp generate {params}")
+        subprocess.run([GEMP, "-q", "generate", *generate, "-o", data], check=True)
+        open(stamp, "w").write(params)
+    size = sum(os.path.getsize(os.path.join(data, f + ".tsv")) for f in TSV_FILES)
+    return d, data, size
+
+
+def imdb_generate_args(sizes):
+    """`gemp generate` arguments of an IMDb-like graph from "persons,titles,credits" (seed 11)."""
+    persons, titles, credits = (int(x) for x in sizes.split(","))
+    return ["imdb", "--titles", str(titles), "--persons", str(persons), "--principals",
+            str(credits), "--seed", "11"]
+
+
+def hprd_expected(hdir):
+    """HPRD's published embedding counts (`expected_counts.txt`: `query_name:count`)."""
+    expected = {}
+    for line in open(os.path.join(hdir, "expected_counts.txt"), encoding="utf-8"):
+        if ":" in line:
+            k, v = line.strip().split(":")
+            expected[k] = int(v)
+    return expected
+
+
+def hprd_query_files(hdir, first=None):
+    """The file names of HPRD's query graphs (in `queries/`), sorted; only the first `first` when
+    given."""
+    qdir = os.path.join(hdir, "queries")
+    queries = sorted(f for f in os.listdir(qdir) if f.endswith(".graph"))
+    if first:
+        queries = queries[:first]
+    return queries
+
+
 def worker_cmd(*args):
     return [sys.executable, os.path.abspath(__file__), "worker", *args]
 
@@ -404,18 +457,7 @@ class Bench:
 
     def dataset(self, name, generate):
         """Generates `name` with `gemp generate <generate…>` unless the same data is already there."""
-        d = os.path.join(self.out, name)
-        data = os.path.join(d, "data")
-        stamp = os.path.join(data, "PARAMS")
-        params = " ".join(generate)
-        if not (os.path.exists(stamp) and open(stamp).read() == params):
-            shutil.rmtree(d, ignore_errors=True)
-            os.makedirs(data)
-            self.log(f"generating {name}: gemp generate {params}")
-            subprocess.run([GEMP, "-q", "generate", *generate, "-o", data], check=True)
-            open(stamp, "w").write(params)
-        size = sum(os.path.getsize(os.path.join(data, f + ".tsv")) for f in TSV_FILES)
-        return d, data, size
+        return generate_dataset(self.out, name, generate, self.log)
 
     def load(self, name, d, data, size):
         """Workload 4: each engine loads the same TSV files; the stores are kept for the queries."""
@@ -558,15 +600,9 @@ class Bench:
         if not os.path.exists(graph):
             self.log(f"HPRD not found at {hdir}: workload 3 skipped")
             return False
-        expected = {}
-        for line in open(os.path.join(hdir, "expected_counts.txt"), encoding="utf-8"):
-            if ":" in line:
-                k, v = line.strip().split(":")
-                expected[k] = int(v)
+        expected = hprd_expected(hdir)
         qdir = os.path.join(hdir, "queries")
-        queries = sorted(f for f in os.listdir(qdir) if f.endswith(".graph"))
-        if self.o.hprd_queries:
-            queries = queries[: self.o.hprd_queries]
+        queries = hprd_query_files(hdir, self.o.hprd_queries)
         snap = os.path.join(self.out, "hprd.gemp")
         status, wall, _, err = run_capped([GEMP, "-q", "load", graph, "-o", snap, "--force"], self.o.load_cap)
         if status != "ok":
@@ -1037,8 +1073,8 @@ def parse_args(argv):
                    help="HPRD directory (default ../shared/data/hprd; skipped when absent)")
     p.add_argument("--hprd-cap", type=float, default=20.0, help="seconds per HPRD query (default 20; quick 10)")
     p.add_argument("--hprd-queries", type=int, help="only the first N HPRD queries (quick: 10)")
-    p.add_argument("--mid", default="100000,70000,420000",
-                   help="workload 1 graph: persons,titles,credits (default 100000,70000,420000)")
+    p.add_argument("--mid", default=MID_DEFAULT,
+                   help=f"workload 1 graph: persons,titles,credits (default {MID_DEFAULT})")
     p.add_argument("--big", default="1000000,700000,4200000",
                    help="workload 2 graph: persons,titles,credits (default 1000000,700000,4200000)")
     p.add_argument("--ttc14", default="50000,163000",
@@ -1109,9 +1145,7 @@ def main(argv):
         for name, sizes, queries in plan:
             persons, titles, credits = (int(x) for x in sizes.split(","))
             datasets[name] = {"persons": persons, "titles": titles, "credits": credits}
-            d, data, size = bench.dataset(name, ["imdb", "--titles", str(titles), "--persons",
-                                                 str(persons), "--principals", str(credits),
-                                                 "--seed", "11"])
+            d, data, size = bench.dataset(name, imdb_generate_args(sizes))
             bench.log(f"{name}: loading ({size / 1e6:.0f} MB of TSV)")
             stores = bench.load(name, d, data, size)
             for q in queries:
