@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::pattern::ir::{BoundQuery, Expr, NodeSlot, RelSlot};
 
 /// How an expansion walks a relationship from a bound node to the new one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Dir {
     /// Along outgoing edges of the bound node (out-CSR).
     Out,
