@@ -510,22 +510,34 @@ fn span_counts(
         }
         return;
     }
-    // A table of the wanted types; the running count over the span, one entry per edge plus one.
-    let max_type = types.iter().copied().max().unwrap_or(0) as usize;
-    let mut wanted = vec![0u32; max_type + 1];
-    for &t in types {
-        wanted[t as usize] = 1;
-    }
     let Some(edge_types) = adj.types.get(start as usize..window[hi - lo] as usize) else {
         return;
     };
+    // The running count over the span, one entry per edge plus one: one or two wanted types (the
+    // usual case) compared directly, more through a table.
     running.clear();
-    running.reserve(edge_types.len() + 1);
-    running.push(0);
-    running.extend(edge_types.iter().scan(0u32, |sum, &t| {
-        *sum += wanted.get(t as usize).copied().unwrap_or(0);
-        Some(*sum)
-    }));
+    running.resize(edge_types.len() + 1, 0);
+    fn fill(running: &mut [u32], edge_types: &[u32], is_wanted: impl Fn(u32) -> bool) {
+        let mut sum = 0u32;
+        for (slot, &t) in running[1..].iter_mut().zip(edge_types) {
+            sum += is_wanted(t) as u32;
+            *slot = sum;
+        }
+    }
+    match *types {
+        [a] => fill(running, edge_types, |t| t == a),
+        [a, b] => fill(running, edge_types, |t| t == a || t == b),
+        _ => {
+            let max_type = types.iter().copied().max().unwrap_or(0) as usize;
+            let mut wanted = vec![false; max_type + 1];
+            for &t in types {
+                wanted[t as usize] = true;
+            }
+            fill(running, edge_types, |t| {
+                wanted.get(t as usize).copied().unwrap_or(false)
+            })
+        }
+    }
     for (h, &v) in have.iter_mut().zip(chunk) {
         let (a, b) = ends(v);
         *h += running[b] - running[a];
