@@ -17,7 +17,10 @@ use crate::error::Result;
 use crate::matcher::enumerate::{Control, ModelOracle, Sink};
 use crate::matcher::eval::ExistsOracle;
 use crate::matcher::results::{finish_stages, CountSink, Projector, RowSink};
-use crate::matcher::{MatchOptions, QueryOutput, Semantics, Timings};
+use crate::matcher::{
+    counted_output, plain_projection_count, row_budget, MatchOptions, QueryOutput, Semantics,
+    Timings,
+};
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -410,41 +413,20 @@ impl<'m> Engine<'m> {
         let Some(first) = first else {
             let count = count_matches(&control);
             timings.enumerate = start.elapsed();
-            return Ok(QueryOutput {
-                columns: vec!["count".into()],
-                rows: Vec::new(),
-                count,
-                partial: control.timed_out(),
-                plan: plan_out,
-                timings,
-            });
+            let (columns, partial) = (vec!["count".into()], control.timed_out());
+            return Ok(counted_output(columns, count, partial, plan_out, timings));
         };
         if options.count_only
             && !first.is_count_star()
             && first.is_streaming()
             && query.stages.len() == 1
         {
-            let proj = &query.stages[0];
-            let count = count_matches(&control)
-                .saturating_sub(proj.skip.unwrap_or(0))
-                .min(proj.limit.unwrap_or(u64::MAX));
+            let count = plain_projection_count(query, count_matches(&control));
             timings.enumerate = start.elapsed();
-            return Ok(QueryOutput {
-                columns: first.columns(),
-                rows: Vec::new(),
-                count,
-                partial: control.timed_out(),
-                plan: plan_out,
-                timings,
-            });
+            let (columns, partial) = (first.columns(), control.timed_out());
+            return Ok(counted_output(columns, count, partial, plan_out, timings));
         }
-        let budget = if first.is_streaming() && query.stages.len() == 1 {
-            query.stages[0]
-                .limit
-                .map(|l| l + query.stages[0].skip.unwrap_or(0))
-        } else {
-            None
-        };
+        let budget = row_budget(query, &first);
         let sinks: Vec<RowSink<'_, 'm>> = if budget == Some(0) {
             Vec::new()
         } else {

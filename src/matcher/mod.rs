@@ -101,6 +101,47 @@ impl<'m> QueryOutput<'m> {
     }
 }
 
+/// The output of a query answered by a count alone (no rows): a query without a projection
+/// (column `count`), or `--count` of a plain projection.
+pub(crate) fn counted_output<'m>(
+    columns: Vec<String>,
+    count: u64,
+    partial: bool,
+    plan: Plan,
+    timings: Timings,
+) -> QueryOutput<'m> {
+    QueryOutput {
+        columns,
+        rows: Vec::new(),
+        count,
+        partial,
+        plan,
+        timings,
+    }
+}
+
+/// `--count` of a plain one-stage projection: its `matches`, less `SKIP`, capped by `LIMIT`.
+pub(crate) fn plain_projection_count(query: &BoundQuery, matches: u64) -> u64 {
+    let Some(proj) = query.stages.first() else {
+        return matches;
+    };
+    matches
+        .saturating_sub(proj.skip.unwrap_or(0))
+        .min(proj.limit.unwrap_or(u64::MAX))
+}
+
+/// The rows a streaming one-stage projection needs at most (`LIMIT` + `SKIP`), or `None` when
+/// every row is needed.
+pub(crate) fn row_budget(query: &BoundQuery, first: &Projector) -> Option<u64> {
+    if first.is_streaming() && query.stages.len() == 1 {
+        query.stages[0]
+            .limit
+            .map(|l| l + query.stages[0].skip.unwrap_or(0))
+    } else {
+        None
+    }
+}
+
 /// Plans a bound query as the device pipeline runs it: candidate filtering then ordering, with
 /// string conjuncts in the attribute phase. Returns the plan and candidate sets.
 pub fn prepare(
@@ -486,41 +527,26 @@ fn execute_planned<'m>(
         // No projection at all: count matches.
         let count = count_matches(&e, pivots, k, r, &plan);
         timings.enumerate = start.elapsed();
-        return Ok(QueryOutput {
-            columns: vec!["count".into()],
-            rows: Vec::new(),
+        let columns = vec!["count".into()];
+        return Ok(counted_output(
+            columns,
             count,
-            partial: control.timed_out(),
+            control.timed_out(),
             plan,
             timings,
-        });
+        ));
     };
     if count_matches_only && !first.is_count_star() {
         // `--count` of a plain projection: rows = matches, minus SKIP, capped by LIMIT.
-        let proj = &query.stages[0];
         let matches = count_matches(&e, pivots, k, r, &plan);
-        let count = matches
-            .saturating_sub(proj.skip.unwrap_or(0))
-            .min(proj.limit.unwrap_or(u64::MAX));
+        let count = plain_projection_count(query, matches);
         timings.enumerate = start.elapsed();
-        return Ok(QueryOutput {
-            columns: first.columns(),
-            rows: Vec::new(),
-            count,
-            partial: control.timed_out(),
-            plan,
-            timings,
-        });
+        let (columns, partial) = (first.columns(), control.timed_out());
+        return Ok(counted_output(columns, count, partial, plan, timings));
     }
 
     let oracle: &(dyn ExistsOracle + Sync) = &e;
-    let budget = if first.is_streaming() && query.stages.len() == 1 {
-        query.stages[0]
-            .limit
-            .map(|l| l + query.stages[0].skip.unwrap_or(0))
-    } else {
-        None
-    };
+    let budget = row_budget(query, &first);
     if budget == Some(0) {
         control.stop();
     }

@@ -702,10 +702,7 @@ impl<'m> DeviceMatcher<'m> {
             match &first {
                 None => count = matches,
                 Some(f) if !f.is_count_star() => {
-                    let proj = &query.stages[0];
-                    count = matches
-                        .saturating_sub(proj.skip.unwrap_or(0))
-                        .min(proj.limit.unwrap_or(u64::MAX));
+                    count = crate::matcher::plain_projection_count(query, matches);
                 }
                 Some(f) => {
                     let mut sink = RowSink::new(self.model, f, None);

@@ -24,7 +24,9 @@ use crate::error::{Error, Result};
 use crate::matcher::enumerate::{Control, ModelOracle};
 use crate::matcher::eval::ExistsOracle;
 use crate::matcher::results::{finish_stages, CountSink, Projector, RowSink};
-use crate::matcher::{MatchOptions, QueryOutput, Timings};
+use crate::matcher::{
+    counted_output, plain_projection_count, row_budget, MatchOptions, QueryOutput, Timings,
+};
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -239,14 +241,8 @@ pub fn execute<'m>(
     let Some(first) = first else {
         let (count, plan) = count_matches()?;
         timings.enumerate = start.elapsed();
-        return Ok(QueryOutput {
-            columns: vec!["count".into()],
-            rows: Vec::new(),
-            count,
-            partial: control.timed_out(),
-            plan,
-            timings,
-        });
+        let (columns, partial) = (vec!["count".into()], control.timed_out());
+        return Ok(counted_output(columns, count, partial, plan, timings));
     };
     if options.count_only
         && !first.is_count_star()
@@ -254,28 +250,13 @@ pub fn execute<'m>(
         && query.stages.len() == 1
     {
         // `--count` of a plain projection: rows = matches, minus SKIP, capped by LIMIT.
-        let proj = &query.stages[0];
         let (matches, plan) = count_matches()?;
-        let count = matches
-            .saturating_sub(proj.skip.unwrap_or(0))
-            .min(proj.limit.unwrap_or(u64::MAX));
+        let count = plain_projection_count(query, matches);
         timings.enumerate = start.elapsed();
-        return Ok(QueryOutput {
-            columns: first.columns(),
-            rows: Vec::new(),
-            count,
-            partial: control.timed_out(),
-            plan,
-            timings,
-        });
+        let (columns, partial) = (first.columns(), control.timed_out());
+        return Ok(counted_output(columns, count, partial, plan, timings));
     }
-    let budget = if first.is_streaming() && query.stages.len() == 1 {
-        query.stages[0]
-            .limit
-            .map(|l| l + query.stages[0].skip.unwrap_or(0))
-    } else {
-        None
-    };
+    let budget = row_budget(query, &first);
     if budget == Some(0) {
         control.stop();
     }
