@@ -369,7 +369,13 @@ fn candidates_of(
         let mut rest = Vec::new();
         for &i in unary {
             match StrColumnTest::of(model, &filter[i], slot) {
-                Some(t) => tests.push(t),
+                Some(mut t) => {
+                    // Many nodes to test: one search over the column beats one per node.
+                    if base.len() >= 4096 {
+                        t.index_rows(model);
+                    }
+                    tests.push(t)
+                }
                 None => rest.push(i),
             }
         }
