@@ -18,8 +18,8 @@ use crate::matcher::enumerate::{Control, ModelOracle, Sink};
 use crate::matcher::eval::ExistsOracle;
 use crate::matcher::results::{finish_stages, CountSink, Projector, RowSink};
 use crate::matcher::{
-    counted_output, plain_projection_count, row_budget, MatchOptions, QueryOutput, Semantics,
-    Timings,
+    counted_output, counts_plain_projection, plain_projection_count, row_budget, MatchOptions,
+    QueryOutput, Semantics, Timings,
 };
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
@@ -416,11 +416,7 @@ impl<'m> Engine<'m> {
             let (columns, partial) = (vec!["count".into()], control.timed_out());
             return Ok(counted_output(columns, count, partial, plan_out, timings));
         };
-        if options.count_only
-            && !first.is_count_star()
-            && first.is_streaming()
-            && query.stages.len() == 1
-        {
+        if counts_plain_projection(query, options, &first) {
             let count = plain_projection_count(query, count_matches(&control));
             timings.enumerate = start.elapsed();
             let (columns, partial) = (first.columns(), control.timed_out());

@@ -136,13 +136,8 @@ pub fn plan_with(
     fanout: Fanout<'_>,
     strings_unary: bool,
 ) -> Plan {
-    build(
-        query,
-        candidate_counts,
-        fanout,
-        strings_unary,
-        &mut |bound: &[bool]| cheapest_next(query, candidate_counts, fanout, bound),
-    )
+    // No order given: every next node is the cheapest one.
+    plan_in_order(query, &[], candidate_counts, fanout, strings_unary)
 }
 
 /// A plan that binds the pattern nodes in `order` (the order stage's choice, see

@@ -25,7 +25,8 @@ use crate::matcher::enumerate::{Control, ModelOracle};
 use crate::matcher::eval::ExistsOracle;
 use crate::matcher::results::{finish_stages, CountSink, Projector, RowSink};
 use crate::matcher::{
-    counted_output, plain_projection_count, row_budget, MatchOptions, QueryOutput, Timings,
+    counted_output, counts_plain_projection, plain_projection_count, row_budget, MatchOptions,
+    QueryOutput, Timings,
 };
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
@@ -244,11 +245,7 @@ pub fn execute<'m>(
         let (columns, partial) = (vec!["count".into()], control.timed_out());
         return Ok(counted_output(columns, count, partial, plan, timings));
     };
-    if options.count_only
-        && !first.is_count_star()
-        && first.is_streaming()
-        && query.stages.len() == 1
-    {
+    if counts_plain_projection(query, options, &first) {
         // `--count` of a plain projection: rows = matches, minus SKIP, capped by LIMIT.
         let (matches, plan) = count_matches()?;
         let count = plain_projection_count(query, matches);
