@@ -23,6 +23,8 @@ pub struct DevicesArgs {
 
 /// `gemp devices`.
 pub fn devices(args: DevicesArgs) -> anyhow::Result<()> {
+    // Listing is probing: the next `--backend auto` run probes again too.
+    gpu::probe_memo::forget();
     let list = gpu::devices()?;
     let env = std::env::var(GEMP_DEVICE_ENV).ok();
     let chosen = match gpu::select_device(&list, DeviceSelector::Auto, env.as_deref()) {

@@ -90,6 +90,8 @@ pub fn main() -> ExitCode {
     if let Err(e) = crate::io::safe_write::install_signal_cleanup() {
         log::warn!("{e}");
     }
+    // `--backend auto`'s "no GPU here" is remembered between runs (see gpu::probe_memo).
+    crate::gpu::probe_memo::enable();
     crate::memory::set_limit(match cli.memory_limit {
         Some(MemoryLimit(limit)) => limit,
         None => crate::memory::default_limit(),

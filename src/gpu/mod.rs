@@ -27,6 +27,7 @@
 #![cfg_attr(not(feature = "opencl"), allow(rustdoc::broken_intra_doc_links))]
 
 mod device;
+pub mod probe_memo;
 pub mod sizing;
 
 #[cfg(feature = "opencl")]
@@ -98,18 +99,39 @@ pub fn auto_device(
 
 /// `--backend auto`'s decision on this machine (see [`auto_backend`]): which device to open, if
 /// any. Without OpenCL support or without any platform: the host.
+///
+/// When the command line turned [`probe_memo`] on and no device is named, a "host" answer found
+/// earlier for the same OpenCL set-up is taken without loading any driver, and a new "host"
+/// answer is remembered.
 pub fn auto_backend_here(selector: DeviceSelector) -> crate::Result<AutoBackend> {
     #[cfg(feature = "opencl")]
     {
-        if !platform_count().is_ok_and(|n| n > 0) {
+        let env = std::env::var(GEMP_DEVICE_ENV).ok();
+        let named = matches!(selector, DeviceSelector::Index(_))
+            || env.as_deref().is_some_and(|v| !v.trim().is_empty());
+        let fingerprint = (!named && probe_memo::path().is_some()).then(probe_memo::fingerprint);
+        if let Some(reason) = fingerprint.as_deref().and_then(probe_memo::remembered_host) {
             return Ok(AutoBackend {
                 device: None,
-                reason: "no OpenCL platform found".into(),
+                reason: format!(
+                    "{reason} — remembered for this OpenCL set-up in {} (`gemp devices` probes \
+                     again)",
+                    probe_memo::path().map_or_else(String::new, |p| p.display().to_string())
+                ),
             });
         }
-        let list = devices()?;
-        let env = std::env::var(GEMP_DEVICE_ENV).ok();
-        auto_backend(&list, selector, env.as_deref())
+        let choice = if !platform_count().is_ok_and(|n| n > 0) {
+            AutoBackend {
+                device: None,
+                reason: "no OpenCL platform found".into(),
+            }
+        } else {
+            auto_backend(&devices()?, selector, env.as_deref())?
+        };
+        if let (Some(fingerprint), None) = (&fingerprint, choice.device) {
+            probe_memo::remember_host(fingerprint, &choice.reason);
+        }
+        Ok(choice)
     }
     #[cfg(not(feature = "opencl"))]
     {
