@@ -31,7 +31,9 @@ use crate::matcher::device::DeviceTimings;
 pub enum Backend {
     /// OpenCL when a GPU or accelerator is found (or a device is named with `--device` /
     /// `GEMP_DEVICE`), else the host, with a log line saying why. A CPU OpenCL device (PoCL) is
-    /// used only when asked for: there the host matcher is faster.
+    /// used only when asked for: there the host matcher is faster. The command line remembers a
+    /// "host" answer for the same OpenCL set-up, so later runs load no driver
+    /// (`GEMP_NO_PROBE_MEMO=1`: probe every time; `gemp devices` forgets).
     #[default]
     Auto,
     /// The OpenCL pipeline; an error when no device can be opened.
