@@ -423,6 +423,14 @@ def hprd_query_files(hdir, first=None):
     return queries
 
 
+def log_failure(bench, failed, csv_path):
+    """The banner of a run that stopped on an error or a count mismatch: no times reported."""
+    bench.log("=" * 78)
+    bench.log(f"FAILED: {failed}")
+    bench.log("no times are reported; raw rows in " + str(csv_path))
+    bench.log("=" * 78)
+
+
 def worker_cmd(*args):
     return [sys.executable, os.path.abspath(__file__), "worker", *args]
 
@@ -1169,10 +1177,7 @@ def main(argv):
     finished = datetime.datetime.utcnow()
     csv_path = bench.write_csv() if bench.rows else None
     if failed:
-        bench.log("=" * 78)
-        bench.log(f"FAILED: {failed}")
-        bench.log("no times are reported; raw rows in " + str(csv_path))
-        bench.log("=" * 78)
+        log_failure(bench, failed, csv_path)
         return 1
     m = machine(load_start)
     section = report(bench, m, vers, datasets, started, finished)

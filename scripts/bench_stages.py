@@ -482,10 +482,7 @@ def main(argv):
     finished = datetime.datetime.utcnow()
     csv_path = bench.write_csv() if bench.rows else None
     if failed:
-        bench.log("=" * 78)
-        bench.log(f"FAILED: {failed}")
-        bench.log("no times are reported; raw rows in " + str(csv_path))
-        bench.log("=" * 78)
+        bp.log_failure(bench, failed, csv_path)
         return 1
     if not bench.rows:
         bench.log("nothing was measured (no HPRD, no IMDb-like graph)")

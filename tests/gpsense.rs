@@ -4,8 +4,10 @@
 //! budget smaller than the graph; the saved compressed graph.
 
 mod common;
-use common::random_graphs::{add_graph, graph, pattern_vars, random_rels, rel_specs, RandomRel, G};
-use common::{id_rows, sample_model};
+use common::random_graphs::{
+    build_with_properties, graph, pattern_vars, random_rels, rel_specs, RandomRel, G,
+};
+use common::{id_rows, sample_model, sorted_ids};
 
 use std::path::Path;
 
@@ -13,7 +15,7 @@ use gemp::gpsense::compress::{self, CompressConfig};
 use gemp::gpsense::{store, Engine, EngineConfig};
 use gemp::matcher::eval::Val;
 use gemp::matcher::{execute, MatchOptions, Semantics};
-use gemp::model::{Model, ModelBuilder, ValueRef};
+use gemp::model::{Model, ModelBuilder};
 use gemp::pattern::ir::*;
 use gemp::pattern::{compile, Params};
 use proptest::prelude::*;
@@ -44,20 +46,6 @@ fn pattern() -> impl Strategy<Value = P> {
                 string_contains,
             })
     })
-}
-
-fn build(g: &G) -> Model {
-    let mut b = ModelBuilder::new();
-    let ids = add_graph(&mut b, g);
-    let v = b.node_property("v");
-    let s = b.node_property("s");
-    for (i, &id) in ids.iter().enumerate() {
-        b.set_node_property(id, v, ValueRef::Int(i as i64 % 3))
-            .unwrap();
-        let name = if i % 2 == 0 { "alpha" } else { "beta" };
-        b.set_node_property(id, s, ValueRef::Str(name)).unwrap();
-    }
-    b.freeze().unwrap()
 }
 
 fn node(s: usize) -> Box<Expr> {
@@ -96,22 +84,6 @@ fn bind(m: &Model, p: &P) -> BoundQuery {
     }
 }
 
-fn sorted_ids(rows: &[Vec<Val<'_>>]) -> Vec<Vec<i64>> {
-    let mut v: Vec<Vec<i64>> = rows
-        .iter()
-        .map(|r| {
-            r.iter()
-                .map(|v| match v {
-                    Val::Int(i) => *i,
-                    _ => -1,
-                })
-                .collect()
-        })
-        .collect();
-    v.sort();
-    v
-}
-
 /// Compression as far as it goes (budget 0), with low thresholds so small graphs merge a lot.
 fn aggressive() -> CompressConfig {
     CompressConfig {
@@ -125,7 +97,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
     #[test]
     fn gpsense_equals_the_default_engine(g in graph(12, 30), p in pattern(), homo in any::<bool>(), rounds in 0usize..3) {
-        let m = build(&g);
+        let m = build_with_properties(&g);
         let sem = if homo { Semantics::Homomorphism } else { Semantics::Isomorphism };
         let q = bind(&m, &p);
         let opts = MatchOptions { semantics: sem, ..Default::default() };
@@ -472,7 +444,7 @@ mod device {
         for case in 0..60 {
             let g = random_graph(&mut rng);
             let p = random_pattern(&mut rng);
-            let m = build(&g);
+            let m = build_with_properties(&g);
             let q = bind(&m, &p);
             let sem = if rng.chance(50) {
                 Semantics::Homomorphism

@@ -8,31 +8,15 @@
 
 mod common;
 use common::grouped_queries::{bind, brute, pattern};
-use common::random_graphs::{add_graph, build, graph, pattern_vars, rel_specs};
-use common::{count_star, gemp, id_rows, root};
+use common::random_graphs::{build, build_with_properties, graph, pattern_vars, rel_specs};
+use common::{count_star, gemp, id_rows, root, sorted_ids};
 
 use gemp::matcher::eval::Val;
 use gemp::matcher::stages::{self, StageChoice};
 use gemp::matcher::{execute, MatchOptions, Semantics};
-use gemp::model::{Model, ModelBuilder, Value, ValueRef};
+use gemp::model::Value;
 use gemp::pattern::ir::*;
 use proptest::prelude::*;
-
-fn sorted_ids(rows: &[Vec<Val<'_>>]) -> Vec<Vec<i64>> {
-    let mut v: Vec<Vec<i64>> = rows
-        .iter()
-        .map(|r| {
-            r.iter()
-                .map(|v| match v {
-                    Val::Int(i) => *i,
-                    _ => -1,
-                })
-                .collect()
-        })
-        .collect();
-    v.sort();
-    v
-}
 
 fn count_of(rows: &[Vec<Val<'_>>]) -> i64 {
     match rows {
@@ -76,21 +60,6 @@ proptest! {
             prop_assert_eq!(nodes, (0..k).collect::<Vec<_>>());
         }
     }
-}
-
-/// A graph whose nodes carry an integer `v` (id mod 3) and a string `s` (alpha/beta).
-fn build_with_properties(g: &common::random_graphs::G) -> Model {
-    let mut b = ModelBuilder::new();
-    let ids = add_graph(&mut b, g);
-    let v = b.node_property("v");
-    let s = b.node_property("s");
-    for (i, &id) in ids.iter().enumerate() {
-        b.set_node_property(id, v, ValueRef::Int(i as i64 % 3))
-            .unwrap();
-        let name = if i % 2 == 0 { "alpha" } else { "beta" };
-        b.set_node_property(id, s, ValueRef::Str(name)).unwrap();
-    }
-    b.freeze().unwrap()
 }
 
 fn node(s: usize) -> Box<Expr> {

@@ -127,15 +127,7 @@ impl Ranks {
                         && conj.iter().any(|&i| is_literal_equality(&query.filter[i])))
             })
             .collect();
-        let degree: Vec<usize> = (0..k)
-            .map(|s| {
-                pattern
-                    .rels
-                    .iter()
-                    .filter(|r| r.src == s || r.dst == s)
-                    .count()
-            })
-            .collect();
+        let degree = pattern.degrees();
         let rank: Vec<f64> = (0..k)
             .map(|s| {
                 let freq = if concept[s] {

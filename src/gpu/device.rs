@@ -170,6 +170,12 @@ pub struct AutoBackend {
     pub reason: String,
 }
 
+/// Whether the user named a device: `--device N` (an index selector) or a non-blank
+/// `GEMP_DEVICE` (`env`).
+pub fn names_a_device(selector: DeviceSelector, env: Option<&str>) -> bool {
+    matches!(selector, DeviceSelector::Index(_)) || env.is_some_and(|v| !v.trim().is_empty())
+}
+
 /// Decides `--backend auto`: a device is used when it is a GPU or an accelerator, or when the
 /// user named one (`--device N`, `GEMP_DEVICE`). A CPU OpenCL device (PoCL) alone is not used: on
 /// a CPU the host matcher is faster and needs no device set-up; `--backend opencl` still runs on
@@ -185,8 +191,7 @@ pub fn auto_backend(
             reason: "no OpenCL device found".into(),
         });
     }
-    let named =
-        matches!(selector, DeviceSelector::Index(_)) || env.is_some_and(|v| !v.trim().is_empty());
+    let named = names_a_device(selector, env);
     let index = select_device(devices, selector, env)?;
     let d = &devices[index];
     if named {

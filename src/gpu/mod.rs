@@ -40,8 +40,8 @@ mod discovery;
 pub mod scan;
 
 pub use device::{
-    auto_backend, human_bytes, select_device, AutoBackend, DeviceInfo, DeviceSelector, DeviceType,
-    GEMP_DEVICE_ENV,
+    auto_backend, human_bytes, names_a_device, select_device, AutoBackend, DeviceInfo,
+    DeviceSelector, DeviceType, GEMP_DEVICE_ENV,
 };
 
 #[cfg(feature = "opencl")]
@@ -107,8 +107,7 @@ pub fn auto_backend_here(selector: DeviceSelector) -> crate::Result<AutoBackend>
     #[cfg(feature = "opencl")]
     {
         let env = std::env::var(GEMP_DEVICE_ENV).ok();
-        let named = matches!(selector, DeviceSelector::Index(_))
-            || env.as_deref().is_some_and(|v| !v.trim().is_empty());
+        let named = names_a_device(selector, env.as_deref());
         let fingerprint = (!named && probe_memo::path().is_some()).then(probe_memo::fingerprint);
         if let Some(reason) = fingerprint.as_deref().and_then(probe_memo::remembered_host) {
             return Ok(AutoBackend {

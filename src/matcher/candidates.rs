@@ -565,24 +565,27 @@ mod tests {
     use super::*;
     use crate::model::ModelBuilder;
 
+    /// `n` nodes; node i gets i * 7 % 23 edges (0..=22: short and long lists) of the relationship
+    /// types `type_names` in turn, with parallel edges and a self-loop on some. Returns the model,
+    /// its nodes and its type numbers.
+    fn mixed_degree_model(n: usize, type_names: &[&str]) -> (Model, Vec<u32>, Vec<u32>) {
+        let mut b = ModelBuilder::new();
+        let types: Vec<u32> = type_names.iter().map(|t| b.rel_type(t)).collect();
+        let nodes: Vec<u32> = (0..n).map(|i| b.add_node(&i.to_string(), &["N"])).collect();
+        for (i, &v) in nodes.iter().enumerate() {
+            for j in 0..(i * 7 % 23) {
+                let to = nodes[(i * 3 + j * 5) % nodes.len()];
+                b.add_edge(v, to, types[(i + j) % types.len()]).unwrap();
+            }
+        }
+        (b.freeze().unwrap(), nodes, types)
+    }
+
     /// The capped degree is the full degree cut at the cap, for short lists (scanned) and long
     /// ones (searched per type), every direction, type set and cap.
     #[test]
     fn capped_degree_is_the_degree_cut_at_the_cap() {
-        let mut b = ModelBuilder::new();
-        let types: Vec<u32> = ["A", "B", "C"].iter().map(|t| b.rel_type(t)).collect();
-        let nodes: Vec<u32> = (0..40)
-            .map(|i| b.add_node(&i.to_string(), &["N"]))
-            .collect();
-        // Node i gets i * 7 % 23 edges of mixed types (0..=22: short and long lists), plus
-        // parallel edges and a self-loop on some.
-        for (i, &v) in nodes.iter().enumerate() {
-            for j in 0..(i * 7 % 23) {
-                let to = nodes[(i * 3 + j * 5) % nodes.len()];
-                b.add_edge(v, to, types[(i + j) % 3]).unwrap();
-            }
-        }
-        let m = b.freeze().unwrap();
+        let (m, nodes, types) = mixed_degree_model(40, &["A", "B", "C"]);
         let sets: [&[u32]; 5] = [
             &[],
             &types[..1],
@@ -612,18 +615,7 @@ mod tests {
     /// self-loops.
     #[test]
     fn chunk_degree_test_equals_the_node_by_node_test() {
-        let mut b = ModelBuilder::new();
-        let types: Vec<u32> = ["A", "B", "C", "D"].iter().map(|t| b.rel_type(t)).collect();
-        let nodes: Vec<u32> = (0..60)
-            .map(|i| b.add_node(&i.to_string(), &["N"]))
-            .collect();
-        for (i, &v) in nodes.iter().enumerate() {
-            for j in 0..(i * 7 % 23) {
-                let to = nodes[(i * 3 + j * 5) % nodes.len()];
-                b.add_edge(v, to, types[(i + j) % 4]).unwrap();
-            }
-        }
-        let m = b.freeze().unwrap();
+        let (m, nodes, types) = mixed_degree_model(60, &["A", "B", "C", "D"]);
         let sets: [Vec<u32>; 5] = [
             vec![],
             vec![types[0]],

@@ -242,6 +242,19 @@ mod tests {
         b.freeze().unwrap()
     }
 
+    /// What the generic evaluator says of `expr` with node slot 0 bound to `v`.
+    fn evaluator_holds(m: &Model, expr: &Expr, v: u32) -> bool {
+        let nodes = [v];
+        Env {
+            model: m,
+            nodes: &nodes,
+            rels: &[],
+            row: &[],
+            exists: None,
+        }
+        .holds(expr)
+    }
+
     #[test]
     fn the_column_pass_agrees_with_the_evaluator_on_every_node() {
         let m = model();
@@ -289,15 +302,7 @@ mod tests {
             let mut cursor = Cursor::default();
             let mut hits = 0;
             for v in 0..m.node_count() as u32 {
-                let nodes = [v];
-                let env = Env {
-                    model: &m,
-                    nodes: &nodes,
-                    rels: &[],
-                    row: &[],
-                    exists: None,
-                };
-                let want = env.holds(expr);
+                let want = evaluator_holds(&m, expr, v);
                 assert_eq!(
                     test.holds(&m, &mut cursor, v),
                     want,
@@ -307,17 +312,9 @@ mod tests {
             }
             // Out-of-order probes (a fresh group lookup each time) agree too.
             for v in (0..m.node_count() as u32).rev().step_by(3) {
-                let nodes = [v];
-                let env = Env {
-                    model: &m,
-                    nodes: &nodes,
-                    rels: &[],
-                    row: &[],
-                    exists: None,
-                };
                 assert_eq!(
                     test.holds(&m, &mut cursor, v),
-                    env.holds(expr),
+                    evaluator_holds(&m, expr, v),
                     "{p} on {v}"
                 );
             }
@@ -373,15 +370,7 @@ mod tests {
             let mut cursor = Cursor::default();
             let mut hits = 0;
             for v in 0..m.node_count() as u32 {
-                let nodes = [v];
-                let env = Env {
-                    model: &m,
-                    nodes: &nodes,
-                    rels: &[],
-                    row: &[],
-                    exists: None,
-                };
-                let want = env.holds(expr);
+                let want = evaluator_holds(&m, expr, v);
                 assert_eq!(test.holds(&m, &mut cursor, v), want, "'{needle}' on {v}");
                 hits += usize::from(want);
             }

@@ -185,15 +185,8 @@ pub(crate) fn plan_for(
     cands: &[candidates::CandidateSet],
     strings_unary: bool,
 ) -> Plan {
-    let unary = planner::unary_conjuncts_with(query, strings_unary);
-    let counts: Vec<usize> = cands.iter().map(|c| c.len()).collect();
-    let memo = FanoutMemo::default();
-    let fanout = |rel: usize, from: usize, dir: planner::Dir| {
-        memo.get(rel, from, dir, || {
-            sampled_fanout(model, query, cands, &unary, rel, from, dir)
-        })
-    };
-    planner::plan_with(query, &counts, &fanout, strings_unary)
+    // No order given: every next node is the cheapest one.
+    plan_following(model, query, cands, &[], strings_unary)
 }
 
 /// Sampled fan-outs by (relationship, bound end, direction): the planner asks for the same one at
@@ -228,7 +221,19 @@ pub(crate) fn plan_in_order_for(
     cands: &[candidates::CandidateSet],
     order: &[crate::pattern::ir::NodeSlot],
 ) -> Plan {
-    let unary = planner::unary_conjuncts_with(query, true);
+    plan_following(model, query, cands, order, true)
+}
+
+/// The planner over `cands` with memoised sampled fan-outs, binding `order` first (empty: the
+/// planner's own choices throughout).
+fn plan_following(
+    model: &Model,
+    query: &BoundQuery,
+    cands: &[candidates::CandidateSet],
+    order: &[crate::pattern::ir::NodeSlot],
+    strings_unary: bool,
+) -> Plan {
+    let unary = planner::unary_conjuncts_with(query, strings_unary);
     let counts: Vec<usize> = cands.iter().map(|c| c.len()).collect();
     let memo = FanoutMemo::default();
     let fanout = |rel: usize, from: usize, dir: planner::Dir| {
@@ -236,7 +241,7 @@ pub(crate) fn plan_in_order_for(
             sampled_fanout(model, query, cands, &unary, rel, from, dir)
         })
     };
-    planner::plan_in_order(query, order, &counts, &fanout, true)
+    planner::plan_in_order(query, order, &counts, &fanout, strings_unary)
 }
 
 /// Average number of edges of `rel`'s types that a candidate of `from` has in direction `dir`,

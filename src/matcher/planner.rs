@@ -178,15 +178,7 @@ fn cheapest_next(
     let pattern = &query.pattern;
     let k = pattern.nodes.len();
     let count = |s: NodeSlot| candidate_counts.get(s).copied().unwrap_or(0);
-    let pdeg: Vec<usize> = (0..k)
-        .map(|s| {
-            pattern
-                .rels
-                .iter()
-                .filter(|r| r.src == s || r.dst == s)
-                .count()
-        })
-        .collect();
+    let pdeg = pattern.degrees();
     // Connections of each unbound node to the bound set.
     let connections = |s: NodeSlot| {
         pattern

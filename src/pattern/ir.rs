@@ -24,6 +24,18 @@ pub struct Pattern {
 }
 
 impl Pattern {
+    /// Each node's number of pattern relationships (a self-loop counts once).
+    pub fn degrees(&self) -> Vec<usize> {
+        (0..self.nodes.len())
+            .map(|s| {
+                self.rels
+                    .iter()
+                    .filter(|r| r.src == s || r.dst == s)
+                    .count()
+            })
+            .collect()
+    }
+
     /// Hops from the nearest start (each with its own starting distance) to every pattern node,
     /// relationships taken in both directions; `None` when a node is unreachable.
     pub fn hops_from(&self, starts: &[(NodeSlot, usize)]) -> Option<Vec<usize>> {

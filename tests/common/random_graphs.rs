@@ -51,6 +51,23 @@ pub fn build(g: &G) -> Model {
     b.freeze().unwrap()
 }
 
+/// The model of `g` whose nodes carry an integer `v` (position mod 3) and a string `s` (`alpha`
+/// at even positions, `beta` at odd ones), for unary and string conjuncts.
+pub fn build_with_properties(g: &G) -> Model {
+    let mut b = ModelBuilder::new();
+    let ids = add_graph(&mut b, g);
+    let v = b.node_property("v");
+    let s = b.node_property("s");
+    for (i, &id) in ids.iter().enumerate() {
+        b.set_node_property(id, v, gemp::model::ValueRef::Int(i as i64 % 3))
+            .unwrap();
+        let name = if i % 2 == 0 { "alpha" } else { "beta" };
+        b.set_node_property(id, s, gemp::model::ValueRef::Str(name))
+            .unwrap();
+    }
+    b.freeze().unwrap()
+}
+
 /// One pattern relationship: source and target node, allowed type numbers (empty = any type),
 /// undirected, named.
 pub type RelSpec = (usize, usize, Vec<u8>, bool, bool);
