@@ -395,6 +395,7 @@ impl RunOptions {
             semantics: self.semantics,
             timeout: self.timeout,
             count_only: self.count_only,
+            limit: None,
         }
     }
 }

@@ -9,6 +9,7 @@
 
 pub mod api;
 pub mod cli;
+pub mod engines;
 pub mod error;
 pub mod generate;
 pub mod gpsense;

@@ -142,6 +142,7 @@ impl QueryArgs {
   gemp match --model imdb.gemp couples.cypher --format jsonl
   gemp match --model imdb.gemp q.cypher --param name=Jack --count
   gemp match --model hprd.gemp query_dense_16_1.graph --count
+  gemp match --model yeast.gemp query_dense_16_1.graph --count --limit 100000
   gemp match --model imdb.gemp big.cypher --timeout 10 --count
   gemp match --model imdb.gemp q.cypher --backend opencl --device 1 --timings
   gemp match datasets/queries/four-actors-jack.cypher --filter gpsense --order gemp --join gpsense --timings")]
@@ -156,6 +157,12 @@ pub struct MatchArgs {
     /// Print only the number of results.
     #[arg(long)]
     pub count: bool,
+    /// Stop after the first N pattern matches, counted exactly (the subgraph-matching field's
+    /// "first N embeddings"; works for `.graph` queries, which have no LIMIT). A query whose rows
+    /// are not one per match (grouping, DISTINCT, ORDER BY, SKIP) is refused unless the
+    /// candidate-space core runs it.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
     /// Stop after this many seconds and report the partial result as partial (counted from the
     /// start of the query's candidate filtering on the host; opening the model is not included).
     #[arg(long, value_name = "SECONDS")]
@@ -177,7 +184,8 @@ pub struct MatchArgs {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   gemp batch --model imdb.gemp datasets/queries/*.cypher --out results/
-  gemp batch --model hprd.gemp ../shared/data/hprd/queries/*.graph --out hprd-out --count")]
+  gemp batch --model hprd.gemp ../shared/data/hprd/queries/*.graph --out hprd-out --count
+  gemp batch --model yeast.gemp yeast/queries/*.graph --out y --count --limit 100000 --timeout 10")]
 pub struct BatchArgs {
     /// Query files.
     #[arg(required = true)]
@@ -193,6 +201,12 @@ pub struct BatchArgs {
     /// Only count results (result files then hold the count).
     #[arg(long)]
     pub count: bool,
+    /// Stop after the first N pattern matches, counted exactly (the subgraph-matching field's
+    /// "first N embeddings"; works for `.graph` queries, which have no LIMIT). A query whose rows
+    /// are not one per match (grouping, DISTINCT, ORDER BY, SKIP) is refused unless the
+    /// candidate-space core runs it.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
     /// Per-query time limit in seconds.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
@@ -330,6 +344,7 @@ fn options(
     semantics: Semantics,
     timeout: Option<f64>,
     count_only: bool,
+    limit: Option<u64>,
 ) -> anyhow::Result<MatchOptions> {
     let timeout = match timeout {
         Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
@@ -340,6 +355,7 @@ fn options(
         semantics,
         timeout,
         count_only,
+        limit,
     })
 }
 
@@ -352,7 +368,12 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     let (query, semantics) = load_query(&args.query, &model, &args.common, &params)?;
     // `--count` of a query that returns one aggregate prints that aggregate's value.
     let single_aggregate = args.count && matcher::is_single_aggregate(&query);
-    let opts = options(semantics, args.timeout, args.count && !single_aggregate)?;
+    let opts = options(
+        semantics,
+        args.timeout,
+        args.count && !single_aggregate,
+        args.limit,
+    )?;
     if args.meta && (args.count || args.format != OutputFormat::Jsonl) {
         bail!("--meta applies to --format jsonl without --count");
     }
@@ -491,7 +512,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     let params = params(&args.common)?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
-    let opts = options(Semantics::default(), args.timeout, args.count)?;
+    let opts = options(Semantics::default(), args.timeout, args.count, args.limit)?;
     let session = args.common.open_session(&model)?;
     log::info!("queries run on {}", session.engine_name());
     let ext = match args.format {

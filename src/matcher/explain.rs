@@ -298,6 +298,9 @@ pub fn host_execution(model: &Model, query: &BoundQuery, options: &super::MatchO
         };
         return head + &super::clauses::describe(model, query);
     }
+    if let Some(text) = super::space_exec::describe(model, query, options) {
+        return text;
+    }
     let (plan, cands, _) = super::prepare_host(model, query, options.semantics);
     let mut o = render_under(query, &plan, model, options.semantics);
     if let Some(reduced) = super::count_symmetry(model, query, &plan, &cands, options) {

@@ -16,6 +16,7 @@ pub mod host;
 pub mod id_tuple;
 pub mod planner;
 pub mod results;
+mod space_exec;
 pub mod stages;
 pub mod symmetry;
 pub mod triangles;
@@ -43,6 +44,9 @@ pub struct MatchOptions {
     pub timeout: Option<Duration>,
     /// Only the number of result rows is wanted (no rows are materialised when avoidable).
     pub count_only: bool,
+    /// Stop after this many pattern matches (`--limit`), counted exactly: the subgraph-matching
+    /// field's "first N embeddings". `None` = every match.
+    pub limit: Option<u64>,
 }
 
 /// Timings of the host pipeline's stages.
@@ -416,10 +420,25 @@ pub fn execute<'m>(
     options: &MatchOptions,
 ) -> Result<QueryOutput<'m>> {
     if query.clauses.is_some() {
+        if options.limit.is_some() {
+            return Err(limit_refused(query, options));
+        }
         return clauses::execute(model, query, options);
     }
     // The deadline covers candidate filtering and planning too.
     let deadline = options.timeout.map(|d| Instant::now() + d);
+    if let Some(out) = space_exec::execute(model, query, options, deadline)? {
+        return Ok(out);
+    }
+    if let Some(limit) = options.limit {
+        let limited =
+            space_exec::limit_query(query, limit).ok_or_else(|| limit_refused(query, options))?;
+        let options = MatchOptions {
+            limit: None,
+            ..options.clone()
+        };
+        return execute(model, &limited, &options);
+    }
     let (plan, cands, timings) = prepare_host(model, query, options.semantics);
     if let Some(reduced) = count_symmetry(model, query, &plan, &cands, options) {
         let factor = reduced.factor;
@@ -436,6 +455,17 @@ pub fn execute<'m>(
         return Ok(out);
     }
     execute_planned(model, query, plan, cands, timings, options, deadline)
+}
+
+/// The error for `--limit` on a query that neither the candidate-space core nor a plain
+/// projection can cap by matches.
+fn limit_refused(query: &BoundQuery, options: &MatchOptions) -> crate::Error {
+    let why = crate::engines::space::ineligible_because(query, options.semantics)
+        .unwrap_or("a projection that is not one row per match");
+    crate::Error::InvalidArgument(format!(
+        "--limit caps pattern matches, which this query cannot count one by one ({why}); \
+         use LIMIT in the query instead"
+    ))
 }
 
 /// A pure count run on a symmetry-reduced query (see [`symmetry`]).
@@ -725,6 +755,18 @@ pub fn execute_streaming<'m>(
     if !is_streamable(query) || options.count_only {
         return hand_over(execute(model, query, options)?, consume);
     }
+    if let Some(summary) = space_exec::execute_streaming(model, query, options, &mut *consume)? {
+        return Ok(summary);
+    }
+    if let Some(limit) = options.limit {
+        let limited =
+            space_exec::limit_query(query, limit).ok_or_else(|| limit_refused(query, options))?;
+        let options = MatchOptions {
+            limit: None,
+            ..options.clone()
+        };
+        return execute_streaming(model, &limited, &options, consume);
+    }
     let control = Control::new(options.timeout.map(|d| Instant::now() + d));
     let (plan, cands, mut timings) = prepare_host(model, query, options.semantics);
     let stage = &query.stages[0];
@@ -744,61 +786,88 @@ pub fn execute_streaming<'m>(
     let limit = stage.limit.unwrap_or(u64::MAX);
     let budget = stage.limit.map(|l| l.saturating_add(skip));
     let start = Instant::now();
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Vec<Val<'m>>>>(16);
-    let mut seen = 0u64;
-    let mut written = 0u64;
-    let mut write_error = None;
-    std::thread::scope(|scope| {
-        let oracle: &(dyn ExistsOracle + Sync) = &e;
-        let (e, projector, control, plan) = (&e, &projector, &control, &plan);
-        let worker = scope.spawn(move || {
-            if budget == Some(0) {
-                return;
-            }
-            if plan.steps.is_empty() {
-                let mut s = RowSink::new(model, projector, Some(oracle)).streaming(tx);
-                s.push(&[], &[], &[]);
-                s.flush();
-                return;
-            }
-            let sinks = host::run_parallel(e, e.pivot_candidates(), k, r, || {
-                RowSink::new(model, projector, Some(oracle))
-                    .with_budget(budget, control)
-                    .streaming(tx.clone())
-            });
-            for mut s in sinks {
-                s.flush();
-            }
-        });
-        for batch in rx {
-            let from = skip.saturating_sub(seen).min(batch.len() as u64) as usize;
-            seen += batch.len() as u64;
-            let room = (limit - written).min((batch.len() - from) as u64) as usize;
-            if room > 0 {
-                if let Err(err) = consume(&columns, &batch[from..from + room]) {
-                    write_error = Some(err);
-                    control.stop();
-                    break;
-                }
-                written += room as u64;
-            }
-            if written >= limit {
-                control.stop();
-                break;
-            }
+    let oracle: &(dyn ExistsOracle + Sync) = &e;
+    let written = stream_through(&columns, skip, limit, &control, consume, |tx| {
+        if budget == Some(0) {
+            return;
         }
-        let _ = worker.join();
-    });
+        if plan.steps.is_empty() {
+            let mut s = RowSink::new(model, &projector, Some(oracle)).streaming(tx);
+            s.push(&[], &[], &[]);
+            s.flush();
+            return;
+        }
+        let sinks = host::run_parallel(&e, e.pivot_candidates(), k, r, || {
+            RowSink::new(model, &projector, Some(oracle))
+                .with_budget(budget, &control)
+                .streaming(tx.clone())
+        });
+        for mut s in sinks {
+            s.flush();
+        }
+    })?;
     timings.enumerate = start.elapsed();
-    if let Some(err) = write_error {
-        return Err(crate::Error::io("<output>", err));
-    }
     Ok(StreamSummary {
         columns,
         count: written,
         partial: control.timed_out(),
         timings,
     })
+}
+
+/// Runs `search` on a worker thread, which sends batches of rows on the channel it is given, and
+/// hands them to `consume` here (see [`pump`]); returns the rows written.
+pub(crate) fn stream_through<'m>(
+    columns: &[String],
+    skip: u64,
+    limit: u64,
+    control: &Control,
+    consume: RowConsumer<'_, 'm>,
+    search: impl FnOnce(std::sync::mpsc::SyncSender<Vec<Vec<Val<'m>>>>) + Send,
+) -> Result<u64> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Vec<Val<'m>>>>(16);
+    let (written, write_error) = std::thread::scope(|scope| {
+        let worker = scope.spawn(move || search(tx));
+        let pumped = pump(rx, columns, skip, limit, consume, control);
+        let _ = worker.join();
+        pumped
+    });
+    match write_error {
+        Some(err) => Err(crate::Error::io("<output>", err)),
+        None => Ok(written),
+    }
+}
+
+/// Hands the batches of rows arriving on `rx` to `consume`, less the first `skip` rows, at most
+/// `limit` rows; stops the search once `limit` rows are written or `consume` fails. Returns the
+/// rows written and the write error, if any.
+fn pump<'m>(
+    rx: std::sync::mpsc::Receiver<Vec<Vec<Val<'m>>>>,
+    columns: &[String],
+    skip: u64,
+    limit: u64,
+    consume: RowConsumer<'_, 'm>,
+    control: &Control,
+) -> (u64, Option<std::io::Error>) {
+    let mut seen = 0u64;
+    let mut written = 0u64;
+    for batch in rx {
+        let from = skip.saturating_sub(seen).min(batch.len() as u64) as usize;
+        seen += batch.len() as u64;
+        let room = (limit - written).min((batch.len() - from) as u64) as usize;
+        if room > 0 {
+            if let Err(err) = consume(columns, &batch[from..from + room]) {
+                control.stop();
+                return (written, Some(err));
+            }
+            written += room as u64;
+        }
+        if written >= limit {
+            control.stop();
+            break;
+        }
+    }
+    (written, None)
 }
 
 fn count_matches(e: &Enumerator<'_>, pivots: &[u32], k: usize, r: usize, plan: &Plan) -> u64 {

@@ -59,3 +59,15 @@ pub trait Engine<'m>: std::fmt::Debug {
         Ok((crate::matcher::hand_over(run.output, consume)?, run.device))
     }
 }
+
+/// `--limit` (an exact cap on pattern matches) runs on the host matcher only: other engines
+/// refuse it with a device limit, so `--backend auto` moves the query to the host and an engine
+/// named explicitly says why.
+pub(crate) fn refuse_limit(options: &MatchOptions, engine: &str) -> Result<()> {
+    match options.limit {
+        Some(_) => Err(crate::Error::DeviceLimit(format!(
+            "--limit runs on the host matcher; {engine} does not take it"
+        ))),
+        None => Ok(()),
+    }
+}

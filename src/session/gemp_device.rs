@@ -92,6 +92,7 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
     fn run(&self, query: &BoundQuery, options: &MatchOptions) -> Result<EngineRun<'m>> {
         refuse_host_only(query)?;
         self.check_deferred(query, options)?;
+        super::engine::refuse_limit(options, "the OpenCL matcher")?;
         let (output, timings) = self.matcher.execute_timed(query, options)?;
         Ok(EngineRun {
             output,
@@ -107,6 +108,7 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
     ) -> Result<(StreamSummary, Option<DeviceTimings>)> {
         refuse_host_only(query)?;
         self.check_deferred(query, options)?;
+        super::engine::refuse_limit(options, "the OpenCL matcher")?;
         let (summary, timings) = self.matcher.execute_streaming(query, options, consume)?;
         Ok((summary, Some(timings)))
     }

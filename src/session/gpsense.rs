@@ -82,6 +82,7 @@ impl<'m> Engine<'m> for GpsenseEngine<'m> {
 
     fn run(&self, query: &BoundQuery, options: &MatchOptions) -> Result<EngineRun<'m>> {
         refuse_host_only(query)?;
+        super::engine::refuse_limit(options, "GpSense")?;
         Ok(EngineRun {
             output: self.engine.execute(query, options)?,
             device: None,

@@ -48,6 +48,7 @@ impl<'m> Engine<'m> for StagedEngine<'m> {
     }
 
     fn run(&self, query: &BoundQuery, options: &MatchOptions) -> Result<EngineRun<'m>> {
+        super::engine::refuse_limit(options, "the staged engine")?;
         Ok(EngineRun {
             output: stages::execute(self.model, query, options, self.choice)?,
             device: None,

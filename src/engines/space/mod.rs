@@ -1,0 +1,369 @@
+//! The candidate-space core: filter → order → enumerate over a compact candidate space, as the
+//! subgraph-matching field does it (GraphQL / CFL / DP-iso / CECI), on all cores.
+//!
+//! 1. [`filter`]: candidate sets per pattern node (labels, degrees, unary predicates), refined by
+//!    neighbourhood profiles along a BFS order of the query, forwards and backwards, while a sweep
+//!    still removes candidates; then [`tables`]: per relationship and end, the candidate-to-candidate
+//!    edges as a CSR of positions.
+//! 2. [`order`]: GraphQL's, RI's and a cost-greedy order, scored by one cost model; the cheapest
+//!    runs.
+//! 3. [`search`]: backtracking by intersection of candidate-edge rows, failing-set pruning, the
+//!    last node counted when only counts are wanted, work stealing across threads, an exact
+//!    `--limit`.
+//!
+//! It answers a query exactly when [`eligible`]: one `MATCH` of anonymous relationships between
+//! distinct nodes (existence checks), connected, at most 64 nodes, node-isomorphism or
+//! homomorphism, every `WHERE` conjunct on one node, no sub-pattern in the projections. Anything
+//! else runs on the planner-driven host matcher.
+
+pub mod filter;
+pub mod order;
+pub mod query_graph;
+pub mod search;
+pub mod tables;
+
+use std::time::Instant;
+
+use crate::matcher::candidates::{self, Semantics};
+use crate::matcher::enumerate::Control;
+use crate::matcher::planner::{self, Dir, Expansion, Plan, Step};
+use crate::model::Model;
+use crate::pattern::ir::{BoundQuery, Expr};
+
+pub use filter::Candidates;
+pub use order::OrderChoice;
+pub use query_graph::QueryGraph;
+pub use search::{Budget, Counter, Rows, SearchPlan, Searcher, Visitor};
+pub use tables::EdgeTable;
+
+/// Knobs of the core (the defaults are what queries run with; tests and benchmarks vary them).
+#[derive(Debug, Clone)]
+pub struct SpaceOptions {
+    /// Force one order algorithm (`gql`, `ri`, `cost`); `None` = the cheapest by the cost model.
+    pub order: Option<String>,
+    /// Failing-set pruning.
+    pub failing_sets: bool,
+    /// Most refinement sweeps.
+    pub max_sweeps: usize,
+}
+
+impl Default for SpaceOptions {
+    fn default() -> Self {
+        SpaceOptions {
+            order: None,
+            failing_sets: true,
+            max_sweeps: 6,
+        }
+    }
+}
+
+impl SpaceOptions {
+    /// The defaults, with `GEMP_SPACE_ORDER` (`gql`, `ri`, `cost`) forcing an order and
+    /// `GEMP_SPACE_FAILING_SETS=0` turning failing sets off (for benchmarks comparing them).
+    pub fn from_env() -> Self {
+        let mut o = SpaceOptions::default();
+        if let Ok(name) = std::env::var("GEMP_SPACE_ORDER") {
+            o.order = Some(name);
+        }
+        if std::env::var("GEMP_SPACE_FAILING_SETS").is_ok_and(|v| v == "0") {
+            o.failing_sets = false;
+        }
+        o
+    }
+}
+
+/// Why a query is not for the candidate-space core, or `None` when it is.
+pub fn ineligible_because(query: &BoundQuery, semantics: Semantics) -> Option<&'static str> {
+    let p = &query.pattern;
+    if query.clauses.is_some() {
+        return Some("clauses beyond MATCH … WHERE … WITH … RETURN");
+    }
+    if semantics == Semantics::Cypher {
+        return Some("relationship-isomorphism semantics");
+    }
+    if p.nodes.is_empty() || p.rels.is_empty() {
+        return Some("no relationship");
+    }
+    if p.nodes.len() > search::MAX_NODES {
+        return Some("more than 64 pattern nodes");
+    }
+    if p.rels.iter().any(|r| r.named) {
+        return Some("a named relationship");
+    }
+    if p.rels.iter().any(|r| r.src == r.dst) {
+        return Some("a self-loop in the pattern");
+    }
+    let unary = planner::unary_conjuncts_with(query, true);
+    let unary_count: usize = unary.iter().map(Vec::len).sum();
+    if unary_count != query.filter.len() {
+        return Some("a WHERE conjunct over several nodes");
+    }
+    let mut sub_pattern = false;
+    for s in &query.stages {
+        let mut look = |e: &Expr| sub_pattern |= matches!(e, Expr::Exists(_));
+        s.items.iter().for_each(|i| i.expr.walk(&mut look));
+        if let Some(f) = &s.filter {
+            f.walk(&mut look);
+        }
+        s.order_by.iter().for_each(|(e, _)| e.walk(&mut look));
+    }
+    if sub_pattern {
+        return Some("a sub-pattern in a projection");
+    }
+    if p.hops_from(&[(0, 0)]).is_none() {
+        return Some("a pattern of several connected parts");
+    }
+    None
+}
+
+/// True when the core answers `query` exactly (see the module doc).
+pub fn eligible(query: &BoundQuery, semantics: Semantics) -> bool {
+    ineligible_because(query, semantics).is_none()
+}
+
+/// A query's candidate space: refined candidate sets and candidate-edge tables.
+#[derive(Debug, Clone)]
+pub struct Space {
+    /// The query graph.
+    pub query: QueryGraph,
+    /// Candidates per pattern node before refinement.
+    pub initial: Vec<usize>,
+    /// Refined candidates per pattern node.
+    pub cands: Vec<Candidates>,
+    /// Tables, two per relationship ([`tables::table_id`]).
+    pub tables: Vec<EdgeTable>,
+    /// What refinement did.
+    pub refine: filter::RefineStats,
+}
+
+impl Space {
+    /// Builds the space of an [`eligible`] query; `None` when a table would be too large.
+    pub fn build(
+        model: &Model,
+        query: &BoundQuery,
+        semantics: Semantics,
+        options: &SpaceOptions,
+        control: &Control,
+    ) -> Option<Space> {
+        let n = model.node_count();
+        let t0 = Instant::now();
+        let unary = planner::unary_conjuncts_with(query, true);
+        let first = candidates::for_query(model, query, &unary, semantics);
+        let t_first = t0.elapsed();
+        let initial: Vec<usize> = first.iter().map(|c| c.len()).collect();
+        let mut cands: Vec<Candidates> = first
+            .into_iter()
+            .map(|c| Candidates::from_sorted(c.nodes, n))
+            .collect();
+        let q = QueryGraph::new(&query.pattern, model);
+        let labels: Vec<Vec<Vec<u32>>> = query
+            .pattern
+            .nodes
+            .iter()
+            .map(|v| v.labels.clone())
+            .collect();
+        let injective = semantics == Semantics::Isomorphism;
+        let refine = filter::refine(
+            model,
+            &q,
+            &labels,
+            &mut cands,
+            injective,
+            options.max_sweeps,
+            &|| !control.check_deadline(),
+        );
+        let t_refine = t0.elapsed();
+        let tables = tables::build(model, &q, &cands)?;
+        log::debug!(
+            "candidate space: first filter {t_first:.2?}, refinement ({} sweeps, {} removed) \
+             until {t_refine:.2?}, tables until {:.2?}",
+            refine.sweeps,
+            refine.removed,
+            t0.elapsed()
+        );
+        Some(Space {
+            query: q,
+            initial,
+            cands,
+            tables,
+            refine,
+        })
+    }
+
+    /// The statistics orders are scored with.
+    pub fn order_stats(&self) -> order::OrderStats<'_> {
+        order::OrderStats {
+            sizes: self.cands.iter().map(Candidates::len).collect(),
+            edges: (0..self.query.rels.len())
+                .map(|r| self.tables[tables::table_id(r, true)].len())
+                .collect(),
+            tables: &self.tables,
+        }
+    }
+
+    /// The order `options` asks for, or the cheapest.
+    pub fn choose_order(&self, options: &SpaceOptions) -> OrderChoice {
+        let stats = self.order_stats();
+        options
+            .order
+            .as_deref()
+            .and_then(|name| order::named(&self.query, &stats, name))
+            .unwrap_or_else(|| order::choose(&self.query, &stats))
+    }
+
+    /// The order as the host planner's [`Plan`] (for `explain`, timings and outputs): each node
+    /// after the first expands along its first relationship to a bound node and checks the rest.
+    pub fn as_plan(&self, query: &BoundQuery, choice: &OrderChoice) -> Plan {
+        let estimates = self
+            .order_stats()
+            .prefix_estimates(&self.query, &choice.order);
+        let mut steps = Vec::with_capacity(choice.order.len());
+        let mut bound = vec![false; self.query.len()];
+        for (&u, &estimate) in choice.order.iter().zip(&estimates) {
+            let mut expand = None;
+            let mut checks = Vec::new();
+            for inc in &self.query.incident[u] {
+                if !bound[inc.other] {
+                    continue;
+                }
+                let r = &self.query.rels[inc.rel];
+                if expand.is_none() {
+                    let dir = if r.undirected {
+                        Dir::Both
+                    } else if inc.forward {
+                        Dir::In
+                    } else {
+                        Dir::Out
+                    };
+                    expand = Some(Expansion {
+                        rel: inc.rel,
+                        from: inc.other,
+                        dir,
+                    });
+                } else {
+                    checks.push(inc.rel);
+                }
+            }
+            steps.push(Step {
+                node: u,
+                expand,
+                checks,
+                filters: Vec::new(),
+                candidates: self.cands[u].len(),
+                estimate,
+            });
+            bound[u] = true;
+        }
+        Plan {
+            steps,
+            unary: planner::unary_conjuncts_with(query, true),
+            attribute_filters: Vec::new(),
+        }
+    }
+}
+
+/// A query ready to search: its space, order and search plan.
+pub struct Prepared {
+    /// The candidate space.
+    pub space: Space,
+    /// The order chosen.
+    pub choice: OrderChoice,
+    /// The search plan of that order.
+    pub plan: SearchPlan,
+    /// Node-isomorphism (else homomorphism).
+    pub injective: bool,
+    /// Failing-set pruning on.
+    pub failing_sets: bool,
+    /// Time spent filtering (candidates, refinement, tables) and ordering.
+    pub filter_time: std::time::Duration,
+    /// Time spent choosing the order.
+    pub order_time: std::time::Duration,
+}
+
+impl Prepared {
+    /// Filters and orders an [`eligible`] query; `None` when the space would be too large.
+    pub fn new(
+        model: &Model,
+        query: &BoundQuery,
+        semantics: Semantics,
+        options: &SpaceOptions,
+        control: &Control,
+    ) -> Option<Self> {
+        let start = Instant::now();
+        let space = Space::build(model, query, semantics, options, control)?;
+        let filter_time = start.elapsed();
+        let start = Instant::now();
+        let choice = space.choose_order(options);
+        log::debug!(
+            "candidate space: candidates {:?} (before refinement {:?}); order {} {:?}, considered {:?}",
+            space.cands.iter().map(Candidates::len).collect::<Vec<_>>(),
+            space.initial,
+            choice.name,
+            choice.order,
+            choice.considered
+        );
+        let plan = SearchPlan::new(&space.query, choice.order.clone(), &space.cands);
+        Some(Prepared {
+            space,
+            choice,
+            plan,
+            injective: semantics == Semantics::Isomorphism,
+            failing_sets: options.failing_sets,
+            filter_time,
+            order_time: start.elapsed(),
+        })
+    }
+
+    /// A searcher over this space.
+    pub fn searcher<'a>(&'a self, control: &'a Control) -> Searcher<'a> {
+        Searcher::new(
+            &self.space.cands,
+            &self.space.tables,
+            &self.plan,
+            self.injective,
+            self.failing_sets,
+            control,
+        )
+    }
+
+    /// True when some pattern node has no candidate (no match).
+    pub fn is_empty(&self) -> bool {
+        self.space.cands.iter().any(Candidates::is_empty)
+    }
+
+    /// Counts the matches (at most `limit`) on all cores.
+    pub fn count(&self, control: &Control, limit: Option<u64>) -> u64 {
+        if self.is_empty() {
+            return 0;
+        }
+        let budget = limit.map(|l| Budget::new(l, control));
+        let mut counter = Counter::new(budget.as_ref());
+        if !control.stopped() {
+            let searcher = self.searcher(control);
+            searcher.run(&mut counter);
+            log::debug!(
+                "candidate space: {} matches, about {} candidates visited",
+                counter.count,
+                searcher.visited()
+            );
+        }
+        counter.count
+    }
+}
+
+/// Counts the matches of an [`eligible`] query's pattern and `WHERE` (ignoring projections), at
+/// most `limit`; `None` when the query is not eligible or its space too large.
+pub fn count(
+    model: &Model,
+    query: &BoundQuery,
+    semantics: Semantics,
+    options: &SpaceOptions,
+    limit: Option<u64>,
+) -> Option<u64> {
+    if !eligible(query, semantics) {
+        return None;
+    }
+    let control = Control::new(None);
+    let prepared = Prepared::new(model, query, semantics, options, &control)?;
+    Some(prepared.count(&control, limit))
+}

@@ -1,0 +1,261 @@
+//! The host matcher's hand-over to the candidate-space core ([`crate::engines::space`]): every
+//! query the core answers exactly runs there — counted, collected or streamed through the same
+//! result stages — unless a factorised or symmetry-reduced count plan answers it without
+//! enumerating (the IMDb shapes), which stays here.
+
+use std::time::Instant;
+
+use super::enumerate::Sink;
+use super::results::{finish_stages, Projector, RowSink};
+use super::{
+    choose_factorised, count_symmetry, counted_output, counts_matches_only, plain_projection_count,
+    prepare_host, row_budget, stream_through, Control, MatchOptions, QueryOutput, RowConsumer,
+    StreamSummary, Timings,
+};
+use crate::engines::space::{self, Budget, Prepared, Rows, SpaceOptions};
+use crate::error::Result;
+use crate::model::Model;
+use crate::pattern::ir::BoundQuery;
+
+/// True when a count plan of the host matcher answers `query` without enumerating.
+fn counted_without_enumerating(model: &Model, query: &BoundQuery, options: &MatchOptions) -> bool {
+    let (plan, cands, _) = prepare_host(model, query, options.semantics);
+    count_symmetry(model, query, &plan, &cands, options).is_some()
+        || choose_factorised(model, query, &plan, &cands, options).is_some()
+}
+
+/// The core's preparation of `query`, or `None` when it should run elsewhere (not eligible, a
+/// count plan wins, or its space would be too large).
+fn prepare(
+    model: &Model,
+    query: &BoundQuery,
+    options: &MatchOptions,
+    control: &Control,
+) -> Option<Prepared> {
+    if !space::eligible(query, options.semantics) {
+        return None;
+    }
+    let counting = query.stages.is_empty() || counts_matches_only(query, options);
+    if counting && options.limit.is_none() && counted_without_enumerating(model, query, options) {
+        return None;
+    }
+    Prepared::new(
+        model,
+        query,
+        options.semantics,
+        &SpaceOptions::from_env(),
+        control,
+    )
+}
+
+fn timings_of(prepared: &Prepared) -> Timings {
+    Timings {
+        filter: prepared.filter_time,
+        plan: prepared.order_time,
+        ..Timings::default()
+    }
+}
+
+/// Runs `query` on the core when it is for the core; `None` otherwise.
+pub(super) fn execute<'m>(
+    model: &'m Model,
+    query: &BoundQuery,
+    options: &MatchOptions,
+    deadline: Option<Instant>,
+) -> Result<Option<QueryOutput<'m>>> {
+    let control = Control::new(deadline);
+    let Some(prepared) = prepare(model, query, options, &control) else {
+        return Ok(None);
+    };
+    let mut timings = timings_of(&prepared);
+    let plan = prepared.space.as_plan(query, &prepared.choice);
+    let start = Instant::now();
+    let first = query.stages.first().map(Projector::new);
+    let Some(first) = first else {
+        let count = prepared.count(&control, options.limit);
+        timings.enumerate = start.elapsed();
+        let partial = control.timed_out();
+        return Ok(Some(counted_output(
+            vec!["count".into()],
+            count,
+            partial,
+            plan,
+            timings,
+        )));
+    };
+    if counts_matches_only(query, options) && !first.is_count_star() {
+        let matches = prepared.count(&control, options.limit);
+        let count = plain_projection_count(query, matches);
+        timings.enumerate = start.elapsed();
+        let (columns, partial) = (first.columns(), control.timed_out());
+        return Ok(Some(counted_output(columns, count, partial, plan, timings)));
+    }
+    let sinks: Vec<RowSink<'_, 'm>> = if first.is_count_star() {
+        let mut sink = RowSink::new(model, &first, None);
+        let _ = sink.add_count(prepared.count(&control, options.limit));
+        vec![sink]
+    } else {
+        let budget = row_budget(query, &first);
+        if budget == Some(0) {
+            control.stop();
+        }
+        let limit = options.limit.map(|l| Budget::new(l, &control));
+        if prepared.is_empty() || control.stopped() {
+            Vec::new()
+        } else {
+            let rels = query.pattern.rels.len();
+            prepared
+                .searcher(&control)
+                .run_chunks(|| {
+                    let sink = RowSink::new(model, &first, None).with_budget(budget, &control);
+                    Rows::new(sink, &prepared.plan.order, rels, limit.as_ref())
+                })
+                .into_iter()
+                .map(|r| r.sink)
+                .collect()
+        }
+    };
+    timings.enumerate = start.elapsed();
+    let start = Instant::now();
+    let (rows, columns) = finish_stages(model, &query.stages, &first, sinks, None);
+    timings.results = start.elapsed();
+    Ok(Some(QueryOutput::finished(
+        columns,
+        rows,
+        options.count_only,
+        control.timed_out(),
+        plan,
+        timings,
+    )))
+}
+
+/// Streams a plain one-stage projection of `query` from the core when it is for the core;
+/// `None` otherwise.
+pub(super) fn execute_streaming<'m>(
+    model: &'m Model,
+    query: &BoundQuery,
+    options: &MatchOptions,
+    consume: RowConsumer<'_, 'm>,
+) -> Result<Option<StreamSummary>> {
+    let control = Control::new(options.timeout.map(|d| Instant::now() + d));
+    let Some(prepared) = prepare(model, query, options, &control) else {
+        return Ok(None);
+    };
+    let mut timings = timings_of(&prepared);
+    let stage = &query.stages[0];
+    let projector = Projector::new(stage);
+    let columns = projector.columns();
+    let skip = stage.skip.unwrap_or(0);
+    let budget = stage.limit.map(|l| l.saturating_add(skip));
+    let limit = options.limit.map(|l| Budget::new(l, &control));
+    let rels = query.pattern.rels.len();
+    let start = Instant::now();
+    let written = stream_through(
+        &columns,
+        skip,
+        stage.limit.unwrap_or(u64::MAX),
+        &control,
+        consume,
+        |tx| {
+            if budget == Some(0) || prepared.is_empty() || control.stopped() {
+                return;
+            }
+            let visitors = prepared.searcher(&control).run_chunks(|| {
+                let sink = RowSink::new(model, &projector, None)
+                    .with_budget(budget, &control)
+                    .streaming(tx.clone());
+                Rows::new(sink, &prepared.plan.order, rels, limit.as_ref())
+            });
+            for mut v in visitors {
+                v.sink.flush();
+            }
+        },
+    )?;
+    timings.enumerate = start.elapsed();
+    Ok(Some(StreamSummary {
+        columns,
+        count: written,
+        partial: control.timed_out(),
+        timings,
+    }))
+}
+
+/// `query` with its plain one-stage projection capped at `limit` rows — the first `limit`
+/// matches — for `--limit` on a query the core does not take; `None` when its rows are not one
+/// per match (grouping, `DISTINCT`, `ORDER BY`, `SKIP`, several stages).
+pub(super) fn limit_query(query: &BoundQuery, limit: u64) -> Option<BoundQuery> {
+    if query.clauses.is_some() || query.stages.len() != 1 {
+        return None;
+    }
+    let stage = &query.stages[0];
+    if !Projector::new(stage).is_streaming() || stage.skip.unwrap_or(0) != 0 {
+        return None;
+    }
+    let mut limited = query.clone();
+    let cap = stage.limit.map_or(limit, |l| l.min(limit));
+    limited.stages[0].limit = Some(cap);
+    Some(limited)
+}
+
+/// What the host engine runs for `query` when the core takes it: the candidate space (candidates
+/// per node before and after refinement, candidate edges per relationship), the order chosen and
+/// why (every order's estimated cost), and how the enumeration runs; `None` when the core does not
+/// take the query.
+pub(super) fn describe(
+    model: &Model,
+    query: &BoundQuery,
+    options: &MatchOptions,
+) -> Option<String> {
+    use std::fmt::Write;
+    let control = Control::new(None);
+    let prepared = prepare(model, query, options, &control)?;
+    let space = &prepared.space;
+    let plan = space.as_plan(query, &prepared.choice);
+    let mut o = super::explain::render_under(query, &plan, model, options.semantics);
+    let name = |v: usize| query.pattern.nodes[v].name.clone();
+    let _ = writeln!(
+        o,
+        "\nhost execution: candidate-space core (filter → order → enumerate)\ncandidates \
+         (labels, degrees and one-node predicates, then {} refinement sweep(s) by neighbourhood \
+         profiles, {} removed):",
+        space.refine.sweeps, space.refine.removed
+    );
+    for (v, c) in space.cands.iter().enumerate() {
+        let _ = writeln!(o, "  {}: {} → {}", name(v), space.initial[v], c.len());
+    }
+    let _ = writeln!(o, "candidate edges (per relationship):");
+    for (r, rel) in space.query.rels.iter().enumerate() {
+        let edges = space.tables[crate::engines::space::tables::table_id(r, true)].len();
+        let _ = writeln!(o, "  {} – {}: {edges}", name(rel.src), name(rel.dst));
+    }
+    let considered: Vec<String> = prepared
+        .choice
+        .considered
+        .iter()
+        .map(|(n, c)| format!("{n} {c:.3e}"))
+        .collect();
+    let order: Vec<String> = prepared.choice.order.iter().map(|&v| name(v)).collect();
+    let _ = writeln!(
+        o,
+        "order: {} ({}), the cheapest by estimated partial matches summed over its prefixes \
+         (considered: {})",
+        prepared.choice.name,
+        order.join(", "),
+        considered.join(", ")
+    );
+    let counting = query.stages.is_empty() || counts_matches_only(query, options);
+    let _ =
+        writeln!(
+        o,
+        "enumeration: local candidates by intersecting candidate-edge rows; failing sets {}; {}; \
+         work stealing across threads{}",
+        if prepared.failing_sets { "on" } else { "off" },
+        if counting {
+            "the last node counted, not visited"
+        } else {
+            "every match visited"
+        },
+        if counting { "" } else { " (by first-node chunks, in order)" }
+    );
+    Some(o)
+}
