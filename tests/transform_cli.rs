@@ -198,3 +198,181 @@ fn a_failing_statement_writes_nothing_and_fixpoints_repeat() {
         text(&out.stderr)
     );
 }
+
+const TITLES: &str = r#"{ "nodes": [
+    {"id": "t1", "labels": ["Title"], "properties": {"numVotes": 7, "name": "a"}},
+    {"id": "t2", "labels": ["Title"], "properties": {"numVotes": 250000, "name": "b"}},
+    {"id": "t3", "labels": ["Title"], "properties": {"name": "c"}} ],
+  "edges": [] }"#;
+
+/// `numVotes` of every title, by key (`null` where it has none).
+fn votes(path: &std::path::Path) -> Vec<String> {
+    let g = Graph::open(path).unwrap();
+    ["t1", "t2", "t3"]
+        .iter()
+        .map(|k| {
+            let n = g.model().node_by_key(k).unwrap();
+            g.model().node_property(n, "numVotes").to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_value_that_cannot_be_computed_fails_the_transform_and_keeps_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("titles.json");
+    std::fs::write(&json, TITLES).unwrap();
+    let snap = dir.path().join("titles.gemp");
+    let s = snap.to_str().unwrap();
+    let out = gemp(&["load", json.to_str().unwrap(), "-o", s, "-q"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let before = votes(&snap);
+    assert_eq!(before, ["7", "250000", "null"]);
+    let output = dir.path().join("out.gemp");
+    let o = output.to_str().unwrap();
+    // Each used to write null for the values it could not compute (removing the property), exit
+    // 0 and report every value as set.
+    let cases = [
+        (
+            "MATCH (t:Title) SET t.numVotes = t.numVotes * 100000000000000",
+            "`t.numVotes * 100000000000000` cannot be computed: integer overflow in \
+             `250000 * 100000000000000`",
+        ),
+        (
+            "MATCH (t:Title) SET t.numVotes = t.numVotes / (t.numVotes - 7)",
+            "integer division by zero in `7 / 0`",
+        ),
+        (
+            "MATCH (t:Title) SET t.numVotes = t.numVotes % 0",
+            "integer division by zero in `",
+        ),
+        (
+            "MATCH (t:Title) SET t.numVotes = -t.numVotes - 9223372036854775807",
+            "integer overflow in `-",
+        ),
+        (
+            "MATCH (t:Title) SET t.numVotes = t.numVotes + true",
+            "cannot apply `+` to an integer and a boolean",
+        ),
+        (
+            "MATCH (t:Title) WITH t, t.numVotes * 100000000000000 AS v SET t.numVotes = v",
+            "integer overflow",
+        ),
+        // A filter that cannot be computed would silently skip matches.
+        (
+            "MATCH (t:Title) WHERE t.numVotes * 100000000000000 > 0 DETACH DELETE t",
+            "integer overflow",
+        ),
+        // The first statement succeeds, the second fails: the run writes nothing.
+        (
+            "MATCH (t:Title) SET t.numVotes = 1;\n\
+             MATCH (t:Title) CREATE (t)-[:x]->(:Tag {v: t.numVotes * 0 / 0})",
+            "rules.cypher:2:",
+        ),
+    ];
+    for (rule, message) in cases {
+        let rules = dir.path().join("rules.cypher");
+        std::fs::write(&rules, rule).unwrap();
+        let r = rules.to_str().unwrap();
+        for target in [&["--in-place"][..], &["-o", o][..]] {
+            let mut args = vec!["transform", "-m", s, r];
+            args.extend_from_slice(target);
+            let out = gemp(&args);
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{rule}: {err}");
+            assert!(err.contains(message), "{rule}: {err}");
+            assert!(out.stdout.is_empty(), "{rule}: {}", text(&out.stdout));
+            assert_eq!(votes(&snap), before, "{rule}");
+            assert!(!output.exists(), "{rule}");
+        }
+    }
+
+    // Null operands still give null (`t3` has no numVotes), and a guarded value is computed.
+    let rules = dir.path().join("ok.cypher");
+    std::fs::write(
+        &rules,
+        "MATCH (t:Title) SET t.numVotes = CASE WHEN t.numVotes > 1000 THEN t.numVotes \
+         ELSE t.numVotes * 1000 END, t.name = t.name + '!'",
+    )
+    .unwrap();
+    let out = gemp(&["transform", "-m", s, rules.to_str().unwrap(), "--in-place"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(votes(&snap), ["7000", "250000", "null"]);
+}
+
+#[test]
+fn re_exporting_neo4j_csv_leaves_only_the_new_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("m.json");
+    std::fs::write(&json, MODEL).unwrap();
+    let snap = dir.path().join("m.gemp");
+    let s = snap.to_str().unwrap();
+    let out = gemp(&["load", json.to_str().unwrap(), "-o", s, "-q"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Add a second relationship type, export, then delete it and export again over the first.
+    let rules = dir.path().join("next.cypher");
+    std::fs::write(
+        &rules,
+        "MATCH (a:Segment)-[:connectsTo]->(b:Segment) CREATE (a)-[:next]->(b)",
+    )
+    .unwrap();
+    let out = gemp(&["transform", "-m", s, rules.to_str().unwrap(), "--in-place"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let csv = dir.path().join("csv");
+    let c = csv.to_str().unwrap();
+    let files = |d: &std::path::Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let out = gemp(&["export", s, "--format", "neo4j-csv", "-o", c]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        files(&csv),
+        [
+            "nodes-0-Segment.csv",
+            "rels-0-connectsTo.csv",
+            "rels-1-next.csv"
+        ]
+    );
+    assert_eq!(
+        count(&Graph::load(&[&csv]).unwrap(), "MATCH ()-[r]->() RETURN r"),
+        4
+    );
+    std::fs::write(csv.join("notes.txt"), "mine").unwrap();
+    std::fs::write(csv.join("extra.csv"), "mine").unwrap();
+
+    let rules = dir.path().join("drop.cypher");
+    std::fs::write(&rules, "MATCH ()-[r:next]->() DELETE r").unwrap();
+    let out = gemp(&["transform", "-m", s, rules.to_str().unwrap(), "--in-place"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Without --force the earlier export is refused, even the file this one would not write.
+    let out = gemp(&["export", s, "--format", "neo4j-csv", "-o", c]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("pass --force"),
+        "{}",
+        text(&out.stderr)
+    );
+    // With --force the directory holds exactly the new export (and the user's own files): the
+    // deleted relationships used to come back from the old `rels-1-next.csv`.
+    let out = gemp(&["export", s, "--format", "neo4j-csv", "-o", c, "--force"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        files(&csv),
+        [
+            "extra.csv",
+            "nodes-0-Segment.csv",
+            "notes.txt",
+            "rels-0-connectsTo.csv"
+        ]
+    );
+    std::fs::remove_file(csv.join("extra.csv")).unwrap();
+    let again = Graph::load(&[&csv]).unwrap();
+    assert_eq!(count(&again, "MATCH ()-[r]->() RETURN r"), 2);
+    assert!(again.model().rel_types().get("next").is_none());
+    assert_eq!(count(&again, "MATCH (s:Segment) RETURN s"), 3);
+}

@@ -41,7 +41,8 @@ pub struct ExportArgs {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Replace existing output files (only regular files: a device, FIFO or directory is never
-    /// replaced).
+    /// replaced). For neo4j-csv, an earlier export's files in the directory that this export does
+    /// not write are removed, so the directory holds exactly the new export.
     #[arg(long)]
     pub force: bool,
 }

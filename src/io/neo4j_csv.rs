@@ -1218,8 +1218,61 @@ pub fn write_dir(model: &crate::model::Model, dir: &Path) -> Result<Vec<PathBuf>
     write_dir_with(model, dir, &crate::io::safe_write::WriteOptions::REPLACE)
 }
 
+/// True when `name` is a file name [`write_dir`] writes: `nodes-<n>-<part>.csv` or
+/// `rels-<n>-<part>.csv`, `<n>` decimal digits and `<part>` letters, digits and `_`.
+pub fn is_export_file_name(name: &str) -> bool {
+    let Some(rest) = name
+        .strip_prefix("nodes-")
+        .or_else(|| name.strip_prefix("rels-"))
+        .and_then(|r| r.strip_suffix(".csv"))
+    else {
+        return false;
+    };
+    let Some((n, part)) = rest.split_once('-') else {
+        return false;
+    };
+    !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+        && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// The files (regular files and symbolic links) directly in `dir` named like an export's
+/// ([`is_export_file_name`]) that are not in `keep`: an earlier export's files that the new one
+/// does not write. None when `dir` does not exist.
+fn stale_export_files(dir: &Path, keep: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(dir, e)),
+    };
+    let mut stale = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let kind = entry.file_type().map_err(|e| Error::io(dir, e))?;
+        if !is_export_file_name(name) || !(kind.is_file() || kind.is_symlink()) {
+            continue;
+        }
+        if keep
+            .iter()
+            .all(|k| k.file_name() != Some(entry.file_name().as_os_str()))
+        {
+            stale.push(entry.path());
+        }
+    }
+    stale.sort();
+    Ok(stale)
+}
+
 /// [`write_dir`], each file written through [`crate::io::safe_write`] with `options`: without
 /// `force`, an existing file of one of the names is refused before anything is written.
+///
+/// The directory then holds exactly this export: the files of an earlier export there that this
+/// one does not write (a label or relationship type the model no longer has) are removed once
+/// the new files are in place, so reading the directory back never brings back deleted
+/// elements. Without `force` such a file is refused like an existing one. Other files are left
+/// alone.
 pub fn write_dir_with(
     model: &crate::model::Model,
     dir: &Path,
@@ -1236,10 +1289,26 @@ pub fn write_dir_with(
     for (gi, g) in model.groups().iter().enumerate() {
         safe_write::check(&node_path(gi, g), options)?;
     }
+    let mut planned: Vec<PathBuf> = model
+        .groups()
+        .iter()
+        .enumerate()
+        .map(|(gi, g)| node_path(gi, g))
+        .collect();
     for (ti, ty) in model.rel_types().names().iter().enumerate() {
         if model.type_count(ti as u32) > 0 {
             safe_write::check(&rel_path(ti, ty), options)?;
+            planned.push(rel_path(ti, ty));
         }
+    }
+    let stale = stale_export_files(dir, &planned)?;
+    if let (Some(first), false) = (stale.first(), options.force) {
+        return Err(Error::Refused {
+            path: first.clone(),
+            message: "a file of an earlier export that this export does not write (it would be \
+                      removed); pass --force to replace the export"
+                .into(),
+        });
     }
     let mut written = Vec::new();
     let csv_err = |p: &Path, e: csv::Error| Error::BadFile {
@@ -1313,6 +1382,10 @@ pub fn write_dir_with(
         }
         finish(w, &path)?;
         written.push(path);
+    }
+    for path in &stale {
+        std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
+        log::info!("removed {} (an earlier export's file)", path.display());
     }
     Ok(written)
 }

@@ -245,7 +245,56 @@ pub fn string_op(op: StrOp, a: &Val<'_>, b: &Val<'_>) -> Option<bool> {
     }
 }
 
-fn arith<'m>(op: ArithOp, a: Val<'m>, b: Val<'m>) -> Val<'m> {
+/// Why a value could not be computed: an integer overflow, an integer division by zero, operands
+/// of the wrong types (see [`Env::try_eval`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvalError(pub String);
+
+impl std::fmt::Display for EvalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EvalError {}
+
+/// The operator as written.
+fn op_text(op: ArithOp) -> &'static str {
+    match op {
+        ArithOp::Add => "+",
+        ArithOp::Sub => "-",
+        ArithOp::Mul => "*",
+        ArithOp::Div => "/",
+        ArithOp::Mod => "%",
+    }
+}
+
+/// A value as a message shows it (strings quoted).
+fn shown(v: &Val<'_>) -> String {
+    match v {
+        Val::Str(s) => format!("'{s}'"),
+        other => other.to_string(),
+    }
+}
+
+/// The kind of value, for messages.
+fn kind_name(v: &Val<'_>) -> &'static str {
+    match v {
+        Val::Null => "null",
+        Val::Bool(_) => "a boolean",
+        Val::Int(_) => "an integer",
+        Val::Float(_) => "a float",
+        Val::Str(_) => "a string",
+        Val::Node(_) => "a node",
+        Val::Rel(_) => "a relationship",
+        Val::List(_) => "a list",
+    }
+}
+
+/// Arithmetic. A null operand gives null; what cannot be computed (integer overflow, integer
+/// division or modulo by zero, operands that are not numbers, or not two strings for `+`) is an
+/// error, which the lenient [`Env::eval`] turns into null.
+fn arith<'m>(op: ArithOp, a: Val<'m>, b: Val<'m>) -> Result<Val<'m>, EvalError> {
     match (a, b) {
         (Val::Int(x), Val::Int(y)) => match op {
             ArithOp::Add => x.checked_add(y),
@@ -254,8 +303,19 @@ fn arith<'m>(op: ArithOp, a: Val<'m>, b: Val<'m>) -> Val<'m> {
             ArithOp::Div => x.checked_div(y),
             ArithOp::Mod => x.checked_rem(y),
         }
-        .map_or(Val::Null, Val::Int),
-        (Val::Str(x), Val::Str(y)) if op == ArithOp::Add => Val::Str(Cow::Owned(format!("{x}{y}"))),
+        .map(Val::Int)
+        .ok_or_else(|| {
+            let o = op_text(op);
+            EvalError(match op {
+                ArithOp::Div | ArithOp::Mod if y == 0 => {
+                    format!("integer division by zero in `{x} {o} {y}`")
+                }
+                _ => format!("integer overflow in `{x} {o} {y}` (beyond 64-bit integers)"),
+            })
+        }),
+        (Val::Str(x), Val::Str(y)) if op == ArithOp::Add => {
+            Ok(Val::Str(Cow::Owned(format!("{x}{y}"))))
+        }
         (a, b) => {
             let f = |v: &Val<'_>| match v {
                 Val::Int(i) => Some(*i as f64),
@@ -263,14 +323,23 @@ fn arith<'m>(op: ArithOp, a: Val<'m>, b: Val<'m>) -> Val<'m> {
                 _ => None,
             };
             match (f(&a), f(&b)) {
-                (Some(x), Some(y)) => Val::Float(match op {
+                (Some(x), Some(y)) => Ok(Val::Float(match op {
                     ArithOp::Add => x + y,
                     ArithOp::Sub => x - y,
                     ArithOp::Mul => x * y,
                     ArithOp::Div => x / y,
                     ArithOp::Mod => x % y,
-                }),
-                _ => Val::Null,
+                })),
+                _ if a.is_null() || b.is_null() => Ok(Val::Null),
+                _ => Err(EvalError(format!(
+                    "cannot apply `{}` to {} and {} (`{} {} {}`)",
+                    op_text(op),
+                    kind_name(&a),
+                    kind_name(&b),
+                    shown(&a),
+                    op_text(op),
+                    shown(&b)
+                ))),
             }
         }
     }
@@ -306,9 +375,23 @@ fn range<'m>(from: i64, to: i64, step: i64) -> Val<'m> {
 }
 
 impl<'m> Env<'_, 'm> {
-    /// Evaluates `e`.
+    /// Evaluates `e`; a value that cannot be computed (see [`EvalError`]) is null, except inside
+    /// [`Expr::Checked`], which records it.
     pub fn eval(&self, e: &Expr) -> Val<'m> {
-        match e {
+        // The lenient evaluation never fails: its errors are nulls where they happen.
+        self.ev::<false>(e).unwrap_or(Val::Null)
+    }
+
+    /// Evaluates `e` strictly: an integer overflow, an integer division or modulo by zero, or an
+    /// operation on values of the wrong types is an error instead of null (null operands still
+    /// give null).
+    pub fn try_eval(&self, e: &Expr) -> Result<Val<'m>, EvalError> {
+        self.ev::<true>(e)
+    }
+
+    /// Evaluates `e`: `STRICT` returns errors, else they are nulls.
+    fn ev<const STRICT: bool>(&self, e: &Expr) -> Result<Val<'m>, EvalError> {
+        Ok(match e {
             Expr::Literal(v) => Val::from_value(v),
             // `NULL_ID` is an optional node or relationship that did not match.
             Expr::Node(s) => match self.nodes.get(*s) {
@@ -320,22 +403,22 @@ impl<'m> Env<'_, 'm> {
                 _ => Val::Null,
             },
             Expr::Column(i) => self.row.get(*i).cloned().unwrap_or(Val::Null),
-            Expr::Property(base, key) => match self.eval(base) {
+            Expr::Property(base, key) => match self.ev::<STRICT>(base)? {
                 Val::Node(n) => Val::from_ref(self.model.node_property(n, key)),
                 Val::Rel(r) => Val::from_ref(self.model.edge_property(r, key)),
                 _ => Val::Null,
             },
-            Expr::Id(base) => match self.eval(base) {
+            Expr::Id(base) => match self.ev::<STRICT>(base)? {
                 Val::Node(n) | Val::Rel(n) => Val::Int(n as i64),
                 _ => Val::Null,
             },
-            Expr::HasLabels(base, groups) => match self.eval(base) {
+            Expr::HasLabels(base, groups) => match self.ev::<STRICT>(base)? {
                 Val::Node(n) => Val::Bool(crate::matcher::candidates::labels_match(
                     self.model, n, groups,
                 )),
                 _ => Val::Null,
             },
-            Expr::TypeName(base) => match self.eval(base) {
+            Expr::TypeName(base) => match self.ev::<STRICT>(base)? {
                 Val::Rel(r) => self
                     .model
                     .edge_target(r)
@@ -343,7 +426,7 @@ impl<'m> Env<'_, 'm> {
                     .map_or(Val::Null, |s| Val::Str(Cow::Borrowed(s))),
                 _ => Val::Null,
             },
-            Expr::LabelNames(base) => match self.eval(base) {
+            Expr::LabelNames(base) => match self.ev::<STRICT>(base)? {
                 Val::Node(n) => Val::List(
                     self.model
                         .node_labels(n)
@@ -354,24 +437,30 @@ impl<'m> Env<'_, 'm> {
                 ),
                 _ => Val::Null,
             },
-            Expr::Compare(op, a, b) => of_truth(compare(*op, &self.eval(a), &self.eval(b))),
-            Expr::Str(op, a, b) => of_truth(string_op(*op, &self.eval(a), &self.eval(b))),
-            Expr::Regex(a, re) => match self.eval(a) {
+            Expr::Compare(op, a, b) => {
+                of_truth(compare(*op, &self.ev::<STRICT>(a)?, &self.ev::<STRICT>(b)?))
+            }
+            Expr::Str(op, a, b) => of_truth(string_op(
+                *op,
+                &self.ev::<STRICT>(a)?,
+                &self.ev::<STRICT>(b)?,
+            )),
+            Expr::Regex(a, re) => match self.ev::<STRICT>(a)? {
                 Val::Str(s) => Val::Bool(re.0.is_match(&s)),
                 _ => Val::Null,
             },
             Expr::In(a, list) => {
-                let x = self.eval(a);
-                let Val::List(items) = self.eval(list) else {
-                    return Val::Null;
+                let x = self.ev::<STRICT>(a)?;
+                let Val::List(items) = self.ev::<STRICT>(list)? else {
+                    return Ok(Val::Null);
                 };
                 if x.is_null() {
-                    return Val::Null;
+                    return Ok(Val::Null);
                 }
                 let mut saw_null = false;
                 for it in &items {
                     match compare(CmpOp::Eq, &x, it) {
-                        Some(true) => return Val::Bool(true),
+                        Some(true) => return Ok(Val::Bool(true)),
                         None => saw_null = true,
                         Some(false) => {}
                     }
@@ -382,12 +471,12 @@ impl<'m> Env<'_, 'm> {
                     Val::Bool(false)
                 }
             }
-            Expr::IsNull(a, negated) => Val::Bool(self.eval(a).is_null() != *negated),
+            Expr::IsNull(a, negated) => Val::Bool(self.ev::<STRICT>(a)?.is_null() != *negated),
             Expr::And(items) => {
                 let mut null = false;
                 for it in items {
-                    match truth(&self.eval(it)) {
-                        Some(false) => return Val::Bool(false),
+                    match truth(&self.ev::<STRICT>(it)?) {
+                        Some(false) => return Ok(Val::Bool(false)),
                         None => null = true,
                         Some(true) => {}
                     }
@@ -401,8 +490,8 @@ impl<'m> Env<'_, 'm> {
             Expr::Or(items) => {
                 let mut null = false;
                 for it in items {
-                    match truth(&self.eval(it)) {
-                        Some(true) => return Val::Bool(true),
+                    match truth(&self.ev::<STRICT>(it)?) {
+                        Some(true) => return Ok(Val::Bool(true)),
                         None => null = true,
                         Some(false) => {}
                     }
@@ -413,43 +502,89 @@ impl<'m> Env<'_, 'm> {
                     Val::Bool(false)
                 }
             }
-            Expr::Xor(a, b) => match (truth(&self.eval(a)), truth(&self.eval(b))) {
+            Expr::Xor(a, b) => match (truth(&self.ev::<STRICT>(a)?), truth(&self.ev::<STRICT>(b)?))
+            {
                 (Some(x), Some(y)) => Val::Bool(x != y),
                 _ => Val::Null,
             },
-            Expr::Not(a) => of_truth(truth(&self.eval(a)).map(|b| !b)),
-            Expr::Arith(op, a, b) => arith(*op, self.eval(a), self.eval(b)),
-            Expr::Neg(a) => match self.eval(a) {
-                Val::Int(i) => i.checked_neg().map_or(Val::Null, Val::Int),
+            Expr::Not(a) => of_truth(truth(&self.ev::<STRICT>(a)?).map(|b| !b)),
+            Expr::Arith(op, a, b) => match arith(*op, self.ev::<STRICT>(a)?, self.ev::<STRICT>(b)?)
+            {
+                Ok(v) => v,
+                Err(e) if STRICT => return Err(e),
+                Err(_) => Val::Null,
+            },
+            Expr::Neg(a) => match self.ev::<STRICT>(a)? {
+                Val::Int(i) => match i.checked_neg() {
+                    Some(n) => Val::Int(n),
+                    None if STRICT => {
+                        return Err(EvalError(format!(
+                            "integer overflow in `-({i})` (beyond 64-bit integers)"
+                        )))
+                    }
+                    None => Val::Null,
+                },
                 Val::Float(f) => Val::Float(-f),
+                Val::Null => Val::Null,
+                other if STRICT => {
+                    return Err(EvalError(format!(
+                        "cannot negate {} (`-{}`)",
+                        kind_name(&other),
+                        shown(&other)
+                    )))
+                }
                 _ => Val::Null,
             },
-            Expr::List(items) => Val::List(items.iter().map(|i| self.eval(i)).collect()),
+            Expr::Checked(a, slot) => match self.ev::<true>(a) {
+                Ok(v) => v,
+                Err(e) => {
+                    slot.record(e.0.clone());
+                    if STRICT {
+                        return Err(e);
+                    }
+                    Val::Null
+                }
+            },
+            Expr::List(items) => Val::List(
+                items
+                    .iter()
+                    .map(|i| self.ev::<STRICT>(i))
+                    .collect::<Result<_, _>>()?,
+            ),
             Expr::Exists(sub) => match self.exists {
                 Some(o) => Val::Bool(o.exists(sub, self.nodes, self.rels)),
                 None => Val::Null,
             },
             Expr::ListFn(func, args) => {
-                let vals: Vec<Val<'m>> = args.iter().map(|a| self.eval(a)).collect();
+                let vals = args
+                    .iter()
+                    .map(|a| self.ev::<STRICT>(a))
+                    .collect::<Result<Vec<_>, _>>()?;
                 list_fn(*func, &vals)
             }
             Expr::Case(c) => {
-                let subject = c.subject.as_ref().map(|s| self.eval(s));
+                let subject = match &c.subject {
+                    Some(s) => Some(self.ev::<STRICT>(s)?),
+                    None => None,
+                };
                 for (when, then) in &c.branches {
-                    let w = self.eval(when);
+                    let w = self.ev::<STRICT>(when)?;
                     let holds = match &subject {
                         Some(s) => compare(CmpOp::Eq, s, &w) == Some(true),
                         None => truth(&w) == Some(true),
                     };
                     if holds {
-                        return self.eval(then);
+                        return self.ev::<STRICT>(then);
                     }
                 }
-                c.default.as_ref().map_or(Val::Null, |d| self.eval(d))
+                match &c.default {
+                    Some(d) => self.ev::<STRICT>(d)?,
+                    None => Val::Null,
+                }
             }
             // Aggregates are computed by the result stage, which replaces them by columns.
             Expr::Aggregate { .. } => Val::Null,
-        }
+        })
     }
 
     /// True when `e` evaluates to `true` (null and false both reject).

@@ -50,6 +50,7 @@ pub fn expr_text(e: &Expr, p: &Pattern, model: &Model) -> String {
         Expr::Not(a) => format!("NOT {}", r(a)),
         Expr::Arith(op, a, b) => format!("({} {:?} {})", r(a), op, r(b)),
         Expr::Neg(a) => format!("-{}", r(a)),
+        Expr::Checked(a, _) => r(a),
         Expr::List(v) => format!("[{}]", v.iter().map(r).collect::<Vec<_>>().join(", ")),
         Expr::Exists(sub) => {
             let rels: Vec<String> = sub

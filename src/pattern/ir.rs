@@ -218,6 +218,11 @@ pub enum Expr {
     /// `CASE`: the value of the first branch whose `WHEN` holds, else the `ELSE` value (null when
     /// absent). With a subject (simple `CASE x WHEN v …`) a branch holds when `x = v` is true.
     Case(Box<CaseOf>),
+    /// Its operand evaluated strictly (see `Env::try_eval` in `crate::matcher::eval`): a value that
+    /// cannot be computed (an integer overflow, an integer division by zero, operands of the
+    /// wrong types) is recorded in the [`ErrorSlot`] and the expression is null. A transform wraps
+    /// the values it writes in it, and fails the statement when the slot holds an error.
+    Checked(Box<Expr>, ErrorSlot),
     /// An aggregate; only in projections. `distinct` applies to its argument; `arg` None = `count(*)`.
     Aggregate {
         /// The function.
@@ -237,6 +242,36 @@ pub enum ListFn {
     /// `range(from, to[, step])`: the integers from `from` to `to` inclusive, by `step` (default
     /// 1; at most [`MAX_RANGE`] elements, else null).
     Range,
+}
+
+/// Where [`Expr::Checked`] records the first evaluation error it meets (shared by the clones of the
+/// expression, so by every worker thread of a run).
+#[derive(Debug, Clone, Default)]
+pub struct ErrorSlot(std::sync::Arc<std::sync::Mutex<Option<String>>>);
+
+impl ErrorSlot {
+    /// An empty slot.
+    pub fn new() -> Self {
+        ErrorSlot::default()
+    }
+
+    /// Keeps `message` unless an error is recorded already.
+    pub fn record(&self, message: String) {
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        slot.get_or_insert(message);
+    }
+
+    /// The recorded error, if any (left in place).
+    pub fn error(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+/// Serialized as nothing: the slot is run-time state, not part of the query.
+impl Serialize for ErrorSlot {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_unit()
+    }
 }
 
 /// The longest list `range()` builds.
@@ -455,7 +490,8 @@ impl Expr {
             | Expr::IsNull(a, _)
             | Expr::HasLabels(a, _)
             | Expr::TypeName(a)
-            | Expr::LabelNames(a) => a.walk(f),
+            | Expr::LabelNames(a)
+            | Expr::Checked(a, _) => a.walk(f),
             Expr::Regex(a, _) => a.walk(f),
             Expr::Compare(_, a, b)
             | Expr::Str(_, a, b)

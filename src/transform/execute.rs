@@ -13,8 +13,9 @@ use crate::error::{Error, Result};
 use crate::matcher::eval::Val;
 use crate::matcher::MatchOptions;
 use crate::model::{Model, PropType, Value};
-use crate::pattern::ast::{Span, Statement};
+use crate::pattern::ast::{self, Span, Statement};
 use crate::pattern::error::QueryError;
+use crate::pattern::ir::{BoundQuery, ErrorSlot, Expr};
 use crate::pattern::Params;
 use crate::session::Session;
 
@@ -100,14 +101,91 @@ fn read_rows(
         log::debug!("statement has no match: the model has no {why}");
         return Ok(Vec::new());
     }
-    let bound =
+    let mut bound =
         crate::pattern::binder::bind_lenient(query, model, params).map_err(|e| source.error(e))?;
+    let watches = check_arithmetic(&mut bound, query);
     let (output, _) = Session::host(model).run(&bound, &MatchOptions::default())?;
+    if let Some((message, span)) = watches
+        .iter()
+        .find_map(|(slot, span)| slot.error().map(|m| (m, *span)))
+    {
+        let text = source.text.get(span.start..span.end).unwrap_or("");
+        return Err(source.error(
+            QueryError::semantic(
+                format!("`{text}` cannot be computed: {message}"),
+                Some(span),
+            )
+            .with_help(
+                "a failing statement changes nothing (the run stops, the model is kept); \
+                     guard the value (e.g. with CASE) or change the rule",
+            ),
+        ));
+    }
     Ok(output
         .rows
         .into_iter()
         .map(|r| r.into_iter().map(Val::into_owned).collect())
         .collect())
+}
+
+/// Makes the arithmetic of the read part's computed values and filters strict ([`Expr::Checked`]):
+/// a value that cannot be computed (an integer overflow, an integer division by zero, operands of
+/// the wrong types) must fail the statement, never become a null that a `SET` would write (which
+/// removes the property) or a filter would read as false. Returns each slot with the span of the
+/// text it watches (`query`'s, which `bound` was bound from).
+fn check_arithmetic(bound: &mut BoundQuery, query: &ast::Query) -> Vec<(ErrorSlot, Span)> {
+    let mut watches = Vec::new();
+    let mut watch = |e: &mut Expr, span: Span| {
+        if !can_fail(e) {
+            return;
+        }
+        let slot = ErrorSlot::new();
+        let inner = std::mem::replace(e, Expr::Literal(Value::Null));
+        *e = Expr::Checked(Box::new(inner), slot.clone());
+        watches.push((slot, span));
+    };
+    if let Some(w) = &query.where_clause {
+        for conjunct in &mut bound.filter {
+            watch(conjunct, w.span);
+        }
+    }
+    let ast_stages: Vec<(&ast::Projection, Option<&ast::Expr>)> = query
+        .with_clauses
+        .iter()
+        .map(|w| (&w.projection, w.where_clause.as_ref()))
+        .chain(query.ret.iter().map(|r| (r, None)))
+        .collect();
+    for (i, stage) in bound.stages.iter_mut().enumerate() {
+        let Some(&(proj, filter)) = ast_stages.get(i) else {
+            continue;
+        };
+        let same_items = proj.items.len() == stage.items.len();
+        for (k, item) in stage.items.iter_mut().enumerate() {
+            let span = if same_items {
+                proj.items[k].expr.span
+            } else {
+                proj.span
+            };
+            match &mut item.expr {
+                Expr::Aggregate { arg: Some(a), .. } => watch(a, span),
+                e if e.has_aggregate() => {}
+                e => watch(e, span),
+            }
+        }
+        if let (Some(f), Some(w)) = (&mut stage.filter, filter) {
+            if !f.has_aggregate() {
+                watch(f, w.span);
+            }
+        }
+    }
+    watches
+}
+
+/// True when evaluating `e` involves arithmetic (which may fail).
+fn can_fail(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, Expr::Arith(..) | Expr::Neg(_)));
+    found
 }
 
 /// One row being updated: its read row and the statement-local variables bound so far.

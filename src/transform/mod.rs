@@ -8,7 +8,8 @@
 //!    matcher through [`crate::session::Session`]; written values are evaluated there too);
 //! 2. every updating clause is applied to every match, clause by clause, into a [`Delta`] over the
 //!    frozen model — one atomic change: an error (a `DELETE` of a node that keeps relationships, a
-//!    value of the wrong type, a `SET` on a deleted node) discards the whole statement;
+//!    value of the wrong type, a `SET` on a deleted node, a value or `WHERE` that cannot be
+//!    computed: an integer overflow, an integer division by zero) discards the whole statement;
 //! 3. the delta is folded into a new frozen model ([`compact()`]) that the next statement reads.
 //!
 //! The matchers read frozen models, so step 3 makes a new one after every statement that changed

@@ -445,6 +445,7 @@ impl Program {
             }
             Expr::Exists(sub) => self.exists(ctx, sub),
             Expr::Arith(..)
+            | Expr::Checked(..)
             | Expr::Column(_)
             | Expr::TypeName(_)
             | Expr::LabelNames(_)
