@@ -25,7 +25,8 @@ fn counted_without_enumerating(model: &Model, query: &BoundQuery, options: &Matc
 }
 
 /// The core's preparation of `query`, or `None` when it should run elsewhere (not eligible, a
-/// count plan wins, or its space would be too large).
+/// count plan wins, or its space would be too large). The time of the whole decision counts as
+/// filtering.
 fn prepare(
     model: &Model,
     query: &BoundQuery,
@@ -35,17 +36,24 @@ fn prepare(
     if !space::eligible(query, options.semantics) {
         return None;
     }
-    let counting = query.stages.is_empty() || counts_matches_only(query, options);
+    let start = Instant::now();
+    // Factorised plans count; a projection without aggregates that is not counted never uses one.
+    let aggregates = query.stages.iter().any(|s| {
+        !Projector::new(s).is_streaming() || s.items.iter().any(|i| i.expr.has_aggregate())
+    });
+    let counting = query.stages.is_empty() || counts_matches_only(query, options) || aggregates;
     if counting && options.limit.is_none() && counted_without_enumerating(model, query, options) {
         return None;
     }
-    Prepared::new(
+    let mut prepared = Prepared::new(
         model,
         query,
         options.semantics,
         &SpaceOptions::from_env(),
         control,
-    )
+    )?;
+    prepared.filter_time = start.elapsed() - prepared.order_time;
+    Some(prepared)
 }
 
 fn timings_of(prepared: &Prepared) -> Timings {
