@@ -270,6 +270,8 @@ pub struct Prepared {
     pub choice: OrderChoice,
     /// The search plan of that order.
     pub plan: SearchPlan,
+    /// The search plans of the other orders considered, cheapest first.
+    pub alternatives: Vec<(&'static str, SearchPlan)>,
     /// Node-isomorphism (else homomorphism).
     pub injective: bool,
     /// Failing-set pruning on.
@@ -303,10 +305,21 @@ impl Prepared {
             choice.considered
         );
         let plan = SearchPlan::new(&space.query, choice.order.clone(), &space.cands);
+        let alternatives = choice
+            .alternatives
+            .iter()
+            .map(|(name, order)| {
+                (
+                    *name,
+                    SearchPlan::new(&space.query, order.clone(), &space.cands),
+                )
+            })
+            .collect();
         Some(Prepared {
             space,
             choice,
             plan,
+            alternatives,
             injective: semantics == Semantics::Isomorphism,
             failing_sets: options.failing_sets,
             filter_time,
@@ -314,12 +327,16 @@ impl Prepared {
         })
     }
 
-    /// A searcher over this space.
+    /// A searcher over this space in the chosen order.
     pub fn searcher<'a>(&'a self, control: &'a Control) -> Searcher<'a> {
+        self.searcher_for(&self.plan, control)
+    }
+
+    fn searcher_for<'a>(&'a self, plan: &'a SearchPlan, control: &'a Control) -> Searcher<'a> {
         Searcher::new(
             &self.space.cands,
             &self.space.tables,
-            &self.plan,
+            plan,
             self.injective,
             self.failing_sets,
             control,
@@ -332,24 +349,54 @@ impl Prepared {
     }
 
     /// Counts the matches (at most `limit`) on all cores.
+    ///
+    /// Estimates can be far off, so the count hedges: the chosen order runs first with a budget of
+    /// 16 times its estimated cost in candidate visits (at least [`TRIAL_VISITS`]); when it
+    /// overruns that, each other order gets [`TRIAL_VISITS`]; the first to finish answers. When none
+    /// does, the order that found the most matches in its trial (the chosen one on a tie) runs to
+    /// the end. A trial costs at most its budget, so an order the cost model misjudged by orders of
+    /// magnitude costs a few milliseconds of trials, not the whole query.
     pub fn count(&self, control: &Control, limit: Option<u64>) -> u64 {
         if self.is_empty() {
             return 0;
         }
-        let budget = limit.map(|l| Budget::new(l, control));
-        let mut counter = Counter::new(budget.as_ref());
-        if !control.stopped() {
-            let searcher = self.searcher(control);
+        let attempt = |plan: &SearchPlan, name: &str, visits: u64| -> (bool, u64) {
+            let budget = limit.map(|l| Budget::new(l, control));
+            let mut counter = Counter::new(budget.as_ref());
+            if control.stopped() {
+                return (true, counter.count);
+            }
+            let searcher = self.searcher_for(plan, control).with_visit_budget(visits);
             searcher.run(&mut counter);
+            // A limit reached or a deadline passed ends the count whatever the budget says.
+            let done = !searcher.exhausted() || control.stopped();
             log::debug!(
-                "candidate space: {} matches, about {} candidates visited",
+                "candidate space: order {name}: {} matches, about {} candidates visited{}",
                 counter.count,
-                searcher.visited()
+                searcher.visited(),
+                if done { "" } else { " (gave up)" }
             );
+            (done, counter.count)
+        };
+        let mut best = (self.choice.name, &self.plan, 0u64);
+        if !self.alternatives.is_empty() {
+            let first = (16.0 * self.choice.cost).clamp(TRIAL_VISITS as f64, 1e15) as u64;
+            let trials = std::iter::once((self.choice.name, &self.plan, first))
+                .chain(self.alternatives.iter().map(|(n, p)| (*n, p, TRIAL_VISITS)));
+            for (name, plan, visits) in trials {
+                match attempt(plan, name, visits) {
+                    (true, count) => return count,
+                    (false, found) if found > best.2 => best = (name, plan, found),
+                    _ => {}
+                }
+            }
         }
-        counter.count
+        attempt(best.1, best.0, u64::MAX).1
     }
 }
+
+/// Candidate visits each order gets in a counting trial (a few milliseconds).
+pub const TRIAL_VISITS: u64 = 1 << 18;
 
 /// Counts the matches of an [`eligible`] query's pattern and `WHERE` (ignoring projections), at
 /// most `limit`; `None` when the query is not eligible or its space too large.

@@ -28,6 +28,8 @@ pub struct OrderChoice {
     pub cost: f64,
     /// Every order considered: (algorithm, estimated cost).
     pub considered: Vec<(&'static str, f64)>,
+    /// The other orders considered, cheapest first (tried when the chosen one turns out costly).
+    pub alternatives: Vec<(&'static str, Vec<usize>)>,
 }
 
 /// The statistics orders are scored with.
@@ -319,11 +321,22 @@ pub fn choose(q: &QueryGraph, stats: &OrderStats) -> OrderChoice {
         .min_by(|&a, &b| considered[a].1.total_cmp(&considered[b].1))
         .unwrap_or(0);
     let (name, order) = all[best].clone();
+    let mut others: Vec<usize> = (0..all.len())
+        .filter(|&i| i != best && all[i].1 != order)
+        .collect();
+    others.sort_by(|&a, &b| considered[a].1.total_cmp(&considered[b].1));
+    let mut alternatives: Vec<(&'static str, Vec<usize>)> = Vec::new();
+    for i in others {
+        if alternatives.iter().all(|(_, o)| *o != all[i].1) {
+            alternatives.push(all[i].clone());
+        }
+    }
     OrderChoice {
         order,
         name,
         cost: considered[best].1,
         considered,
+        alternatives,
     }
 }
 
@@ -341,5 +354,6 @@ pub fn named(q: &QueryGraph, stats: &OrderStats, name: &str) -> Option<OrderChoi
         name,
         cost,
         considered: vec![(name, cost)],
+        alternatives: Vec::new(),
     })
 }

@@ -17,7 +17,7 @@
 //! Invariants: `Task::ids[..d]` are the nodes bound at depths `0..d` (distinct under isomorphism),
 //! `Task::idx[p]` the position of `ids[p]` in its pattern node's candidate list.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -366,8 +366,12 @@ pub struct Searcher<'a> {
     pending: AtomicUsize,
     /// Threads working on this search.
     busy: AtomicUsize,
-    /// Candidates visited, in thousands-and-twenty-fours (updated every 1,024 per task).
+    /// Candidates visited, in units of 1,024 (updated every 1,024 per task).
     visited: AtomicU64,
+    /// Units of 1,024 visits after which the search gives up ([`Searcher::with_visit_budget`]).
+    visit_budget: u64,
+    /// Set once the visit budget ran out.
+    exhausted: AtomicBool,
 }
 
 impl<'a> Searcher<'a> {
@@ -404,7 +408,20 @@ impl<'a> Searcher<'a> {
             pending: AtomicUsize::new(0),
             busy: AtomicUsize::new(0),
             visited: AtomicU64::new(0),
+            visit_budget: u64::MAX,
+            exhausted: AtomicBool::new(false),
         }
+    }
+
+    /// Gives up (see [`Self::exhausted`]) after about `visits` candidates visited.
+    pub fn with_visit_budget(mut self, visits: u64) -> Self {
+        self.visit_budget = visits / 1024;
+        self
+    }
+
+    /// True when the search gave up at its visit budget: what it found is incomplete.
+    pub fn exhausted(&self) -> bool {
+        self.exhausted.load(Ordering::Relaxed)
     }
 
     /// Candidates visited so far, rounded down to thousands (1,024 per unit, per task).
@@ -460,10 +477,16 @@ impl<'a> Searcher<'a> {
     fn tick(&self, t: &mut Task) -> bool {
         t.ticks = t.ticks.wrapping_add(1);
         if t.ticks % 1024 == 0 {
-            self.visited.fetch_add(1, Ordering::Relaxed);
+            let units = self.visited.fetch_add(1, Ordering::Relaxed) + 1;
+            if units > self.visit_budget {
+                self.exhausted.store(true, Ordering::Relaxed);
+            }
+            if self.exhausted.load(Ordering::Relaxed) {
+                return false;
+            }
             return self.control.check_deadline();
         }
-        !self.control.stopped()
+        !self.control.stopped() && !self.exhausted.load(Ordering::Relaxed)
     }
 
     #[inline]
