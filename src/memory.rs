@@ -141,6 +141,22 @@ pub fn reset() {
     TRIPPED.store(false, Ordering::Relaxed);
 }
 
+/// The error for a run that passed the limit, if it did, leaving it recorded (for
+/// [`take_error`]).
+pub fn error() -> Option<crate::Error> {
+    if !tripped() {
+        return None;
+    }
+    let stage = TRIPPED_STAGE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()?;
+    Some(crate::Error::MemoryLimit {
+        stage,
+        limit: limit().unwrap_or(u64::MAX),
+    })
+}
+
 /// The error for a run that passed the limit, if it did (and clears the flag).
 pub fn take_error() -> Option<crate::Error> {
     TRIPPED.store(false, Ordering::Relaxed);

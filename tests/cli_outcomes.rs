@@ -183,3 +183,115 @@ fn count_of_a_single_aggregate_prints_its_value() {
     let file = std::fs::read_to_string(batch_dir.join("star.count")).unwrap();
     assert_eq!(file.trim(), "4000");
 }
+
+/// Runs `gemp match` on `query` (over the bundled sample) as CSV with `--timeout 0.5`; returns
+/// the exit status, the data lines (the header and the partial marker left out) and how long it
+/// ran.
+fn csv_with_timeout(dir: &Path, name: &str, query: &str) -> (Option<i32>, Vec<String>, Duration) {
+    let q = dir.join(name);
+    std::fs::write(&q, query).unwrap();
+    let start = Instant::now();
+    let out = gemp(&[
+        "-q",
+        "match",
+        q.to_str().unwrap(),
+        "--timeout",
+        "0.5",
+        "--format",
+        "csv",
+    ]);
+    let took = start.elapsed();
+    let stdout = text(&out.stdout);
+    let mut lines = stdout.lines();
+    let header = lines.next().unwrap_or_default();
+    assert!(
+        !header.is_empty(),
+        "{name}: no header: {}",
+        text(&out.stderr)
+    );
+    let data = lines
+        .filter(|l| !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect();
+    (out.status.code(), data, took)
+}
+
+/// A row-by-row query (`UNWIND` + `MATCH`, run by the host's clause executor) stopped by
+/// `--timeout` answers only true matches: every row that comes out matched (`count(*)` equals
+/// `count(t)`, `id(t)` is never empty and equals `x`), an `OPTIONAL MATCH` keeps exactly the
+/// first rows of the full answer (nulls only where no title has the id), and one row whose search
+/// runs for minutes stops at the deadline instead of running on. Every answer is partial (exit
+/// status 3).
+#[test]
+fn a_timed_out_row_by_row_query_answers_only_true_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    // A million rows, each scanning every node of the sample: far beyond the half-second limit.
+    let rows = "UNWIND range(0, 1000000) AS x";
+    let (code, data, took) = csv_with_timeout(
+        dir.path(),
+        "counts.cypher",
+        &format!("{rows} MATCH (t:Title) WHERE id(t) = x RETURN count(*) AS n, count(t) AS m"),
+    );
+    assert_eq!(code, Some(3), "counts: {data:?}");
+    assert!(took < Duration::from_secs(20), "counts: ran {took:?}");
+    assert_eq!(data.len(), 1, "{data:?}");
+    let (n, m) = data[0].split_once(',').unwrap();
+    let (n, m): (u64, u64) = (n.parse().unwrap(), m.parse().unwrap());
+    assert_eq!(n, m, "rows that never matched were counted");
+    assert!(n <= 3000, "the sample has 3,000 titles, got {n}");
+
+    let (code, data, took) = csv_with_timeout(
+        dir.path(),
+        "rows.cypher",
+        &format!("{rows} MATCH (t:Title) WHERE id(t) = x RETURN x, id(t) AS i"),
+    );
+    assert_eq!(code, Some(3), "rows: {data:?}");
+    assert!(took < Duration::from_secs(20), "rows: ran {took:?}");
+    // The first rows take milliseconds: some are there (titles have the smallest ids).
+    assert!(!data.is_empty(), "rows: no row within the limit");
+    for line in &data {
+        let (x, i) = line.split_once(',').unwrap();
+        assert_eq!(i, x, "a row that never matched: {line:?}");
+    }
+
+    // The title ids, from a complete run.
+    let ids = dir.path().join("ids.cypher");
+    std::fs::write(&ids, "MATCH (t:Title) RETURN id(t) AS i").unwrap();
+    let out = gemp(&["-q", "match", ids.to_str().unwrap(), "--format", "csv"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let titles: std::collections::HashSet<String> = text(&out.stdout)
+        .lines()
+        .skip(1)
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(titles.len(), 3000);
+    let (code, data, took) = csv_with_timeout(
+        dir.path(),
+        "optional.cypher",
+        &format!("{rows} OPTIONAL MATCH (t:Title) WHERE id(t) = x RETURN x, id(t) AS i"),
+    );
+    assert_eq!(code, Some(3), "optional: {data:?}");
+    assert!(took < Duration::from_secs(20), "optional: ran {took:?}");
+    assert!(!data.is_empty(), "optional: no row within the limit");
+    for (k, line) in data.iter().enumerate() {
+        let (x, i) = line.split_once(',').unwrap();
+        assert_eq!(
+            x,
+            k.to_string(),
+            "the rows are the first of the full answer"
+        );
+        let expected = if titles.contains(x) { x } else { "" };
+        assert_eq!(i, expected, "row {line:?}");
+    }
+
+    // One row whose extensions take minutes (paths of up to eight hops from every node): the
+    // search stops at the deadline and the row, cut short, is not counted.
+    let (code, data, took) = csv_with_timeout(
+        dir.path(),
+        "long-row.cypher",
+        "UNWIND [1] AS x MATCH (a)-[*1..8]-(b) RETURN count(*) AS n",
+    );
+    assert_eq!(code, Some(3), "long row: {data:?}");
+    assert!(took < Duration::from_secs(20), "long row: ran {took:?}");
+    assert_eq!(data, ["0"]);
+}

@@ -228,3 +228,64 @@ fn state_beyond_the_memory_limit_is_a_clear_error_naming_the_stage() {
     let out = common::gemp(&["--memory-limit", "lots", "match", "x.cypher"]);
     assert_eq!(out.status.code(), Some(2), "a bad limit is a usage error");
 }
+
+/// A run the memory limit stops prints no result before its error: an aggregate over the rows
+/// it had would be wrong (a count of a million rows printed as a few thousand). The clause
+/// executor (`UNWIND`) and the core matcher (grouping), in every output format and with
+/// `--count`: exit status 1, the error on stderr, nothing on stdout.
+#[test]
+fn an_aggregate_is_never_printed_before_a_memory_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = sample_snapshot(dir.path());
+    let snap = snap.to_str().unwrap();
+    let unwind = dir.path().join("unwind.cypher");
+    // Two million rows held before they are counted: far beyond 64 MiB.
+    std::fs::write(
+        &unwind,
+        "UNWIND range(1, 2000000) AS x RETURN count(*) AS n",
+    )
+    .unwrap();
+    let grouped = dir.path().join("grouped.cypher");
+    std::fs::write(
+        &grouped,
+        "MATCH (a:Person), (b:Person) RETURN a.primaryName AS x, b.primaryName AS y, count(*) AS c",
+    )
+    .unwrap();
+    for (query, stage) in [
+        (&unwind, "the rows of the UNWIND and MATCH steps"),
+        (&grouped, "the result stage's grouping state"),
+    ] {
+        let name = query.file_name().unwrap().to_str().unwrap();
+        for output in [
+            &["--format", "table"][..],
+            &["--format", "csv"],
+            &["--format", "jsonl"],
+            &["--count"],
+        ] {
+            let mut args = vec![
+                "-q",
+                "--memory-limit",
+                "64M",
+                "match",
+                "--model",
+                snap,
+                "--backend",
+                "host",
+                query.to_str().unwrap(),
+            ];
+            args.extend_from_slice(output);
+            let out = common::gemp(&args);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                "",
+                "{name} {output:?}: a result printed before the error ({err})"
+            );
+            assert_eq!(out.status.code(), Some(1), "{name} {output:?}: {err}");
+            assert!(
+                err.contains(&format!("memory limit of 64.0 MiB reached in {stage}")),
+                "{name} {output:?}: {err}"
+            );
+        }
+    }
+}

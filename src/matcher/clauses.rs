@@ -11,14 +11,23 @@
 //! after a `WITH` between stages. `UNION ALL` concatenates the queries' rows in order; `UNION`
 //! also drops duplicate rows (keeping the first).
 //!
-//! The rows of every step are held in memory (no streaming, no factorised counting): these
-//! clauses trade the core matcher's speed for generality.
+//! The reading steps run as a pipeline over chunks of [`CHUNK`] rows: a chunk's rows go through
+//! every later step before the next chunk is taken, so the rows keep the order a step-by-step run
+//! gives them. The deadline (`--timeout`) and the memory limit are looked at per chunk, per row
+//! and inside a row's search; once they stop the run, every row not yet through all the reading
+//! steps is dropped — never passed on half-extended, nor null-extended as if an `OPTIONAL MATCH`
+//! had found nothing. A partial answer thus holds only true rows (the first ones, in order),
+//! and is marked partial.
+//!
+//! The rows that come out of the reading steps are held in memory (no streaming, no factorised
+//! counting): these clauses trade the core matcher's speed for generality.
 
 use std::time::{Duration, Instant};
 
 use hashbrown::HashSet;
 use rayon::prelude::*;
 
+use super::enumerate::Control;
 use super::extend::{Row, RowOracle, StepSearch};
 use super::planner::Plan;
 use super::results::{Key, Projector, RowSink};
@@ -40,48 +49,48 @@ pub fn execute<'m>(
     if !clauses.union.is_empty() {
         return union(model, query, clauses, options);
     }
-    let deadline = options.timeout.map(|d| Instant::now() + d);
+    let control = Control::new(options.timeout.map(|d| Instant::now() + d));
     let start = Instant::now();
     let oracle = RowOracle {
         model,
         semantics: options.semantics,
     };
-    let mut rows = vec![Row {
+    let first = Row {
         nodes: vec![NULL_ID; query.pattern.nodes.len()],
         rels: vec![NULL_ID; query.pattern.rels.len()],
         values: vec![Val::Null; clauses.columns],
-    }];
+    };
     let steps = reading_steps(query, clauses);
-    let mut partial = false;
-    for step in steps.iter() {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            partial = true;
-            break;
-        }
-        rows = match step {
-            ReadStep::Unwind { list, column } => unwind(model, &oracle, rows, list, *column),
-            ReadStep::Match(m) => {
-                let search = StepSearch::new(
+    let searches: Vec<Option<StepSearch<'_>>> = steps
+        .iter()
+        .map(|step| match step {
+            ReadStep::Unwind { .. } => None,
+            ReadStep::Match(m) => Some(
+                StepSearch::new(
                     model,
                     &query.pattern,
                     m,
                     &clauses.var_length,
                     options.semantics,
                     &oracle,
-                );
-                rows.par_iter()
-                    .flat_map_iter(|row| {
-                        let mut out = Vec::new();
-                        search.extend(row, &mut out);
-                        if out.is_empty() && m.optional {
-                            out.push(row.clone());
-                        }
-                        out
-                    })
-                    .collect()
-            }
-        };
+                )
+                .with_control(&control),
+            ),
+        })
+        .collect();
+    let pipeline = Pipeline {
+        model,
+        oracle: &oracle,
+        steps: &steps,
+        searches: &searches,
+        control: &control,
+    };
+    let mut rows = Vec::new();
+    if !pipeline.run(0, vec![first], &mut rows) && crate::memory::tripped() {
+        // The session turns the run into the memory-limit error: no rows to project.
+        rows.clear();
     }
+    let partial = control.timed_out();
     let enumerate = start.elapsed();
     let start = Instant::now();
     let (out_rows, columns) = project(model, query, clauses, &oracle, &rows);
@@ -100,7 +109,120 @@ pub fn execute<'m>(
     ))
 }
 
-/// The core pattern and filter of `query` as one mandatory step.
+/// Rows a reading step takes at a time (see the module documentation).
+pub const CHUNK: usize = 1024;
+
+/// The stage the memory-limit error names when the rows of the reading steps pass it.
+const READING_STAGE: &str = "the rows of the UNWIND and MATCH steps";
+
+/// The reading steps of a query with their searches, run chunk by chunk.
+struct Pipeline<'a, 'm> {
+    model: &'m Model,
+    oracle: &'a RowOracle<'a>,
+    steps: &'a [ReadStep],
+    /// Per step: the search of a `MATCH` step.
+    searches: &'a [Option<StepSearch<'a>>],
+    control: &'a Control,
+}
+
+impl<'m> Pipeline<'_, 'm> {
+    /// True while the run may go on: the deadline has not passed, the memory limit is not reached
+    /// (the rows held name the stage), and no stop was asked for.
+    fn go_on(&self) -> bool {
+        if crate::memory::check(READING_STAGE) {
+            self.control.stop();
+            return false;
+        }
+        self.control.check_deadline()
+    }
+
+    /// Runs the reading steps from number `i` on over `rows` and appends the rows that come out
+    /// of the last one to `out`, in order. Returns false once the run was stopped: the rows not
+    /// yet through every step are then dropped, and `out` holds only complete rows.
+    fn run(&self, i: usize, rows: Vec<Row<'m>>, out: &mut Vec<Row<'m>>) -> bool {
+        let Some(step) = self.steps.get(i) else {
+            out.extend(rows);
+            return true;
+        };
+        match step {
+            ReadStep::Unwind { list, column } => {
+                for row in rows {
+                    let value = Env {
+                        model: self.model,
+                        nodes: &row.nodes,
+                        rels: &row.rels,
+                        row: &row.values,
+                        exists: Some(self.oracle),
+                    }
+                    .eval(list);
+                    let mut items = elements(value).into_iter().peekable();
+                    while items.peek().is_some() {
+                        if !self.go_on() {
+                            return false;
+                        }
+                        let chunk: Vec<Row<'m>> = items
+                            .by_ref()
+                            .take(CHUNK)
+                            .map(|item| {
+                                let mut r = row.clone();
+                                if let Some(slot) = r.values.get_mut(*column) {
+                                    *slot = item;
+                                }
+                                r
+                            })
+                            .collect();
+                        if !self.run(i + 1, chunk, out) {
+                            return false;
+                        }
+                    }
+                }
+                true
+            }
+            ReadStep::Match(m) => {
+                let Some(search) = self.searches.get(i).and_then(Option::as_ref) else {
+                    return true;
+                };
+                for chunk in rows.chunks(CHUNK) {
+                    if !self.go_on() {
+                        return false;
+                    }
+                    // Per row: its extensions (the row itself, null-extended, for an
+                    // `OPTIONAL MATCH` without any), or `None` when the run stopped first.
+                    let extended: Vec<Option<Vec<Row<'m>>>> = chunk
+                        .par_iter()
+                        .map(|row| {
+                            if !self.control.check_deadline() {
+                                return None;
+                            }
+                            let mut ext = Vec::new();
+                            if !search.extend(row, &mut ext) {
+                                return None;
+                            }
+                            if ext.is_empty() && m.optional {
+                                ext.push(row.clone());
+                            }
+                            Some(ext)
+                        })
+                        .collect();
+                    // The rows before the first one the stop cut short go on (in order).
+                    let done = extended.iter().take_while(|e| e.is_some()).count();
+                    let stopped = done < extended.len();
+                    let next: Vec<Row<'m>> = extended
+                        .into_iter()
+                        .take(done)
+                        .flatten()
+                        .flatten()
+                        .collect();
+                    if !self.run(i + 1, next, out) || stopped {
+                        return false;
+                    }
+                }
+                true
+            }
+        }
+    }
+}
+
 /// The reading steps of `query`: its clauses' steps, or its core `MATCH` as the one step.
 fn reading_steps<'q>(query: &BoundQuery, clauses: &'q Clauses) -> std::borrow::Cow<'q, [ReadStep]> {
     if clauses.steps.is_empty() {
@@ -110,6 +232,7 @@ fn reading_steps<'q>(query: &BoundQuery, clauses: &'q Clauses) -> std::borrow::C
     }
 }
 
+/// The core pattern and filter of `query` as one mandatory step.
 fn core_match(query: &BoundQuery) -> MatchStep {
     MatchStep {
         optional: false,
@@ -136,35 +259,6 @@ fn elements<'m>(list: Val<'m>) -> Vec<Val<'m>> {
         Val::Null => Vec::new(),
         other => vec![other],
     }
-}
-
-/// `UNWIND list` into `column` of rows before the first projection.
-fn unwind<'m>(
-    model: &'m Model,
-    oracle: &RowOracle<'_>,
-    rows: Vec<Row<'m>>,
-    list: &Expr,
-    column: usize,
-) -> Vec<Row<'m>> {
-    let mut out = Vec::new();
-    for row in rows {
-        let value = Env {
-            model,
-            nodes: &row.nodes,
-            rels: &row.rels,
-            row: &row.values,
-            exists: Some(oracle),
-        }
-        .eval(list);
-        for item in elements(value) {
-            let mut r = row.clone();
-            if let Some(slot) = r.values.get_mut(column) {
-                *slot = item;
-            }
-            out.push(r);
-        }
-    }
-    out
 }
 
 /// `UNWIND`s after a projection: each appends a column.
@@ -211,7 +305,10 @@ fn project<'m>(
     let oracle: &(dyn crate::matcher::eval::ExistsOracle + Sync) = oracle;
     let mut sink = RowSink::new(model, &projector, Some(oracle)).counting_inputs();
     for row in rows {
-        sink.push(&row.nodes, &row.rels, &row.values);
+        // A sink refuses inputs once the memory limit is reached: the run is then an error.
+        if !sink.push(&row.nodes, &row.rels, &row.values) {
+            break;
+        }
     }
     let mut out = sink.finish();
     let mut columns = projector.columns();
@@ -222,7 +319,9 @@ fn project<'m>(
         let p = Projector::new(stage);
         let mut sink = RowSink::new(model, &p, None).counting_inputs();
         for row in &out {
-            sink.push(&[], &[], row);
+            if !sink.push(&[], &[], row) {
+                break;
+            }
         }
         out = sink.finish();
         columns = p.columns();

@@ -17,9 +17,13 @@
 //!
 //! Without a variable and outside Cypher semantics a relationship is an existence check, and a
 //! variable-length one is matched per sequence of nodes, not of edges.
+//!
+//! With a [`Control`] ([`StepSearch::with_control`]) the search looks at the deadline and the
+//! memory limit as it goes; a stopped search hands out none of the row's extensions (a row is
+//! never passed on half-extended).
 
 use crate::matcher::candidates::{labels_match, Semantics};
-use crate::matcher::enumerate::{edge_exists, edges_between, sub_pattern_exists};
+use crate::matcher::enumerate::{edge_exists, edges_between, sub_pattern_exists, Control};
 use crate::matcher::eval::{Env, ExistsOracle, Val};
 use crate::model::{Model, ANY_TYPE};
 use crate::pattern::ir::{MatchStep, NodeSlot, Pattern, RelSlot, SubPattern, VarLength, NULL_ID};
@@ -66,7 +70,12 @@ pub struct StepSearch<'a> {
     singles: Vec<RelSlot>,
     /// The step's variable-length relationships.
     vars: Vec<&'a VarLength>,
+    /// The deadline and stop flag the search looks at, if any.
+    control: Option<&'a Control>,
 }
+
+/// Search steps between two looks at the [`Control`] (each look reads the clock).
+const CHECK_EVERY: u32 = 1024;
 
 /// The search's mutable state.
 struct State<'m> {
@@ -75,6 +84,10 @@ struct State<'m> {
     inner: Vec<u32>,
     /// Per entry of [`StepSearch::vars`]: walked yet, and its edges (when edges are tracked).
     walked: Vec<Option<Vec<u32>>>,
+    /// Search steps since the last look at the control.
+    ticks: u32,
+    /// Set once the control said stop: the search unwinds and its extensions are dropped.
+    stopped: bool,
 }
 
 impl<'a> StepSearch<'a> {
@@ -106,25 +119,64 @@ impl<'a> StepSearch<'a> {
             oracle,
             singles,
             vars,
+            control: None,
         }
     }
 
-    /// Pushes every extension of `row` to `out`.
-    pub fn extend<'m>(&self, row: &Row<'m>, out: &mut Vec<Row<'m>>) {
+    /// The same search, stopping when `control` says so (its deadline passed, the memory limit
+    /// was reached, or a stop was asked for).
+    pub fn with_control(mut self, control: &'a Control) -> Self {
+        self.control = Some(control);
+        self
+    }
+
+    /// Pushes every extension of `row` to `out` and returns true; or returns false, with `out`
+    /// as it was, when the control stopped the search before it found them all (the row's
+    /// extensions are then unknown, and none of them is handed out).
+    #[must_use]
+    pub fn extend<'m>(&self, row: &Row<'m>, out: &mut Vec<Row<'m>>) -> bool {
         let null_old = self
             .step
             .old_nodes
             .iter()
             .any(|&s| row.nodes.get(s).is_none_or(|&n| n == NULL_ID));
         if null_old {
-            return;
+            return true;
         }
         let mut st = State {
             row: row.clone(),
             inner: Vec::new(),
             walked: vec![None; self.vars.len()],
+            ticks: 0,
+            stopped: false,
         };
+        let before = out.len();
         self.bind_nodes(&mut st, out);
+        if st.stopped {
+            out.truncate(before);
+            return false;
+        }
+        true
+    }
+
+    /// Counts one search step; false once the control said stop (looked at every
+    /// [`CHECK_EVERY`] steps).
+    fn go_on(&self, st: &mut State<'_>) -> bool {
+        if st.stopped {
+            return false;
+        }
+        let Some(control) = self.control else {
+            return true;
+        };
+        st.ticks += 1;
+        if st.ticks >= CHECK_EVERY {
+            st.ticks = 0;
+            if !control.check_deadline() {
+                st.stopped = true;
+                return false;
+            }
+        }
+        true
     }
 
     fn bound(st: &State<'_>, slot: NodeSlot) -> bool {
@@ -140,6 +192,9 @@ impl<'a> StepSearch<'a> {
 
     /// Binds the step's nodes one at a time, then its relationships.
     fn bind_nodes<'m>(&self, st: &mut State<'m>, out: &mut Vec<Row<'m>>) {
+        if !self.go_on(st) {
+            return;
+        }
         let p = self.pattern;
         // Along a single relationship from a bound node.
         let single = self.singles.iter().find_map(|&ri| {
@@ -161,6 +216,9 @@ impl<'a> StepSearch<'a> {
             next.sort_unstable();
             next.dedup();
             for v in next {
+                if st.stopped {
+                    return;
+                }
                 if self.node_ok(st, to, v) {
                     st.row.nodes[to] = v;
                     self.bind_nodes(st, out);
@@ -188,6 +246,9 @@ impl<'a> StepSearch<'a> {
         // A new node not joined to a bound one: scan.
         if let Some(&slot) = self.step.new_nodes.iter().find(|&&s| !Self::bound(st, s)) {
             for v in 0..self.model.node_count() as u32 {
+                if !self.go_on(st) {
+                    return;
+                }
                 if self.node_ok(st, slot, v) {
                     st.row.nodes[slot] = v;
                     self.bind_nodes(st, out);
@@ -287,6 +348,9 @@ impl<'a> StepSearch<'a> {
         edges: &mut Vec<u32>,
         out: &mut Vec<Row<'m>>,
     ) {
+        if !self.go_on(st) {
+            return;
+        }
         let var = self.vars[vi];
         let ri = var.rel;
         if depth >= var.min {
@@ -317,6 +381,9 @@ impl<'a> StepSearch<'a> {
             next.dedup_by_key(|&mut (v, _)| v);
         }
         for (v, e) in next {
+            if st.stopped {
+                return;
+            }
             if self.semantics.distinct_edges() && (edges.contains(&e) || self.edge_taken(st, ri, e))
             {
                 continue;
@@ -376,6 +443,9 @@ impl<'a> StepSearch<'a> {
         let mut edges = Vec::new();
         edges_between(self.model, a, b, r, &mut edges);
         for e in edges {
+            if !self.go_on(st) {
+                return;
+            }
             if self.edge_taken(st, ri, e) {
                 continue;
             }

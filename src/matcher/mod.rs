@@ -714,8 +714,12 @@ pub struct StreamSummary {
 }
 
 /// Hands a collected output's rows to `consume` at once (for runs that cannot stream) and
-/// returns its summary.
+/// returns its summary. A run the memory limit stopped hands nothing over: its rows (an
+/// aggregate over part of the matches, say) would be wrong; it is [`crate::Error::MemoryLimit`].
 pub fn hand_over<'m>(out: QueryOutput<'m>, consume: RowConsumer<'_, 'm>) -> Result<StreamSummary> {
+    if let Some(e) = crate::memory::error() {
+        return Err(e);
+    }
     consume(&out.columns, &out.rows).map_err(|e| crate::Error::io("<output>", e))?;
     Ok(StreamSummary {
         columns: out.columns,

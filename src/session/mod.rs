@@ -219,42 +219,74 @@ impl<'m> Session<'m> {
         Ok(format!("{head}{plan}"))
     }
 
-    /// Runs a query and collects its rows (or only its count).
+    /// Runs a query and collects its rows (or only its count). A run the memory limit stopped
+    /// is [`Error::MemoryLimit`], whatever the engine returned.
     pub fn run(
         &self,
         query: &BoundQuery,
         options: &MatchOptions,
     ) -> Result<(QueryOutput<'m>, TaskReport)> {
-        let start = Instant::now();
         crate::memory::reset();
-        let result = match self.engine.run(query, options) {
+        unless_memory_limit(self.run_once(query, options))
+    }
+
+    /// [`Session::run`] before the memory limit is looked at.
+    fn run_once(
+        &self,
+        query: &BoundQuery,
+        options: &MatchOptions,
+    ) -> Result<(QueryOutput<'m>, TaskReport)> {
+        let start = Instant::now();
+        match self.engine.run(query, options) {
             Ok(run) => Ok((run.output, self.report(start, None, run.device))),
             Err(e) => {
                 let why = self.fallback_reason(e)?;
                 let run = self.host.run(query, options)?;
                 Ok((run.output, self.report(start, Some(why), None)))
             }
-        };
-        unless_memory_limit(result)
+        }
     }
 
     /// Runs a query and hands its rows to `consume`: while the search runs where the engine can
     /// (the host matcher, for plain projections), else once at the end. Returns the summary
     /// (columns, rows handed over, partial) and the report.
+    ///
+    /// Once the memory limit stopped the run nothing more is handed over and the run is
+    /// [`Error::MemoryLimit`]: rows computed from what the run had then — an aggregate, a
+    /// grouping — never reach `consume`. Plain rows streamed before the limit was reached
+    /// (true matches) stay handed over.
     pub fn run_streaming(
         &self,
         query: &BoundQuery,
         options: &MatchOptions,
         consume: RowConsumer<'_, 'm>,
     ) -> Result<(StreamSummary, TaskReport)> {
-        let start = Instant::now();
         crate::memory::reset();
+        let mut guarded = |columns: &[String], rows: &[Vec<Val<'m>>]| {
+            if crate::memory::tripped() {
+                return Err(std::io::Error::other(
+                    "the run reached the memory limit: its rows are not handed out",
+                ));
+            }
+            consume(columns, rows)
+        };
+        unless_memory_limit(self.run_streaming_once(query, options, &mut guarded))
+    }
+
+    /// [`Session::run_streaming`] before the memory limit is looked at.
+    fn run_streaming_once(
+        &self,
+        query: &BoundQuery,
+        options: &MatchOptions,
+        consume: RowConsumer<'_, 'm>,
+    ) -> Result<(StreamSummary, TaskReport)> {
+        let start = Instant::now();
         let mut handed_out = false;
         let mut counted = |columns: &[String], rows: &[Vec<Val<'m>>]| {
             handed_out |= !rows.is_empty();
             consume(columns, rows)
         };
-        let result = match self.engine.run_streaming(query, options, &mut counted) {
+        match self.engine.run_streaming(query, options, &mut counted) {
             Ok((summary, device)) => Ok((summary, self.report(start, None, device))),
             // Rows are out already: running the query again on the host would repeat them.
             Err(e) if handed_out => Err(e),
@@ -263,8 +295,7 @@ impl<'m> Session<'m> {
                 let (summary, _) = self.host.run_streaming(query, options, consume)?;
                 Ok((summary, self.report(start, Some(why), None)))
             }
-        };
-        unless_memory_limit(result)
+        }
     }
 
     /// Under `auto`, a query beyond the device's limits or an OpenCL failure sends the query to
@@ -322,7 +353,8 @@ fn staged_engine<'m>(
     Ok(StagedEngine::new(model, choice))
 }
 
-/// A run stopped by the memory limit is an error, never a short answer.
+/// A run stopped by the memory limit is an error, never a short answer (whatever else it
+/// returned, an error included).
 fn unless_memory_limit<T>(result: Result<T>) -> Result<T> {
     match crate::memory::take_error() {
         Some(e) => Err(e),
