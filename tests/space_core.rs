@@ -6,6 +6,7 @@
 //! refusals.
 
 mod common;
+use common::grouped_queries::brute;
 use common::random_graphs::{build, graph, pattern_vars, RelSpec};
 use common::{count_star, gemp, id_rows};
 
@@ -66,52 +67,6 @@ fn bind(m: &Model, p: &P) -> BoundQuery {
         filter: vec![],
         stages: vec![],
         clauses: None,
-    }
-}
-
-/// Every embedding by brute force (anonymous relationships are existence checks).
-fn brute(m: &Model, q: &BoundQuery, sem: Semantics) -> Vec<Vec<u32>> {
-    let n = m.node_count() as u32;
-    let k = q.pattern.nodes.len();
-    let edge = |x: u32, y: u32, types: &[u32]| {
-        (0..m.edge_count() as u32).any(|e| {
-            let (t, ty) = m.edge_target(e).unwrap();
-            m.edge_source(e) == Some(x) && t == y && (types.is_empty() || types.contains(&ty))
-        })
-    };
-    let mut out = Vec::new();
-    let mut a = vec![0u32; k];
-    loop {
-        let distinct = {
-            let mut s = a.clone();
-            s.sort();
-            s.windows(2).all(|w| w[0] != w[1])
-        };
-        let ok = (sem == Semantics::Homomorphism || distinct)
-            && q.pattern.nodes.iter().enumerate().all(|(i, v)| {
-                v.labels
-                    .iter()
-                    .all(|g| g.iter().any(|&l| m.has_label(a[i], l)))
-            })
-            && q.pattern.rels.iter().all(|r| {
-                let (x, y) = (a[r.src], a[r.dst]);
-                edge(x, y, &r.types) || (r.undirected && edge(y, x, &r.types))
-            });
-        if ok {
-            out.push(a.clone());
-        }
-        let mut i = 0;
-        loop {
-            if i == k {
-                return out;
-            }
-            a[i] += 1;
-            if a[i] < n {
-                break;
-            }
-            a[i] = 0;
-            i += 1;
-        }
     }
 }
 

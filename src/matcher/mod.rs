@@ -430,13 +430,8 @@ pub fn execute<'m>(
     if let Some(out) = space_exec::execute(model, query, options, deadline)? {
         return Ok(out);
     }
-    if let Some(limit) = options.limit {
-        let limited =
-            space_exec::limit_query(query, limit).ok_or_else(|| limit_refused(query, options))?;
-        let options = MatchOptions {
-            limit: None,
-            ..options.clone()
-        };
+    if options.limit.is_some() {
+        let (limited, options) = limited_by_projection(query, options)?;
         return execute(model, &limited, &options);
     }
     let (plan, cands, timings) = prepare_host(model, query, options.semantics);
@@ -455,6 +450,23 @@ pub fn execute<'m>(
         return Ok(out);
     }
     execute_planned(model, query, plan, cands, timings, options, deadline)
+}
+
+/// `--limit` on a query the core does not run: the query with its plain projection capped at the
+/// limit (the first matches), and the options without the limit; an error when its rows are not
+/// one per match.
+fn limited_by_projection(
+    query: &BoundQuery,
+    options: &MatchOptions,
+) -> Result<(BoundQuery, MatchOptions)> {
+    let limit = options.limit.unwrap_or(u64::MAX);
+    let limited =
+        space_exec::limit_query(query, limit).ok_or_else(|| limit_refused(query, options))?;
+    let options = MatchOptions {
+        limit: None,
+        ..options.clone()
+    };
+    Ok((limited, options))
 }
 
 /// The error for `--limit` on a query that neither the candidate-space core nor a plain
@@ -762,13 +774,8 @@ pub fn execute_streaming<'m>(
     if let Some(summary) = space_exec::execute_streaming(model, query, options, &mut *consume)? {
         return Ok(summary);
     }
-    if let Some(limit) = options.limit {
-        let limited =
-            space_exec::limit_query(query, limit).ok_or_else(|| limit_refused(query, options))?;
-        let options = MatchOptions {
-            limit: None,
-            ..options.clone()
-        };
+    if options.limit.is_some() {
+        let (limited, options) = limited_by_projection(query, options)?;
         return execute_streaming(model, &limited, &options, consume);
     }
     let control = Control::new(options.timeout.map(|d| Instant::now() + d));
