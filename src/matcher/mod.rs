@@ -609,17 +609,40 @@ fn execute_planned<'m>(
         })
     };
     timings.enumerate = start.elapsed();
-    let start = Instant::now();
-    let (rows, columns) = results::finish_stages(model, &query.stages, &first, sinks, Some(oracle));
-    timings.results = start.elapsed();
-    Ok(QueryOutput::finished(
-        columns,
-        rows,
-        options.count_only,
-        control.timed_out(),
-        plan,
+    let partial = control.timed_out();
+    let out = finish_output(
+        model,
+        query,
+        &first,
+        sinks,
+        Some(oracle),
+        options,
+        partial,
+        // The enumerator (the oracle) borrows the plan; a plan is a few short lists.
+        plan.clone(),
         timings,
-    ))
+    );
+    Ok(out)
+}
+
+/// The end of a query whose matches went into `sinks`: the result stages (timed), then the output
+/// (rows dropped when only counted; `partial` when the deadline stopped the search).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn finish_output<'q, 'm>(
+    model: &'m Model,
+    query: &BoundQuery,
+    first: &'q Projector<'q>,
+    sinks: Vec<RowSink<'q, 'm>>,
+    oracle: Option<&'q (dyn ExistsOracle + Sync)>,
+    options: &MatchOptions,
+    partial: bool,
+    plan: Plan,
+    mut timings: Timings,
+) -> QueryOutput<'m> {
+    let start = Instant::now();
+    let (rows, columns) = results::finish_stages(model, &query.stages, first, sinks, oracle);
+    timings.results = start.elapsed();
+    QueryOutput::finished(columns, rows, options.count_only, partial, plan, timings)
 }
 
 /// True when only the number of matches is wanted: a lone `count(*)`, or `--count` of a plain
@@ -695,15 +718,15 @@ fn execute_factorised<'m>(
     let start = Instant::now();
     let sinks = fx.run_parallel(&projector, next.as_ref(), &fx);
     timings.enumerate = start.elapsed();
-    let start = Instant::now();
-    let (rows, columns) =
-        results::finish_stages(model, &query.stages, &projector, sinks, Some(&fx));
-    timings.results = start.elapsed();
-    QueryOutput::finished(
-        columns,
-        rows,
-        options.count_only,
-        control.timed_out(),
+    let partial = control.timed_out();
+    finish_output(
+        model,
+        query,
+        &projector,
+        sinks,
+        Some(&fx),
+        options,
+        partial,
         plan,
         timings,
     )

@@ -6,11 +6,11 @@
 use std::time::Instant;
 
 use super::enumerate::Sink;
-use super::results::{finish_stages, Projector, RowSink};
+use super::results::{Projector, RowSink};
 use super::{
-    choose_factorised, count_symmetry, counted_output, counts_matches_only, plain_projection_count,
-    prepare_host, row_budget, stream_through, Control, MatchOptions, QueryOutput, RowConsumer,
-    StreamSummary, Timings,
+    choose_factorised, count_symmetry, counted_output, counts_matches_only, finish_output,
+    plain_projection_count, prepare_host, row_budget, stream_through, Control, MatchOptions,
+    QueryOutput, RowConsumer, StreamSummary, Timings,
 };
 use crate::engines::space::{self, Budget, Prepared, Rows, SpaceOptions};
 use crate::error::Result;
@@ -124,17 +124,11 @@ pub(super) fn execute<'m>(
         }
     };
     timings.enumerate = start.elapsed();
-    let start = Instant::now();
-    let (rows, columns) = finish_stages(model, &query.stages, &first, sinks, None);
-    timings.results = start.elapsed();
-    Ok(Some(QueryOutput::finished(
-        columns,
-        rows,
-        options.count_only,
-        control.timed_out(),
-        plan,
-        timings,
-    )))
+    let partial = control.timed_out();
+    let out = finish_output(
+        model, query, &first, sinks, None, options, partial, plan, timings,
+    );
+    Ok(Some(out))
 }
 
 /// Streams a plain one-stage projection of `query` from the core when it is for the core;
