@@ -82,7 +82,7 @@ proptest! {
         let q = bind(&m, &p);
         prop_assert!(space::eligible(&q, sem), "{:?}", space::ineligible_because(&q, sem));
         let control = Control::new(None);
-        let s = Space::build(&m, &q, sem, &SpaceOptions::default(), &control).unwrap();
+        let s = Space::build(&m, &q, sem, &SpaceOptions::default(), &control, None).unwrap();
         for a in brute(&m, &q, sem) {
             for (v, &x) in a.iter().enumerate() {
                 prop_assert!(s.cands[v].contains(x), "node {x} lost from {v}'s candidates");

@@ -17,13 +17,6 @@ use crate::error::Result;
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
-/// True when a count plan of the host matcher answers `query` without enumerating.
-fn counted_without_enumerating(model: &Model, query: &BoundQuery, options: &MatchOptions) -> bool {
-    let (plan, cands, _) = prepare_host(model, query, options.semantics);
-    count_symmetry(model, query, &plan, &cands, options).is_some()
-        || choose_factorised(model, query, &plan, &cands, options).is_some()
-}
-
 /// The core's preparation of `query`, or `None` when it should run elsewhere (not eligible, a
 /// count plan wins, or its space would be too large). The time of the whole decision counts as
 /// filtering.
@@ -42,8 +35,17 @@ fn prepare(
         !Projector::new(s).is_streaming() || s.items.iter().any(|i| i.expr.has_aggregate())
     });
     let counting = query.stages.is_empty() || counts_matches_only(query, options) || aggregates;
-    if counting && options.limit.is_none() && counted_without_enumerating(model, query, options) {
-        return None;
+    // A count plan of the host matcher that answers without enumerating keeps the query; its
+    // candidate sets (the same first filter) seed the core's otherwise.
+    let mut first = None;
+    if counting && options.limit.is_none() {
+        let (plan, cands, _) = prepare_host(model, query, options.semantics);
+        if count_symmetry(model, query, &plan, &cands, options).is_some()
+            || choose_factorised(model, query, &plan, &cands, options).is_some()
+        {
+            return None;
+        }
+        first = Some(cands);
     }
     let mut prepared = Prepared::new(
         model,
@@ -51,6 +53,7 @@ fn prepare(
         options.semantics,
         &SpaceOptions::from_env(),
         control,
+        first,
     )?;
     prepared.filter_time = start.elapsed() - prepared.order_time;
     Some(prepared)

@@ -137,18 +137,23 @@ pub struct Space {
 }
 
 impl Space {
-    /// Builds the space of an [`eligible`] query; `None` when a table would be too large.
+    /// Builds the space of an [`eligible`] query from `first`, the host's candidate sets (labels,
+    /// degrees, one-node predicates) when the caller has them already, else computed here; `None`
+    /// when a table would be too large.
     pub fn build(
         model: &Model,
         query: &BoundQuery,
         semantics: Semantics,
         options: &SpaceOptions,
         control: &Control,
+        first: Option<Vec<candidates::CandidateSet>>,
     ) -> Option<Space> {
         let n = model.node_count();
         let t0 = Instant::now();
-        let unary = planner::unary_conjuncts_with(query, true);
-        let first = candidates::for_query(model, query, &unary, semantics);
+        let first = first.unwrap_or_else(|| {
+            let unary = planner::unary_conjuncts_with(query, true);
+            candidates::for_query(model, query, &unary, semantics)
+        });
         let t_first = t0.elapsed();
         let initial: Vec<usize> = first.iter().map(|c| c.len()).collect();
         let mut cands: Vec<Candidates> = first
@@ -283,16 +288,18 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// Filters and orders an [`eligible`] query; `None` when the space would be too large.
+    /// Filters and orders an [`eligible`] query (from the host's candidate sets `first` when
+    /// given, see [`Space::build`]); `None` when the space would be too large.
     pub fn new(
         model: &Model,
         query: &BoundQuery,
         semantics: Semantics,
         options: &SpaceOptions,
         control: &Control,
+        first: Option<Vec<candidates::CandidateSet>>,
     ) -> Option<Self> {
         let start = Instant::now();
-        let space = Space::build(model, query, semantics, options, control)?;
+        let space = Space::build(model, query, semantics, options, control, first)?;
         let filter_time = start.elapsed();
         let start = Instant::now();
         let choice = space.choose_order(options);
@@ -411,6 +418,6 @@ pub fn count(
         return None;
     }
     let control = Control::new(None);
-    let prepared = Prepared::new(model, query, semantics, options, &control)?;
+    let prepared = Prepared::new(model, query, semantics, options, &control, None)?;
     Some(prepared.count(&control, limit))
 }

@@ -183,10 +183,6 @@ pub fn neighbours<'a>(
         // Both directions of one type (an undirected relationship): a linear merge.
         let (a, b) = (scratch.runs[0].clone(), scratch.runs[1].clone());
         let (a, b) = (slice(a.0, a.1), slice(b.0, b.1));
-        // A symmetric graph (every edge stored both ways) lists the same neighbours twice.
-        if a == b && a.windows(2).all(|w| w[0] < w[1]) {
-            return a;
-        }
         let (mut i, mut j) = (0, 0);
         let out = &mut scratch.merged;
         while i < a.len() || j < b.len() {
