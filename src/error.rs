@@ -78,7 +78,7 @@ pub enum Error {
     #[error("OpenCL: {0}")]
     OpenCl(String),
     /// A write refused to protect what is at its target: something that is not a regular file, or
-    /// an existing file without `force` (see [`crate::io::safe_write`]).
+    /// an existing file without `force` (see [`crate::util::safe_write`]).
     #[error("{path}: {message}")]
     Refused {
         /// The path named by the caller.
@@ -86,11 +86,11 @@ pub enum Error {
         /// What is there and why it was not replaced.
         message: String,
     },
-    /// The heap in use passed `--memory-limit` while a query ran (see [`crate::memory`]).
+    /// The heap in use passed `--memory-limit` while a query ran (see [`crate::util::memory`]).
     #[error(
         "memory limit of {} reached in {stage}; raise --memory-limit, or narrow the query \
          (a LIMIT, fewer grouping keys or DISTINCT columns)",
-        crate::gpu::human_bytes(*limit)
+        crate::util::human_bytes(*limit)
     )]
     MemoryLimit {
         /// The stage that found the limit passed (e.g. "the result stage's grouping state").

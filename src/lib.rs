@@ -8,7 +8,6 @@
 #![warn(missing_docs)]
 
 pub mod api;
-pub mod cli;
 pub mod engines;
 pub mod error;
 pub mod generate;
@@ -16,7 +15,6 @@ pub mod gpsense;
 pub mod gpu;
 pub mod io;
 pub mod matcher;
-pub mod memory;
 pub mod model;
 pub mod pattern;
 pub mod session;
@@ -24,5 +22,6 @@ pub mod similarity;
 pub mod task;
 pub mod transform;
 pub mod trust;
+pub mod util;
 
 pub use error::{Error, Result};

@@ -2,9 +2,11 @@
 
 /// Counts heap bytes so `--memory-limit` can stop a query with a clear error.
 #[global_allocator]
-static ALLOCATOR: gemp::memory::CountingAllocator = gemp::memory::CountingAllocator;
+static ALLOCATOR: gemp::util::memory::CountingAllocator = gemp::util::memory::CountingAllocator;
+
+mod cli;
 
 fn main() -> std::process::ExitCode {
-    gemp::memory::keep_freed_memory();
-    gemp::cli::main()
+    gemp::util::memory::keep_freed_memory();
+    cli::main()
 }

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use crate::gpu::{self, DeviceInfo, DeviceSelector, GEMP_DEVICE_ENV};
+use gemp::gpu::{self, DeviceInfo, DeviceSelector, GEMP_DEVICE_ENV};
 
 /// Arguments of `gemp devices`.
 #[derive(Debug, Args)]
@@ -60,7 +60,7 @@ pub fn render(list: &[DeviceInfo], chosen: Option<usize>) -> String {
             ),
             d.name.clone(),
             d.platform_name.clone(),
-            gpu::human_bytes(d.global_mem_bytes),
+            gemp::util::human_bytes(d.global_mem_bytes),
             d.compute_units.to_string(),
             d.opencl_c_version.clone(),
         ]);

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 
-use crate::io::format::Format;
-use crate::io::safe_write::WriteOptions;
+use gemp::io::format::Format;
+use gemp::util::safe_write::WriteOptions;
 
 /// Export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,18 +51,18 @@ pub struct ExportArgs {
 pub fn export(args: ExportArgs) -> anyhow::Result<()> {
     let write_options = WriteOptions::force(args.force);
     if let (ExportFormat::Json, Some(path)) = (args.format, &args.output) {
-        crate::io::safe_write::check(path, &write_options)?;
+        gemp::util::safe_write::check(path, &write_options)?;
     }
     let mut inputs = args.inputs.clone();
     inputs.extend(args.metamodel.iter().cloned());
     let (model, _) = super::load::load_model(&inputs, args.model_format, false)?;
     match args.format {
         ExportFormat::Json => match &args.output {
-            Some(path) => crate::io::json_graph::write_file_with(&model, path, &write_options)?,
+            Some(path) => gemp::io::json_graph::write_file_with(&model, path, &write_options)?,
             None => {
                 let stdout = std::io::stdout();
                 let mut w = std::io::BufWriter::new(stdout.lock());
-                crate::io::json_graph::write(&model, &mut w)
+                gemp::io::json_graph::write(&model, &mut w)
                     .and_then(|()| w.flush())
                     .context("writing to standard output")?;
             }
@@ -71,7 +71,7 @@ pub fn export(args: ExportArgs) -> anyhow::Result<()> {
             let Some(dir) = &args.output else {
                 bail!("--format neo4j-csv writes a directory: name it with -o DIR");
             };
-            let files = crate::io::neo4j_csv::write_dir_with(&model, dir, &write_options)?;
+            let files = gemp::io::neo4j_csv::write_dir_with(&model, dir, &write_options)?;
             log::info!("wrote {} files to {}", files.len(), dir.display());
         }
     }

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::io::format::Format;
-use crate::model::Schema;
+use gemp::io::format::Format;
+use gemp::model::Schema;
 
 /// Arguments of `gemp info`.
 #[derive(Debug, Args)]

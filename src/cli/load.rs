@@ -6,11 +6,11 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
-use crate::io::format::Format;
-use crate::io::input::{total_size, LoadPhase, LoadProgress};
-use crate::io::safe_write::{self, WriteOptions};
-use crate::io::{LoadOptions, LoadReport};
-use crate::model::{snapshot, Model};
+use gemp::io::format::Format;
+use gemp::io::input::{total_size, LoadPhase, LoadProgress};
+use gemp::io::{LoadOptions, LoadReport};
+use gemp::model::{snapshot, Model};
+use gemp::util::safe_write::{self, WriteOptions};
 
 /// Arguments of `gemp load`.
 #[derive(Debug, Args)]
@@ -67,25 +67,25 @@ pub struct Neo4jCsvArgs {
     #[arg(long = "relationships", value_name = "[TYPE=]FILE[,FILE…]")]
     pub relationships: Vec<String>,
     /// The field delimiter: one ASCII character, or `TAB` / `\t`.
-    #[arg(long, value_name = "CHAR", default_value = ",", value_parser = crate::io::neo4j_csv::parse_delimiter)]
+    #[arg(long, value_name = "CHAR", default_value = ",", value_parser = gemp::io::neo4j_csv::parse_delimiter)]
     pub delimiter: u8,
     /// The separator of array items (`tags:string[]`) and of labels in a `:LABEL` field.
-    #[arg(long, value_name = "CHAR", default_value = ";", value_parser = crate::io::neo4j_csv::parse_array_delimiter)]
+    #[arg(long, value_name = "CHAR", default_value = ";", value_parser = gemp::io::neo4j_csv::parse_array_delimiter)]
     pub array_delimiter: char,
     /// The quote character.
-    #[arg(long, value_name = "CHAR", default_value = "\"", value_parser = crate::io::neo4j_csv::parse_delimiter)]
+    #[arg(long, value_name = "CHAR", default_value = "\"", value_parser = gemp::io::neo4j_csv::parse_delimiter)]
     pub quote: u8,
     /// How ids are compared: `string` (byte for byte) or `integer` (by value: `007` and `7` are
     /// one node; a non-integer id is a malformed row).
     #[arg(long, value_enum, default_value = "string", ignore_case = true)]
-    pub id_type: crate::io::neo4j_csv::IdType,
+    pub id_type: gemp::io::neo4j_csv::IdType,
 }
 
 impl Neo4jCsvArgs {
     /// The loader's options; an error for a group that does not parse or a delimiter equal to
     /// the quote.
-    pub fn options(&self) -> anyhow::Result<crate::io::neo4j_csv::CsvOptions> {
-        use crate::io::neo4j_csv::{CsvOptions, GroupKind, InputGroup};
+    pub fn options(&self) -> anyhow::Result<gemp::io::neo4j_csv::CsvOptions> {
+        use gemp::io::neo4j_csv::{CsvOptions, GroupKind, InputGroup};
         if self.delimiter == self.quote {
             anyhow::bail!("--delimiter and --quote are both `{}`", self.quote as char);
         }
@@ -230,7 +230,7 @@ pub fn load_model_opts(
     verify: bool,
 ) -> anyhow::Result<(Model, Option<LoadReport>)> {
     let format = match format {
-        Format::Auto => crate::io::format::detect(inputs)?,
+        Format::Auto => gemp::io::format::detect(inputs)?,
         f => f,
     };
     if format == Format::Snapshot {
@@ -247,7 +247,7 @@ pub fn load_model_opts(
     }
     // One bar for the whole load (none when `gemp load` already shows one).
     let _progress = LoadProgress::start(total_size(inputs), false);
-    let (model, report) = crate::io::load(inputs, format, options)?;
+    let (model, report) = gemp::io::load(inputs, format, options)?;
     report.log_summary();
     Ok((model, Some(report)))
 }
@@ -264,7 +264,7 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
         safe_write::check(out, &write_options)?;
     }
     let csv = args.neo4j.options()?;
-    let csv_given = csv != crate::io::neo4j_csv::CsvOptions::default();
+    let csv_given = csv != gemp::io::neo4j_csv::CsvOptions::default();
     let format = match args.format {
         Format::Auto if csv_given => Format::Neo4jCsv,
         f if csv_given && f != Format::Neo4jCsv => anyhow::bail!(
@@ -291,7 +291,7 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
     inputs.extend(args.metamodel.iter().cloned());
     // One bar for parsing, freezing and writing (a snapshot input is opened, not loaded).
     let snapshot_input = match format {
-        Format::Auto => crate::io::format::detect(&inputs).ok() == Some(Format::Snapshot),
+        Format::Auto => gemp::io::format::detect(&inputs).ok() == Some(Format::Snapshot),
         f => f == Format::Snapshot,
     };
     let mut progress = if snapshot_input {
@@ -367,7 +367,7 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
             let write_options = WriteOptions::force(force);
             safe_write::check(&output, &write_options)?;
             let start = Instant::now();
-            let config = crate::generate::GraphGenConfig {
+            let config = gemp::generate::GraphGenConfig {
                 nodes,
                 edges,
                 labels,
@@ -375,7 +375,7 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
                 seed,
                 with_values: true,
             };
-            let model = crate::generate::generate_graph(&config)?;
+            let model = gemp::generate::generate_graph(&config)?;
             snapshot::write_with(&model, &output, &write_options)
                 .with_context(|| format!("writing {}", output.display()))?;
             if !quiet() {
@@ -396,13 +396,10 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
             force,
         } => {
             let start = Instant::now();
-            let config = crate::generate::Ttc14GenConfig { blocks };
-            let s = crate::generate::generate_ttc14_with(
-                &config,
-                &output,
-                &WriteOptions::force(force),
-            )?;
-            let counts = crate::generate::Ttc14Counts::of(blocks);
+            let config = gemp::generate::Ttc14GenConfig { blocks };
+            let s =
+                gemp::generate::generate_ttc14_with(&config, &output, &WriteOptions::force(force))?;
+            let counts = gemp::generate::Ttc14Counts::of(blocks);
             if !quiet() {
                 eprintln!(
                     "wrote {} movies, {} persons, {} acting credits ({} bytes) to {} in {:.2}s; \
@@ -429,7 +426,7 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
             output,
             force,
         } => {
-            let config = crate::generate::imdb::ImdbGenConfig {
+            let config = gemp::generate::imdb::ImdbGenConfig {
                 titles,
                 persons,
                 principals,
@@ -439,7 +436,7 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
                 ..Default::default()
             };
             let start = Instant::now();
-            let s = crate::generate::imdb::generate_imdb_with(
+            let s = gemp::generate::imdb::generate_imdb_with(
                 &config,
                 &output,
                 &WriteOptions::force(force),

@@ -7,6 +7,7 @@ mod info;
 mod load;
 mod logging;
 pub mod output;
+mod progress;
 mod query;
 mod similarity;
 mod transform;
@@ -85,16 +86,20 @@ enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     logging::init(cli.verbose, cli.quiet);
-    crate::io::input::set_progress_enabled(!cli.quiet);
+    if !cli.quiet {
+        gemp::io::input::set_progress_display(Some(std::sync::Arc::new(
+            progress::IndicatifDisplay,
+        )));
+    }
     // Interrupted writes remove their temporary files (exit 130 on SIGINT, 143 on SIGTERM).
-    if let Err(e) = crate::io::safe_write::install_signal_cleanup() {
+    if let Err(e) = gemp::util::safe_write::install_signal_cleanup() {
         log::warn!("{e}");
     }
     // `--backend auto`'s "no GPU here" is remembered between runs (see gpu::probe_memo).
-    crate::gpu::probe_memo::enable();
-    crate::memory::set_limit(match cli.memory_limit {
+    gemp::gpu::probe_memo::enable();
+    gemp::util::memory::set_limit(match cli.memory_limit {
         Some(MemoryLimit(limit)) => limit,
-        None => crate::memory::default_limit(),
+        None => gemp::util::memory::default_limit(),
     });
     let complete = |r: anyhow::Result<()>| r.map(|()| Outcome::Complete);
     let result = match cli.command {
@@ -133,7 +138,7 @@ pub fn main() -> ExitCode {
 struct MemoryLimit(Option<u64>);
 
 fn parse_memory_limit(text: &str) -> Result<MemoryLimit, String> {
-    crate::memory::parse_limit(text).map(MemoryLimit)
+    gemp::util::memory::parse_limit(text).map(MemoryLimit)
 }
 
 /// How a command that can stop early ended.
@@ -152,8 +157,8 @@ pub const EXIT_PARTIAL: u8 = 3;
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|cause| {
         let io = cause.downcast_ref::<std::io::Error>().or_else(|| {
-            match cause.downcast_ref::<crate::Error>() {
-                Some(crate::Error::Io { source, .. }) => Some(source),
+            match cause.downcast_ref::<gemp::Error>() {
+                Some(gemp::Error::Io { source, .. }) => Some(source),
                 _ => None,
             }
         });

@@ -9,16 +9,16 @@ use clap::{Args, ValueEnum};
 
 use super::output::{write_partial_marker, write_rows, Finished, OutputFormat, RowWriter};
 use super::Outcome;
-use crate::gpsense;
-use crate::io::format::Format;
-use crate::io::{subgraph_bench, LoadOptions, LoadReport};
-use crate::matcher::stages::{FilterAlgo, JoinAlgo, OrderAlgo, StageChoice};
-use crate::matcher::{self, MatchOptions, Semantics};
-use crate::model::Model;
-use crate::pattern::binder::{self, Params};
-use crate::pattern::ir::BoundQuery;
-use crate::session::{EngineKind, Session, SessionOptions};
-use crate::task::{self, Backend};
+use gemp::gpsense;
+use gemp::io::format::Format;
+use gemp::io::{subgraph_bench, LoadOptions, LoadReport};
+use gemp::matcher::stages::{FilterAlgo, JoinAlgo, OrderAlgo, StageChoice};
+use gemp::matcher::{self, MatchOptions, Semantics};
+use gemp::model::Model;
+use gemp::pattern::binder::{self, Params};
+use gemp::pattern::ir::BoundQuery;
+use gemp::session::{EngineKind, Session, SessionOptions};
+use gemp::task::{self, Backend};
 
 /// How a query file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -102,7 +102,7 @@ impl QueryArgs {
         Ok(SessionOptions {
             stages: self.stages(),
             backend: self.backend,
-            device: crate::gpu::selector(self.device),
+            device: gemp::gpu::selector(self.device),
             engine: self.engine,
             gpsense: gpsense::EngineConfig {
                 filter: gpsense::filter::FilterConfig {
@@ -300,11 +300,11 @@ pub fn load_query(
             &mut LoadReport::default(),
         )?;
         let semantics = semantics_for(path, args.semantics, None);
-        return Ok((crate::pattern::bench_query::bind(&g, model), semantics));
+        return Ok((gemp::pattern::bench_query::bind(&g, model), semantics));
     }
     let source =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let declared = crate::pattern::directives::parse(&source)
+    let declared = gemp::pattern::directives::parse(&source)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
         .semantics;
     let query = binder::compile(&source, model, params)
@@ -399,7 +399,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     // when the rows themselves stream to that terminal (they show the progress, and a spinner
     // would be drawn over them).
     let rows_on_terminal = streamed && std::io::IsTerminal::is_terminal(&stdout);
-    let spinner = crate::io::input::SearchSpinner::start(streamed, !rows_on_terminal);
+    let spinner = gemp::io::input::SearchSpinner::start(streamed, !rows_on_terminal);
     let mut finished = Finished::default();
     let (count, partial, timings, report, t_out) = if streamed {
         let mut rows_out = RowWriter::new(args.format, max_width);
@@ -523,7 +523,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     };
     // One distinct result file per query (a/q.cypher and b/q.cypher: q and q-2), all checked
     // before any query runs.
-    let write_options = crate::io::safe_write::WriteOptions::force(args.force);
+    let write_options = gemp::util::safe_write::WriteOptions::force(args.force);
     let names = super::batch_names::result_names(&args.queries);
     let result_path = |name: &str| {
         args.out
@@ -538,7 +538,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
                 path.display()
             );
         }
-        crate::io::safe_write::check(&path, &write_options)?;
+        gemp::util::safe_write::check(&path, &write_options)?;
     }
     let mut failures = 0;
     let mut partials = 0;
@@ -563,7 +563,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
             Ok((out, report)) => {
                 let t_out = Instant::now();
                 let path = result_path(name);
-                let mut f = std::io::BufWriter::new(crate::io::safe_write::SafeFile::create(
+                let mut f = std::io::BufWriter::new(gemp::util::safe_write::SafeFile::create(
                     &path,
                     &write_options,
                 )?);
@@ -582,7 +582,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
                     }
                 }
                 f.into_inner()
-                    .map_err(|e| crate::error::Error::io(&path, e.into_error()))?
+                    .map_err(|e| gemp::error::Error::io(&path, e.into_error()))?
                     .commit()?;
                 if args.timings {
                     eprintln!(

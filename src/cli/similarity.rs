@@ -8,10 +8,10 @@ use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 
-use crate::similarity::load::load_graphs;
-use crate::similarity::recipes;
-use crate::similarity::retrieval::{retrieve, CaseOutcome, Retrieval};
-use crate::similarity::{
+use gemp::similarity::load::load_graphs;
+use gemp::similarity::recipes;
+use gemp::similarity::retrieval::{retrieve, CaseOutcome, Retrieval};
+use gemp::similarity::{
     variant_name, Algorithm, Improvements, Mapping, Outcome, SearchOptions, SemanticGraph,
     SimilarityModel, StopReason,
 };
@@ -142,7 +142,7 @@ pub fn run_recipes(args: RecipesArgs) -> anyhow::Result<()> {
     recipes::write_case_base_with(
         &args.output,
         &graphs,
-        &crate::io::safe_write::WriteOptions::force(args.force),
+        &gemp::util::safe_write::WriteOptions::force(args.force),
     )?;
     println!(
         "wrote {} recipes to {}",
@@ -187,8 +187,8 @@ pub fn run_similarity(mut args: SimilarityArgs) -> anyhow::Result<()> {
     let early_stop = !args.no_early_stop;
     let device = match args.backend {
         Backend::Host => None,
-        Backend::Auto => crate::gpu::auto_device(crate::gpu::selector(args.device), "similarity")?,
-        Backend::Opencl | Backend::Race => Some(crate::gpu::selector(args.device)),
+        Backend::Auto => gemp::gpu::auto_device(gemp::gpu::selector(args.device), "similarity")?,
+        Backend::Opencl | Backend::Race => Some(gemp::gpu::selector(args.device)),
     };
     if args.backend == Backend::Auto {
         // Reported as what ran.
@@ -218,16 +218,16 @@ pub fn run_similarity(mut args: SimilarityArgs) -> anyhow::Result<()> {
 #[cfg(feature = "opencl")]
 fn device_retrieval(
     args: &SimilarityArgs,
-    selector: crate::gpu::DeviceSelector,
+    selector: gemp::gpu::DeviceSelector,
     query: &SemanticGraph,
     cases: &[SemanticGraph],
     model: &SimilarityModel,
     options: &SearchOptions,
     early_stop: bool,
 ) -> anyhow::Result<Retrieval> {
-    use crate::similarity::among::{self, AmongOptions};
-    use crate::similarity::retrieval::retrieve_with;
-    let gpu = crate::gpu::Gpu::new(selector)?;
+    use gemp::similarity::among::{self, AmongOptions};
+    use gemp::similarity::retrieval::retrieve_with;
+    let gpu = gemp::gpu::Gpu::new(selector)?;
     let among_options = AmongOptions {
         instances: args.instances,
         eval: args.eval.try_into()?,
@@ -260,7 +260,7 @@ fn device_retrieval(
 #[cfg(not(feature = "opencl"))]
 fn device_retrieval(
     _: &SimilarityArgs,
-    _: crate::gpu::DeviceSelector,
+    _: gemp::gpu::DeviceSelector,
     _: &SemanticGraph,
     _: &[SemanticGraph],
     _: &SimilarityModel,

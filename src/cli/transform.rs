@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::Args;
 
-use crate::io::format::Format;
-use crate::io::safe_write::WriteOptions;
-use crate::model::snapshot;
-use crate::transform::{ApplyOptions, Rules};
+use gemp::io::format::Format;
+use gemp::model::snapshot;
+use gemp::transform::{ApplyOptions, Rules};
+use gemp::util::safe_write::WriteOptions;
 
 /// Arguments of `gemp transform`.
 #[derive(Debug, Args)]
@@ -78,7 +78,7 @@ pub fn transform(args: TransformArgs) -> anyhow::Result<()> {
         (None, false) => None,
     };
     if let Some((path, options)) = &target {
-        crate::io::safe_write::check(path, options)?;
+        gemp::util::safe_write::check(path, options)?;
     }
     let text = std::fs::read_to_string(&args.rules)
         .with_context(|| format!("reading {}", args.rules.display()))?;
@@ -89,7 +89,7 @@ pub fn transform(args: TransformArgs) -> anyhow::Result<()> {
         params: super::query::parse_params(&args.params)?,
     };
     let (model, _) = super::load::load_model(&args.model, args.model_format, false)?;
-    let (changed, report) = crate::transform::apply(&model, &rules, &options)?;
+    let (changed, report) = gemp::transform::apply(&model, &rules, &options)?;
     if args.json {
         let value = serde_json::json!({
             "statements": report.statements,

@@ -5,15 +5,15 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 
-use crate::io::format::Format;
-use crate::io::safe_write::{self, WriteOptions};
-use crate::model::snapshot;
-use crate::trust::generate::{generate as generate_instance, TrustGenConfig};
-use crate::trust::levenshtein::to_f64;
-use crate::trust::{
+use gemp::io::format::Format;
+use gemp::model::snapshot;
+use gemp::trust::generate::{generate as generate_instance, TrustGenConfig};
+use gemp::trust::levenshtein::to_f64;
+use gemp::trust::{
     run_host, SearchParams, TrustGraph, TrustParams, TrustResult, DEFAULT_BEAM, DEFAULT_K0,
     DEFAULT_TOP, DEFAULT_VALUE_PROPERTY,
 };
+use gemp::util::safe_write::{self, WriteOptions};
 
 /// Where TruST runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -167,8 +167,8 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<()> {
     };
     let device = match args.backend {
         TrustBackend::Host => None,
-        TrustBackend::Auto => crate::gpu::auto_device(crate::gpu::selector(args.device), "trust")?,
-        TrustBackend::Opencl => Some(crate::gpu::selector(args.device)),
+        TrustBackend::Auto => gemp::gpu::auto_device(gemp::gpu::selector(args.device), "trust")?,
+        TrustBackend::Opencl => Some(gemp::gpu::selector(args.device)),
     };
     let result = match device {
         None => run_host(&template, &data, &params)?,
@@ -195,21 +195,21 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<()> {
 
 #[cfg(feature = "opencl")]
 fn run_opencl(
-    selector: crate::gpu::DeviceSelector,
+    selector: gemp::gpu::DeviceSelector,
     template: &TrustGraph,
     data: &TrustGraph,
     params: &TrustParams,
 ) -> anyhow::Result<TrustResult> {
-    let gpu = crate::gpu::Gpu::new(selector)?;
+    let gpu = gemp::gpu::Gpu::new(selector)?;
     log::info!("TruST on {}", gpu.info().summary());
-    Ok(crate::trust::device::run_device(
+    Ok(gemp::trust::device::run_device(
         &gpu, template, data, params,
     )?)
 }
 
 #[cfg(not(feature = "opencl"))]
 fn run_opencl(
-    _: crate::gpu::DeviceSelector,
+    _: gemp::gpu::DeviceSelector,
     _: &TrustGraph,
     _: &TrustGraph,
     _: &TrustParams,

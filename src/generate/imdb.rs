@@ -33,7 +33,7 @@ use super::names::{
 use super::rng::{mix64, zipf_weights, AliasTable, Rng, SplitMix64, WeightedValues};
 use crate::error::{Error, Result};
 use crate::io::input::Progress;
-use crate::io::safe_write::{SafeFile, WriteOptions};
+use crate::util::safe_write::{SafeFile, WriteOptions};
 
 /// Configuration of [`generate_imdb`].
 #[derive(Debug, Clone, PartialEq)]
@@ -355,7 +355,7 @@ pub fn generate_imdb(config: &ImdbGenConfig, out_dir: &Path) -> Result<GenSummar
     generate_imdb_with(config, out_dir, &WriteOptions::REPLACE)
 }
 
-/// [`generate_imdb`], each file written through [`crate::io::safe_write`] with `options`: without
+/// [`generate_imdb`], each file written through [`crate::util::safe_write`] with `options`: without
 /// `force` an existing file of one of the names is an [`Error::Refused`] before anything is
 /// written; a failed or interrupted run leaves no partial file.
 pub fn generate_imdb_with(
@@ -373,7 +373,7 @@ pub fn generate_imdb_with(
         "title.principals",
         "title.ratings",
     ] {
-        crate::io::safe_write::check(&path(name), options)?;
+        crate::util::safe_write::check(&path(name), options)?;
     }
     let ctx = Ctx::new(config);
     let level = config.gzip.then(|| Compression::new(config.gzip_level));

@@ -33,7 +33,7 @@ use super::imdb::{
     TITLE_RATINGS_HEADER,
 };
 use crate::error::{Error, Result};
-use crate::io::safe_write::{SafeFile, WriteOptions};
+use crate::util::safe_write::{SafeFile, WriteOptions};
 
 /// Movies per block (5 positive, 5 negative).
 pub const MOVIES_PER_BLOCK: u64 = 10;
@@ -115,7 +115,7 @@ pub fn generate_ttc14(config: &Ttc14GenConfig, out_dir: &Path) -> Result<GenSumm
     generate_ttc14_with(config, out_dir, &WriteOptions::REPLACE)
 }
 
-/// [`generate_ttc14`], each file written through [`crate::io::safe_write`] with `options`: without
+/// [`generate_ttc14`], each file written through [`crate::util::safe_write`] with `options`: without
 /// `force` an existing file of one of the names is an [`Error::Refused`] before anything is
 /// written; a failed or interrupted run leaves no partial file.
 pub fn generate_ttc14_with(
@@ -136,7 +136,7 @@ pub fn generate_ttc14_with(
         "title.principals",
         "title.ratings",
     ] {
-        crate::io::safe_write::check(&out_dir.join(format!("{name}.tsv")), options)?;
+        crate::util::safe_write::check(&out_dir.join(format!("{name}.tsv")), options)?;
     }
     let mut basics = Out::create(out_dir, "title.basics", TITLE_BASICS_HEADER, options)?;
     let mut names = Out::create(out_dir, "name.basics", NAME_BASICS_HEADER, options)?;

@@ -33,7 +33,7 @@ pub fn cache_path(inputs: &[PathBuf]) -> Option<PathBuf> {
     }
 }
 
-/// Writes `c` to `path` through [`crate::io::safe_write`]. The file is a cache that gemp owns, so an
+/// Writes `c` to `path` through [`crate::util::safe_write`]. The file is a cache that gemp owns, so an
 /// existing regular file there is replaced; anything else (a device, FIFO, directory) is refused.
 pub fn save(c: &Compressed, path: &Path) -> Result<()> {
     let mut bytes = Vec::with_capacity(64 + 4 * c.node_of.len());
@@ -52,7 +52,11 @@ pub fn save(c: &Compressed, path: &Path) -> Result<()> {
     for &h in &c.node_of {
         bytes.extend_from_slice(&h.to_le_bytes());
     }
-    crate::io::safe_write::write(path, &bytes, &crate::io::safe_write::WriteOptions::REPLACE)
+    crate::util::safe_write::write(
+        path,
+        &bytes,
+        &crate::util::safe_write::WriteOptions::REPLACE,
+    )
 }
 
 struct Reader<'a> {

@@ -14,10 +14,11 @@ use ocl::flags::{CommandQueueProperties, MemFlags};
 use ocl::{Buffer, Context, Device, Event, Kernel, OclPrm, Platform, Program, Queue};
 
 use super::args::KernelArgs;
-use super::device::{human_bytes, select_device, DeviceInfo, DeviceSelector, GEMP_DEVICE_ENV};
+use super::device::{select_device, DeviceInfo, DeviceSelector, GEMP_DEVICE_ENV};
 use super::discovery;
 use super::sizing;
 use crate::error::{Error, Result};
+use crate::util::human_bytes;
 
 /// Compiler option every program is built with (the crate targets OpenCL 1.2, see GEMP §4).
 const CL_STD: &str = "-cl-std=CL1.2";

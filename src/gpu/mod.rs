@@ -40,8 +40,8 @@ mod discovery;
 pub mod scan;
 
 pub use device::{
-    auto_backend, human_bytes, names_a_device, select_device, AutoBackend, DeviceInfo,
-    DeviceSelector, DeviceType, GEMP_DEVICE_ENV,
+    auto_backend, names_a_device, select_device, AutoBackend, DeviceInfo, DeviceSelector,
+    DeviceType, GEMP_DEVICE_ENV,
 };
 
 #[cfg(feature = "opencl")]

@@ -13,7 +13,7 @@
 //!
 //! Only the command line turns this on ([`enable`]); the library always probes. The memo lives in
 //! `$XDG_CACHE_HOME/gemp/auto-backend` (else `~/.cache/gemp/auto-backend`), is written atomically
-//! ([`crate::io::safe_write`]), and is ignored when unreadable or malformed. `gemp devices` deletes
+//! ([`crate::util::safe_write`]), and is ignored when unreadable or malformed. `gemp devices` deletes
 //! it ([`forget`]); `GEMP_NO_PROBE_MEMO=1` turns it off.
 
 use std::path::{Path, PathBuf};
@@ -189,10 +189,10 @@ fn write_memo(path: &Path, fingerprint: &str, reason: &str) -> crate::Result<()>
     }
     let reason = reason.replace('\n', " ");
     let text = format!("{HEADER}\nreason: {reason}\n{fingerprint}");
-    crate::io::safe_write::write(
+    crate::util::safe_write::write(
         path,
         text.as_bytes(),
-        &crate::io::safe_write::WriteOptions::REPLACE,
+        &crate::util::safe_write::WriteOptions::REPLACE,
     )
 }
 

@@ -7,7 +7,8 @@ use super::loader::Candidate;
 use crate::error::{Error, Result};
 
 /// A model input format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// Detect from names and contents.
@@ -27,6 +28,20 @@ pub enum Format {
     Neo4jCsv,
     /// The JSON graph format (`{"nodes": [...], "edges": [...]}`).
     Json,
+}
+
+impl Format {
+    /// Every format, in the order `--format` lists them.
+    pub const ALL: [Format; 8] = [
+        Format::Auto,
+        Format::Snapshot,
+        Format::ImdbTsv,
+        Format::ImdbLists,
+        Format::SubgraphBench,
+        Format::Xmi,
+        Format::Neo4jCsv,
+        Format::Json,
+    ];
 }
 
 /// Detects the format of a set of inputs (directories already expanded or not): a lone `.gemp`

@@ -11,21 +11,64 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use indicatif::{HumanBytes, ProgressBar, ProgressStyle};
+use std::sync::RwLock;
 
 use crate::error::{Error, Result};
+use crate::util::human_bytes;
 
-/// Whether progress bars may be shown (off for `-q`, tests and non-terminals).
-static PROGRESS_ENABLED: AtomicBool = AtomicBool::new(false);
-
-/// Enables or disables progress bars process-wide (the CLI enables them unless `-q`).
-pub fn set_progress_enabled(on: bool) {
-    PROGRESS_ENABLED.store(on, Ordering::Relaxed);
+/// One bar or spinner drawn on stderr. The library decides what it shows; a [`ProgressDisplay`]
+/// (the command line's draws with `indicatif`) decides how.
+pub trait ProgressBar: Send + Sync {
+    /// Sets the text after the bar.
+    fn set_message(&self, message: String);
+    /// Sets the text before the bar.
+    fn set_prefix(&self, prefix: String);
+    /// Moves the bar to `position` of its length.
+    fn set_position(&self, position: u64);
+    /// Redraws (a spinner turns).
+    fn tick(&self);
+    /// Removes the bar from the terminal.
+    fn finish_and_clear(&self);
+    /// Runs `f` (which prints to stderr) with the bar hidden.
+    fn suspend(&self, f: &mut dyn FnMut());
 }
 
-/// True when progress may be drawn now: enabled, and stderr is a terminal.
+/// Makes the bars the library draws: installed once by the front end ([`set_progress_display`]);
+/// without one, nothing is drawn.
+pub trait ProgressDisplay: Send + Sync {
+    /// A bar of `length` units (a spinner when `None`) in `template` (indicatif's template
+    /// syntax: `{bar:20}`, `{spinner}`, `{elapsed}`, `{prefix}`, `{msg}`, `{wide_msg}`), whose clock
+    /// shows `elapsed` already passed.
+    fn bar(&self, length: Option<u64>, template: &str, elapsed: Duration) -> Arc<dyn ProgressBar>;
+}
+
+/// The display progress is drawn with, if any (none for `-q`, tests and library users who
+/// install none).
+static PROGRESS_DISPLAY: RwLock<Option<Arc<dyn ProgressDisplay>>> = RwLock::new(None);
+
+/// Installs (or with `None` removes) the display that draws progress process-wide.
+pub fn set_progress_display(display: Option<Arc<dyn ProgressDisplay>>) {
+    if let Ok(mut d) = PROGRESS_DISPLAY.write() {
+        *d = display;
+    }
+}
+
+/// The display to draw with now: one is installed and stderr is a terminal.
+fn progress_display() -> Option<Arc<dyn ProgressDisplay>> {
+    if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        return None;
+    }
+    PROGRESS_DISPLAY.read().ok().and_then(|d| d.clone())
+}
+
+/// True when progress may be drawn now.
 fn progress_shown() -> bool {
-    PROGRESS_ENABLED.load(Ordering::Relaxed) && std::io::IsTerminal::is_terminal(&std::io::stderr())
+    progress_display().is_some()
+}
+
+/// A new bar from the installed display (`None` when none is installed any more).
+fn new_bar(length: Option<u64>, template: &str, elapsed: Duration) -> Option<Arc<dyn ProgressBar>> {
+    progress_display().map(|d| d.bar(length, template, elapsed))
 }
 
 /// How long before a rate is shown: a rate over a shorter time says little.
@@ -35,13 +78,13 @@ pub const RATE_AFTER: Duration = Duration::from_secs(1);
 /// left once [`RATE_AFTER`] has passed (an average since the start, not an instant's guess).
 pub fn rate_text(done: u64, total: u64, elapsed: Duration) -> String {
     let mut t = if total > 0 {
-        format!("{}/{}", HumanBytes(done), HumanBytes(total))
+        format!("{}/{}", human_bytes(done), human_bytes(total))
     } else {
-        HumanBytes(done).to_string()
+        human_bytes(done)
     };
     if elapsed >= RATE_AFTER && done > 0 {
         let rate = done as f64 / elapsed.as_secs_f64();
-        t.push_str(&format!(", {}/s", HumanBytes(rate as u64)));
+        t.push_str(&format!(", {}/s", human_bytes(rate as u64)));
         if total > done {
             let left = Duration::from_secs_f64((total - done) as f64 / rate);
             t.push_str(&format!(", {} left", short_duration(left)));
@@ -66,7 +109,7 @@ pub fn short_duration(d: Duration) -> String {
 struct Ticker {
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
-    bar: Arc<Mutex<Option<ProgressBar>>>,
+    bar: Arc<Mutex<Option<Arc<dyn ProgressBar>>>>,
 }
 
 impl Ticker {
@@ -74,8 +117,8 @@ impl Ticker {
     /// the time since the start.
     fn start(
         delay: Duration,
-        make: impl FnOnce() -> ProgressBar + Send + 'static,
-        mut update: impl FnMut(&ProgressBar, Duration) + Send + 'static,
+        make: impl FnOnce(Duration) -> Option<Arc<dyn ProgressBar>> + Send + 'static,
+        mut update: impl FnMut(&dyn ProgressBar, Duration) + Send + 'static,
     ) -> Ticker {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
@@ -86,7 +129,7 @@ impl Ticker {
             .name("gemp-progress".into())
             .spawn(move || {
                 let mut make = Some(make);
-                let mut bar: Option<ProgressBar> = None;
+                let mut bar: Option<Arc<dyn ProgressBar>> = None;
                 while !flag.load(Ordering::Relaxed) {
                     std::thread::park_timeout(Duration::from_millis(100));
                     if flag.load(Ordering::Relaxed) {
@@ -94,13 +137,13 @@ impl Ticker {
                     }
                     let elapsed = started.elapsed();
                     if bar.is_none() && elapsed >= delay {
-                        bar = make.take().map(|m| m().with_elapsed(elapsed));
+                        bar = make.take().and_then(|m| m(elapsed));
                         if let Ok(mut s) = shared.lock() {
                             s.clone_from(&bar);
                         }
                     }
                     if let Some(b) = &bar {
-                        update(b, elapsed);
+                        update(b.as_ref(), elapsed);
                         b.tick();
                     }
                 }
@@ -121,12 +164,19 @@ impl Ticker {
 
     /// Runs `f` with the bar hidden (for printing to stderr while it is shown).
     fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
-        match self.bar.lock() {
-            Ok(bar) => match bar.as_ref() {
-                Some(b) => b.suspend(f),
-                None => f(),
-            },
-            Err(_) => f(),
+        let shown = self.bar.lock().ok().and_then(|b| b.clone());
+        match shown {
+            Some(b) => {
+                let mut f = Some(f);
+                let mut out = None;
+                b.suspend(&mut || out = f.take().map(|f| f()));
+                match (out, f) {
+                    (Some(r), _) => r,
+                    (None, Some(f)) => f(),
+                    (None, None) => unreachable!("suspend ran the closure without a result"),
+                }
+            }
+            None => f(),
         }
     }
 }
@@ -139,14 +189,6 @@ impl Drop for Ticker {
             let _ = h.join();
         }
     }
-}
-
-/// A bar with `template`, or the default one should the template not parse.
-fn styled(bar: ProgressBar, template: &str) -> ProgressBar {
-    let style = ProgressStyle::with_template(template)
-        .map(|s| s.progress_chars("=> "))
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
-    bar.with_style(style)
 }
 
 /// The steps of a load, in order.
@@ -228,10 +270,11 @@ impl LoadProgress {
         let freeze_end = if writes { 900 } else { LOAD_UNITS };
         let ticker = Ticker::start(
             Duration::from_millis(500),
-            || {
-                styled(
-                    ProgressBar::new(LOAD_UNITS),
+            |elapsed| {
+                new_bar(
+                    Some(LOAD_UNITS),
                     "{spinner} loading [{bar:20}] {elapsed:>3} {wide_msg}",
+                    elapsed,
                 )
             },
             move |bar, elapsed| {
@@ -252,7 +295,7 @@ impl LoadProgress {
                             parse_units,
                             format!(
                                 "freezing the model ({} parsed in {:.1}s)",
-                                HumanBytes(read),
+                                human_bytes(read),
                                 parse.as_secs_f64()
                             ),
                         )
@@ -338,12 +381,7 @@ impl SearchSpinner {
             let shared = Arc::clone(&found);
             Ticker::start(
                 Duration::from_secs(1),
-                || {
-                    styled(
-                        ProgressBar::new_spinner(),
-                        "{spinner} searching {elapsed:>3} {wide_msg}",
-                    )
-                },
+                |elapsed| new_bar(None, "{spinner} searching {elapsed:>3} {wide_msg}", elapsed),
                 move |bar, _| {
                     if counts {
                         bar.set_message(format!(
@@ -373,7 +411,7 @@ pub struct Progress {
     total: u64,
     done: u64,
     started: Instant,
-    bar: Option<ProgressBar>,
+    bar: Option<Arc<dyn ProgressBar>>,
     enabled: bool,
     load: Option<Arc<LoadState>>,
 }
@@ -406,18 +444,20 @@ impl Progress {
         let elapsed = self.started.elapsed();
         if self.bar.is_none() && elapsed > Duration::from_secs(1) {
             let bar = if self.total > 0 {
-                styled(
-                    ProgressBar::new(self.total),
+                new_bar(
+                    Some(self.total),
                     "{prefix} [{bar:20}] {elapsed:>3} {wide_msg}",
+                    elapsed,
                 )
             } else {
-                styled(
-                    ProgressBar::new_spinner(),
-                    "{spinner} {prefix} {elapsed:>4} {msg}",
-                )
+                new_bar(None, "{spinner} {prefix} {elapsed:>4} {msg}", elapsed)
+            };
+            let Some(bar) = bar else {
+                self.enabled = false;
+                return;
             };
             bar.set_prefix(self.label.clone());
-            self.bar = Some(bar.with_elapsed(elapsed));
+            self.bar = Some(bar);
         }
         if let Some(bar) = &self.bar {
             bar.set_position(self.done);
@@ -519,13 +559,13 @@ mod tests {
     #[test]
     fn no_rate_before_there_is_time_to_measure_one() {
         let t = rate_text(100 << 20, 400 << 20, Duration::from_millis(300));
-        assert_eq!(t, "100.00 MiB/400.00 MiB");
+        assert_eq!(t, "100.0 MiB/400.0 MiB");
         // After two seconds: 50 MiB/s on average, 300 MiB left at that rate.
         let t = rate_text(100 << 20, 400 << 20, Duration::from_secs(2));
-        assert_eq!(t, "100.00 MiB/400.00 MiB, 50.00 MiB/s, 6s left");
+        assert_eq!(t, "100.0 MiB/400.0 MiB, 50.0 MiB/s, 6s left");
         // Unknown total: no time left.
         let t = rate_text(100 << 20, 0, Duration::from_secs(2));
-        assert_eq!(t, "100.00 MiB, 50.00 MiB/s");
+        assert_eq!(t, "100.0 MiB, 50.0 MiB/s");
     }
 
     #[test]

@@ -28,8 +28,8 @@ use serde_json::{Map, Value as Json};
 use crate::error::{Error, Result};
 use crate::io::metamodel::{Metamodel, Opposites};
 use crate::io::report::{LoadOptions, LoadReport};
-use crate::io::safe_write::{SafeFile, WriteOptions};
 use crate::model::{Model, ModelBuilder, Value, ValueRef};
+use crate::util::safe_write::{SafeFile, WriteOptions};
 
 /// A node or edge id: a string or an integer.
 #[derive(Debug, Deserialize)]
@@ -445,7 +445,7 @@ pub fn write_file(model: &Model, path: &Path) -> Result<()> {
     write_file_with(model, path, &WriteOptions::REPLACE)
 }
 
-/// Writes `model` as a JSON graph file through [`crate::io::safe_write`] (refuses what is not a
+/// Writes `model` as a JSON graph file through [`crate::util::safe_write`] (refuses what is not a
 /// regular file, and an existing file without `options.force`).
 pub fn write_file_with(model: &Model, path: &Path, options: &WriteOptions) -> Result<()> {
     let mut w = std::io::BufWriter::new(SafeFile::create(path, options)?);

@@ -17,7 +17,6 @@ pub mod metamodel;
 pub mod neo4j_csv;
 pub mod registry;
 pub mod report;
-pub mod safe_write;
 pub mod subgraph_bench;
 pub mod xmi;
 

@@ -60,8 +60,9 @@ use crate::io::report::{LoadOptions, LoadReport};
 use crate::model::{ModelBuilder, Value};
 
 /// How node and relationship ids are compared (`--id-type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-#[value(rename_all = "lower")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "cli", value(rename_all = "lower"))]
 pub enum IdType {
     /// Ids are strings, compared byte for byte (`007` and `7` are two nodes).
     #[default]
@@ -1213,9 +1214,9 @@ fn field(v: crate::model::ValueRef<'_>) -> String {
 /// property columns). Node ids are the model's keys; reading the directory back gives the same
 /// graph (an empty string property reads back as no value). Returns the files written. Existing
 /// files of those names are replaced: [`write_dir_with`] with
-/// [`crate::io::safe_write::WriteOptions::REPLACE`].
+/// [`crate::util::safe_write::WriteOptions::REPLACE`].
 pub fn write_dir(model: &crate::model::Model, dir: &Path) -> Result<Vec<PathBuf>> {
-    write_dir_with(model, dir, &crate::io::safe_write::WriteOptions::REPLACE)
+    write_dir_with(model, dir, &crate::util::safe_write::WriteOptions::REPLACE)
 }
 
 /// True when `name` is a file name [`write_dir`] writes: `nodes-<n>-<part>.csv` or
@@ -1265,7 +1266,7 @@ fn stale_export_files(dir: &Path, keep: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(stale)
 }
 
-/// [`write_dir`], each file written through [`crate::io::safe_write`] with `options`: without
+/// [`write_dir`], each file written through [`crate::util::safe_write`] with `options`: without
 /// `force`, an existing file of one of the names is refused before anything is written.
 ///
 /// The directory then holds exactly this export: the files of an earlier export there that this
@@ -1276,9 +1277,9 @@ fn stale_export_files(dir: &Path, keep: &[PathBuf]) -> Result<Vec<PathBuf>> {
 pub fn write_dir_with(
     model: &crate::model::Model,
     dir: &Path,
-    options: &crate::io::safe_write::WriteOptions,
+    options: &crate::util::safe_write::WriteOptions,
 ) -> Result<Vec<PathBuf>> {
-    use crate::io::safe_write::{self, SafeFile};
+    use crate::util::safe_write::{self, SafeFile};
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let node_path = |gi: usize, g: &crate::model::PropertyGroup| {
         let label = model.labels().name(g.label).unwrap_or("nolabel");

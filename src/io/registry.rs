@@ -224,8 +224,7 @@ mod tests {
 
     #[test]
     fn one_loader_per_loadable_format() {
-        use clap::ValueEnum;
-        for f in Format::value_variants() {
+        for f in &Format::ALL {
             let found = loaders().iter().filter(|l| l.format() == *f).count();
             let loadable = !matches!(f, Format::Auto | Format::Snapshot);
             assert_eq!(found, usize::from(loadable), "{f:?}");

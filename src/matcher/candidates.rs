@@ -18,7 +18,8 @@ use crate::pattern::ir::{BoundQuery, Expr, NodeSlot, Pattern};
 /// matches) and named relationships are enumerated edge by edge with no distinctness between
 /// them. Under [`Cypher`](Self::Cypher) every relationship is enumerated edge by edge and the
 /// relationships of one `MATCH` clause bind distinct edges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Semantics {
     /// Node-injective (subgraph monomorphism): distinct pattern nodes bind distinct data nodes.
@@ -28,7 +29,10 @@ pub enum Semantics {
     Homomorphism,
     /// Cypher's relationship isomorphism (Neo4j, Memgraph, Kùzu): within one `MATCH` clause,
     /// distinct pattern relationships bind distinct edges; nodes may repeat. Host matcher only.
-    #[value(name = "cypher", alias = "relationship-isomorphism")]
+    #[cfg_attr(
+        feature = "cli",
+        value(name = "cypher", alias = "relationship-isomorphism")
+    )]
     Cypher,
 }
 
@@ -64,7 +68,12 @@ impl Semantics {
     /// Parses a name as `--semantics` and a query file's `// gemp: semantics=…` line accept
     /// it (aliases included, case-insensitive).
     pub fn parse(name: &str) -> Option<Semantics> {
-        <Semantics as clap::ValueEnum>::from_str(name.trim(), true).ok()
+        match name.trim().to_ascii_lowercase().as_str() {
+            "isomorphism" => Some(Semantics::Isomorphism),
+            "homomorphism" => Some(Semantics::Homomorphism),
+            "cypher" | "relationship-isomorphism" => Some(Semantics::Cypher),
+            _ => None,
+        }
     }
 
     /// True when every pattern relationship is enumerated edge by edge, with the

@@ -86,7 +86,7 @@ pub fn execute<'m>(
         control: &control,
     };
     let mut rows = Vec::new();
-    if !pipeline.run(0, vec![first], &mut rows) && crate::memory::tripped() {
+    if !pipeline.run(0, vec![first], &mut rows) && crate::util::memory::tripped() {
         // The session turns the run into the memory-limit error: no rows to project.
         rows.clear();
     }
@@ -129,7 +129,7 @@ impl<'m> Pipeline<'_, 'm> {
     /// True while the run may go on: the deadline has not passed, the memory limit is not reached
     /// (the rows held name the stage), and no stop was asked for.
     fn go_on(&self) -> bool {
-        if crate::memory::check(READING_STAGE) {
+        if crate::util::memory::check(READING_STAGE) {
             self.control.stop();
             return false;
         }

@@ -70,9 +70,9 @@ impl Control {
 
     /// False (after stopping every worker and marking the search timed out) once the deadline has
     /// passed, false (after stopping every worker) once the heap passed `--memory-limit`
-    /// ([`crate::memory`]); otherwise whether no stop was requested.
+    /// ([`crate::util::memory`]); otherwise whether no stop was requested.
     pub fn check_deadline(&self) -> bool {
-        if crate::memory::check_beyond("the search") {
+        if crate::util::memory::check_beyond("the search") {
             self.stop();
             return false;
         }

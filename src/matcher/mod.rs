@@ -752,7 +752,7 @@ pub struct StreamSummary {
 /// returns its summary. A run the memory limit stopped hands nothing over: its rows (an
 /// aggregate over part of the matches, say) would be wrong; it is [`crate::Error::MemoryLimit`].
 pub fn hand_over<'m>(out: QueryOutput<'m>, consume: RowConsumer<'_, 'm>) -> Result<StreamSummary> {
-    if let Some(e) = crate::memory::error() {
+    if let Some(e) = crate::util::memory::error() {
         return Err(e);
     }
     consume(&out.columns, &out.rows).map_err(|e| crate::Error::io("<output>", e))?;

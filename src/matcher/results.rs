@@ -489,7 +489,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
         } else {
             "the result rows"
         };
-        if crate::memory::check(stage) || crate::memory::check_growth(stage, growth) {
+        if crate::util::memory::check(stage) || crate::util::memory::check_growth(stage, growth) {
             if let Some(c) = self.control {
                 c.stop();
             }

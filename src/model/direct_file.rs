@@ -98,7 +98,7 @@ pub struct SequentialFile {
 
 impl SequentialFile {
     /// Creates (truncates) `path`, with `O_DIRECT` when `direct` is requested and available.
-    /// Snapshots pass the temporary file of a [`crate::io::safe_write::SafeFile`] here, never the
+    /// Snapshots pass the temporary file of a [`crate::util::safe_write::SafeFile`] here, never the
     /// user's target itself.
     pub fn create(path: &Path, direct: bool) -> io::Result<Self> {
         let (file, direct) = match direct.then(|| open_direct(path)).flatten() {

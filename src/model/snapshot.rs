@@ -35,7 +35,7 @@ use super::{
     Adjacency, Column, ColumnData, Interner, Model, ModelParts, PropertyGroup, Slab, StringHeap,
 };
 use crate::error::{Error, Result};
-use crate::io::safe_write::{SafeFile, WriteOptions};
+use crate::util::safe_write::{SafeFile, WriteOptions};
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"GEMPSNAP";
@@ -161,7 +161,7 @@ pub fn write(model: &Model, path: &Path) -> Result<()> {
     write_with(model, path, &WriteOptions::REPLACE)
 }
 
-/// Writes `model` to `path` through [`crate::io::safe_write`]: into a temporary file beside it,
+/// Writes `model` to `path` through [`crate::util::safe_write`]: into a temporary file beside it,
 /// synced and then renamed into place, so `path` holds either its old content or the complete
 /// snapshot. Refuses a `path` that is not a regular file (a device, FIFO, directory…), and an
 /// existing file unless `options.force` ([`Error::Refused`]).

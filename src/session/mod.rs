@@ -40,7 +40,6 @@ pub mod staged;
 
 use std::time::{Duration, Instant};
 
-use clap::ValueEnum;
 use serde::Serialize;
 
 pub use engine::{Engine, EngineRun};
@@ -58,7 +57,8 @@ use crate::pattern::ir::BoundQuery;
 pub use crate::task::{Backend, TaskReport};
 
 /// Which matching engine runs a session's queries (`--engine`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum EngineKind {
     /// GEMP's two-phase pipeline (the default): the host matcher, or the OpenCL kernels.
@@ -226,7 +226,7 @@ impl<'m> Session<'m> {
         query: &BoundQuery,
         options: &MatchOptions,
     ) -> Result<(QueryOutput<'m>, TaskReport)> {
-        crate::memory::reset();
+        crate::util::memory::reset();
         unless_memory_limit(self.run_once(query, options))
     }
 
@@ -261,9 +261,9 @@ impl<'m> Session<'m> {
         options: &MatchOptions,
         consume: RowConsumer<'_, 'm>,
     ) -> Result<(StreamSummary, TaskReport)> {
-        crate::memory::reset();
+        crate::util::memory::reset();
         let mut guarded = |columns: &[String], rows: &[Vec<Val<'m>>]| {
-            if crate::memory::tripped() {
+            if crate::util::memory::tripped() {
                 return Err(std::io::Error::other(
                     "the run reached the memory limit: its rows are not handed out",
                 ));
@@ -356,7 +356,7 @@ fn staged_engine<'m>(
 /// A run stopped by the memory limit is an error, never a short answer (whatever else it
 /// returned, an error included).
 fn unless_memory_limit<T>(result: Result<T>) -> Result<T> {
-    match crate::memory::take_error() {
+    match crate::util::memory::take_error() {
         Some(e) => Err(e),
         None => result,
     }

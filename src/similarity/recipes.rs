@@ -17,7 +17,7 @@ use super::sim_model::SimilarityModel;
 use super::taxonomy::Taxonomy;
 use crate::error::{Error, Result};
 use crate::generate::rng::{Rng, SplitMix64};
-use crate::io::safe_write::WriteOptions;
+use crate::util::safe_write::WriteOptions;
 
 /// The ingredient taxonomy (concept, parent), root first.
 const INGREDIENTS: &[(&str, &str)] = &[
@@ -336,7 +336,7 @@ pub fn write_case_base(dir: &Path, graphs: &[SemanticGraph]) -> Result<()> {
     write_case_base_with(dir, graphs, &WriteOptions::REPLACE)
 }
 
-/// [`write_case_base`], each file written through [`crate::io::safe_write`] with `options`: without
+/// [`write_case_base`], each file written through [`crate::util::safe_write`] with `options`: without
 /// `force` an existing file of one of the names is an [`Error::Refused`] before anything is
 /// written.
 pub fn write_case_base_with(
@@ -355,13 +355,13 @@ pub fn write_case_base_with(
         ("tasks.taxonomy.json", task_taxonomy().to_json()),
     ];
     for (name, _) in &files {
-        crate::io::safe_write::check(&dir.join(name), options)?;
+        crate::util::safe_write::check(&dir.join(name), options)?;
     }
     for (name, doc) in files {
         let path = dir.join(name);
         let text = serde_json::to_string_pretty(&doc)
             .map_err(|e| Error::InvalidArgument(format!("serialising {name}: {e}")))?;
-        crate::io::safe_write::write(&path, (text + "\n").as_bytes(), options)?;
+        crate::util::safe_write::write(&path, (text + "\n").as_bytes(), options)?;
     }
     Ok(())
 }

@@ -20,13 +20,13 @@
 
 use std::time::Duration;
 
-use clap::ValueEnum;
 use serde::Serialize;
 
 use crate::matcher::device::DeviceTimings;
 
 /// Where queries run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     /// OpenCL when a GPU or accelerator is found (or a device is named with `--device` /
@@ -77,7 +77,7 @@ pub fn timings_line(
             d.prepare,
             d.upload,
             model_upload,
-            crate::gpu::human_bytes(d.upload_bytes as u64),
+            crate::util::human_bytes(d.upload_bytes as u64),
             d.phase1,
             d.phase1_kernel,
             d.rounds,

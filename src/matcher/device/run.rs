@@ -208,7 +208,7 @@ impl<'m> DeviceMatcher<'m> {
         log::debug!(
             "model uploaded to {}: {} in {:.3?}",
             self.gpu.info().name,
-            crate::gpu::human_bytes(dm.bytes as u64),
+            crate::util::human_bytes(dm.bytes as u64),
             dm.upload_time
         );
         // Two threads may upload at once; the first stored copy wins, the other is dropped.

@@ -37,7 +37,8 @@ use join::JoinInput;
 macro_rules! algo_enum {
     ($(#[$doc:meta])* $name:ident, $stage:literal) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
         pub enum $name {
             /// GEMP's algorithm (the default).
             #[default]

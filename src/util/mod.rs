@@ -1,0 +1,8 @@
+//! Small utilities shared by every layer: crash-safe file writes, the heap account behind
+//! `--memory-limit`, and byte counts for people. Nothing here knows about graphs or queries.
+
+pub mod bytes;
+pub mod memory;
+pub mod safe_write;
+
+pub use bytes::human_bytes;
