@@ -35,10 +35,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::exec::eval::Val;
+use crate::exec::{MatchOptions, QueryOutput, Semantics};
 use crate::io::{Format, LoadOptions, LoadReport};
-use crate::matcher::eval::Val;
 pub use crate::matcher::stages::StageChoice;
-use crate::matcher::{MatchOptions, QueryOutput, Semantics};
 use crate::model::{Model, Value, ValueRef};
 use crate::pattern::binder::Params;
 use crate::pattern::ir::BoundQuery;
@@ -437,7 +437,7 @@ pub struct RunTimings {
     /// Wall time of the run.
     pub total: Duration,
     /// The host pipeline's stages (filter, plan, enumerate, results).
-    pub host: crate::matcher::Timings,
+    pub host: crate::exec::Timings,
     /// The device pipeline's measurement points, when it ran on a device.
     pub device: Option<crate::matcher::device::DeviceTimings>,
 }

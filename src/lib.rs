@@ -10,6 +10,7 @@
 pub mod api;
 pub mod engines;
 pub mod error;
+pub mod exec;
 pub mod generate;
 pub mod gpsense;
 pub mod gpu;

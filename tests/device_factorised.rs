@@ -13,8 +13,9 @@ use common::grouped_queries::{check_grouped_queries, pattern};
 use common::random_graphs::{build, graph};
 use common::{gpu, sample_model};
 
+use gemp::exec::{MatchOptions, Semantics};
 use gemp::matcher::device::{DeviceConfig, DeviceMatcher};
-use gemp::matcher::{execute, MatchOptions, Semantics};
+use gemp::matcher::execute;
 use gemp::model::Model;
 use gemp::pattern::{compile, Params};
 use proptest::prelude::*;

@@ -11,10 +11,11 @@ use common::{id_rows, sample_model, sorted_ids};
 
 use std::path::Path;
 
+use gemp::exec::eval::Val;
+use gemp::exec::{MatchOptions, Semantics};
 use gemp::gpsense::compress::{self, CompressConfig};
 use gemp::gpsense::{store, Engine, EngineConfig};
-use gemp::matcher::eval::Val;
-use gemp::matcher::{execute, MatchOptions, Semantics};
+use gemp::matcher::execute;
 use gemp::model::{Model, ModelBuilder};
 use gemp::pattern::ir::*;
 use gemp::pattern::{compile, Params};

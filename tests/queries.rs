@@ -5,8 +5,9 @@
 
 mod common;
 
-use gemp::matcher::eval::Val;
-use gemp::matcher::{execute, MatchOptions, Semantics};
+use gemp::exec::eval::Val;
+use gemp::exec::{MatchOptions, Semantics};
+use gemp::matcher::execute;
 use gemp::model::{Model, ModelBuilder, Value, ValueRef};
 use gemp::pattern::{compile, Params, QueryErrorKind};
 

@@ -7,8 +7,9 @@ mod common;
 use common::random_graphs::{build, graph, pattern_vars, random_rels, rel_specs, RandomRel};
 use common::{count_star, id_rows};
 
-use gemp::matcher::eval::Val;
-use gemp::matcher::{execute, execute_streaming, MatchOptions, Semantics};
+use gemp::exec::eval::Val;
+use gemp::exec::{MatchOptions, Semantics};
+use gemp::matcher::{execute, execute_streaming};
 use gemp::model::{Model, ModelBuilder};
 use gemp::pattern::binder::Params;
 use gemp::pattern::ir::BoundQuery;

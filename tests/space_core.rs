@@ -11,9 +11,10 @@ use common::random_graphs::{build, graph, pattern_vars, RelSpec};
 use common::{count_star, gemp, id_rows};
 
 use gemp::engines::space::{self, Space, SpaceOptions};
-use gemp::matcher::enumerate::Control;
-use gemp::matcher::eval::Val;
-use gemp::matcher::{execute, MatchOptions, Semantics};
+use gemp::exec::eval::Val;
+use gemp::exec::Control;
+use gemp::exec::{MatchOptions, Semantics};
+use gemp::matcher::execute;
 use gemp::model::Model;
 use gemp::pattern::ir::BoundQuery;
 use proptest::prelude::*;

@@ -11,9 +11,10 @@ use common::grouped_queries::{bind, brute, pattern};
 use common::random_graphs::{build, build_with_properties, graph, pattern_vars, rel_specs};
 use common::{count_star, gemp, id_rows, root, sorted_ids};
 
-use gemp::matcher::eval::Val;
+use gemp::exec::eval::Val;
+use gemp::exec::{MatchOptions, Semantics};
+use gemp::matcher::execute;
 use gemp::matcher::stages::{self, StageChoice};
-use gemp::matcher::{execute, MatchOptions, Semantics};
 use gemp::model::Value;
 use gemp::pattern::ir::*;
 use proptest::prelude::*;

@@ -10,8 +10,8 @@ mod common;
 
 use std::path::PathBuf;
 
+use gemp::exec::{MatchOptions, Semantics};
 use gemp::io::{Format, LoadOptions};
-use gemp::matcher::{MatchOptions, Semantics};
 use gemp::model::Model;
 
 const QUERIES: [&str; 6] = [

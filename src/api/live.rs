@@ -35,8 +35,8 @@ use hashbrown::{HashMap, HashSet};
 
 use super::Graph;
 use crate::error::{Error, Result};
-use crate::matcher::eval::Val;
-use crate::matcher::MatchOptions;
+use crate::exec::eval::Val;
+use crate::exec::MatchOptions;
 use crate::model::Model;
 use crate::pattern::binder::Params;
 use crate::pattern::ir::{BoundQuery, Expr, NodeSlot, ProjItem, Projection};

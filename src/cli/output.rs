@@ -6,7 +6,7 @@ use std::io::Write;
 
 use serde_json::{json, Value as Json};
 
-use gemp::matcher::eval::Val;
+use gemp::exec::eval::Val;
 use gemp::model::Model;
 
 /// Output formats of `gemp match`.
@@ -469,7 +469,7 @@ impl TableWriter {
 }
 
 /// The `--meta` line that starts JSON lines output: `{"_meta": {"semantics": …, "engine": …}}`.
-pub fn meta_line(semantics: gemp::matcher::Semantics, engine: &str) -> String {
+pub fn meta_line(semantics: gemp::exec::Semantics, engine: &str) -> String {
     json!({"_meta": {"semantics": semantics.name(), "engine": engine}}).to_string()
 }
 

@@ -13,7 +13,8 @@ use gemp::gpsense;
 use gemp::io::format::Format;
 use gemp::io::{subgraph_bench, LoadOptions, LoadReport};
 use gemp::matcher::stages::{FilterAlgo, JoinAlgo, OrderAlgo, StageChoice};
-use gemp::matcher::{self, MatchOptions, Semantics};
+
+use gemp::exec::{self, MatchOptions, Semantics};
 use gemp::model::Model;
 use gemp::pattern::binder::{self, Params};
 use gemp::pattern::ir::BoundQuery;
@@ -367,7 +368,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     let params = params(&args.common)?;
     let (query, semantics) = load_query(&args.query, &model, &args.common, &params)?;
     // `--count` of a query that returns one aggregate prints that aggregate's value.
-    let single_aggregate = args.count && matcher::is_single_aggregate(&query);
+    let single_aggregate = args.count && exec::is_single_aggregate(&query);
     let opts = options(
         semantics,
         args.timeout,
@@ -465,7 +466,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
 }
 
 /// What `--count` prints: the value of a query's single aggregate, else its number of rows.
-fn count_text(model: &Model, out: &matcher::QueryOutput<'_>, single_aggregate: bool) -> String {
+fn count_text(model: &Model, out: &exec::QueryOutput<'_>, single_aggregate: bool) -> String {
     match out.rows.first().and_then(|r| r.first()) {
         Some(v) if single_aggregate => super::output::text(model, v),
         _ => out.count.to_string(),
@@ -550,7 +551,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
         let start = Instant::now();
         let mut single_aggregate = false;
         let result = load_query(q, &model, &args.common, &params).and_then(|(query, semantics)| {
-            single_aggregate = args.count && matcher::is_single_aggregate(&query);
+            single_aggregate = args.count && exec::is_single_aggregate(&query);
             let opts = MatchOptions {
                 semantics,
                 count_only: args.count && !single_aggregate,

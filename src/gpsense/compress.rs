@@ -27,7 +27,7 @@ use hashbrown::HashMap;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::matcher::candidates::{degree_needs, labels_match, Semantics};
+use crate::exec::candidates::{degree_needs, labels_match, Semantics};
 use crate::model::{Adjacency, Model, ANY_TYPE};
 use crate::pattern::ir::{BoundQuery, NodeSlot};
 

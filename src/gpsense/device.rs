@@ -14,13 +14,13 @@ use super::filter::{forward_steps, refinement_steps, FilterConfig, Topo};
 use super::join::{normalise_group, EdgeCandidates, EdgeGroups};
 use super::plan::GpsPlan;
 use crate::error::Result;
+use crate::exec::candidates::{degree_needs, Semantics};
 use crate::gpu::args::{
     GpsenseAndArgs, GpsenseEdgeCountArgs, GpsenseEdgeWriteArgs, GpsenseInitArgs, GpsenseMarkArgs,
 };
 use crate::gpu::scan::{compact_flags, compact_flags_device, exclusive_scan_device};
 use crate::gpu::sizing::round_up;
 use crate::gpu::{DeviceBuffer, Gpu};
-use crate::matcher::candidates::{degree_needs, Semantics};
 use crate::pattern::ir::{BoundQuery, RelVar};
 
 /// Filtering kernels.

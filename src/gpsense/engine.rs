@@ -14,13 +14,13 @@ use super::filter::{self, FilterConfig, Topo};
 use super::join::{self, Conjuncts, EdgeCandidates, Joiner, Repeat};
 use super::plan::{self, GpsPlan};
 use crate::error::Result;
-use crate::matcher::enumerate::{Control, ModelOracle, Sink};
-use crate::matcher::eval::ExistsOracle;
-use crate::matcher::results::{finish_stages, CountSink, Projector, RowSink};
-use crate::matcher::{
-    counted_output, counts_plain_projection, plain_projection_count, row_budget, MatchOptions,
-    QueryOutput, Semantics, Timings,
-};
+use crate::exec::eval::ExistsOracle;
+use crate::exec::output::{counted_output, plain_projection_count, row_budget};
+use crate::exec::results::{finish_stages, CountSink, Projector, RowSink};
+use crate::exec::{Control, Sink};
+use crate::exec::{MatchOptions, QueryOutput, Semantics, Timings};
+use crate::matcher::counts_plain_projection;
+use crate::matcher::enumerate::ModelOracle;
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -164,7 +164,7 @@ impl<'m> Engine<'m> {
         }
         let model = self.model;
         let k = query.pattern.nodes.len();
-        let unary = crate::matcher::planner::unary_conjuncts(query);
+        let unary = crate::exec::plan::unary_conjuncts(query);
         let mut flags: Vec<Vec<bool>> = Vec::with_capacity(k);
         for (slot, unary) in unary.iter().enumerate() {
             flags.push(match &self.compressed {

@@ -10,7 +10,7 @@
 //! Expanding per node instead of per hyper-match keeps work shared between hyper-matches that agree
 //! on a prefix.
 
-use crate::matcher::candidates::{degree_needs, labels_match, Semantics};
+use crate::exec::candidates::{degree_needs, labels_match, Semantics};
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 

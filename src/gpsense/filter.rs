@@ -6,9 +6,9 @@
 //! Filtering only ever removes data nodes that cannot take part in any match, so the join that
 //! follows is exact whatever the number of rounds.
 
-pub use crate::matcher::candidates::degree_ok;
-use crate::matcher::candidates::{degree_needs, labels_match, Semantics};
-use crate::matcher::eval::Env;
+pub use crate::exec::candidates::degree_ok;
+use crate::exec::candidates::{degree_needs, labels_match, Semantics};
+use crate::exec::eval::Env;
 use crate::model::{Adjacency, Model, ANY_TYPE};
 use crate::pattern::ir::{BoundQuery, NodeSlot, Pattern, RelVar};
 

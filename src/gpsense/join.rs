@@ -12,11 +12,11 @@
 //!   the hyper-node capacity) is enforced, and the step's conjuncts are evaluated. Batches are
 //!   bounded, so memory stays bounded whatever the number of matches.
 
-use crate::matcher::candidates::Semantics;
+use crate::exec::candidates::Semantics;
 use rayon::prelude::*;
 
-use crate::matcher::enumerate::{Control, Sink};
-use crate::matcher::eval::{Env, ExistsOracle};
+use crate::exec::eval::{Env, ExistsOracle};
+use crate::exec::{Control, Sink};
 use crate::model::Model;
 use crate::pattern::ir::{BoundQuery, RelVar};
 

@@ -10,7 +10,7 @@
 //! 3. [`join`] — edge candidates per query relationship (count, prefix sum, write), combined into
 //!    full matches with injectivity and the remaining `WHERE` conjuncts;
 //! 4. the default engine's attribute phase (string conjuncts on complete matches) and result stage
-//!    ([`crate::matcher::results`]), so results are the default engine's: every distinct binding
+//!    ([`crate::exec::results`]), so results are the default engine's: every distinct binding
 //!    once, node-injective by default, homomorphic with [`Semantics::Homomorphism`]. Cypher's
 //!    relationship isomorphism ([`Semantics::Cypher`]) is not in this engine: such a query is
 //!    refused with a query error.
@@ -29,8 +29,8 @@
 //! nothing falls back and nothing is refused.
 //!
 //! [`FilterConfig::refine_rounds`]: filter::FilterConfig::refine_rounds
-//! [`Semantics::Homomorphism`]: crate::matcher::Semantics::Homomorphism
-//! [`Semantics::Cypher`]: crate::matcher::Semantics::Cypher
+//! [`Semantics::Homomorphism`]: crate::exec::Semantics::Homomorphism
+//! [`Semantics::Cypher`]: crate::exec::Semantics::Cypher
 
 #![cfg_attr(not(feature = "opencl"), allow(rustdoc::broken_intra_doc_links))]
 

@@ -14,7 +14,7 @@
 
 use serde::Serialize;
 
-use crate::matcher::planner;
+use crate::exec::plan;
 use crate::model::Model;
 use crate::pattern::ir::{BoundQuery, CmpOp, Expr, NodeSlot, RelSlot};
 
@@ -76,7 +76,7 @@ fn label_frequency(model: &Model, query: &BoundQuery, slot: NodeSlot) -> usize {
 /// Builds the plan. `candidates[slot]` is the number of initial candidates of each node (used only
 /// to recognise concept nodes fixed by a unique-property equality).
 pub fn plan(model: &Model, query: &BoundQuery, candidates: &[usize]) -> GpsPlan {
-    let unary = planner::unary_conjuncts(query);
+    let unary = plan::unary_conjuncts(query);
     let ranks = Ranks::of(model, query, &unary, candidates);
     let order = rank_order(query, &ranks);
     assemble(query, order, ranks, unary)
@@ -95,7 +95,7 @@ pub fn plan_in_order(
     strings_unary: bool,
 ) -> GpsPlan {
     let k = query.pattern.nodes.len();
-    let unary = planner::unary_conjuncts_with(query, strings_unary);
+    let unary = plan::unary_conjuncts_with(query, strings_unary);
     let ranks = Ranks::of(model, query, &unary, candidates);
     let mut seen = vec![false; k];
     let mut full = Vec::with_capacity(k);
@@ -279,12 +279,12 @@ fn assemble(
 impl GpsPlan {
     /// The plan in the shape of the default planner's (for `--timings` and result reporting):
     /// steps in GpSense order, expansions left to the join.
-    pub fn as_planner_plan(&self, candidates: &[usize]) -> planner::Plan {
-        planner::Plan {
+    pub fn as_planner_plan(&self, candidates: &[usize]) -> plan::Plan {
+        plan::Plan {
             steps: self
                 .steps
                 .iter()
-                .map(|s| planner::Step {
+                .map(|s| plan::Step {
                     node: s.node,
                     expand: None,
                     checks: s.rels.clone(),

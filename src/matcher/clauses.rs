@@ -27,13 +27,13 @@ use std::time::{Duration, Instant};
 use hashbrown::HashSet;
 use rayon::prelude::*;
 
-use super::enumerate::Control;
 use super::extend::{Row, RowOracle, StepSearch};
-use super::planner::Plan;
-use super::results::{Key, Projector, RowSink};
 use super::{MatchOptions, QueryOutput, Timings};
 use crate::error::Result;
-use crate::matcher::eval::{Env, Val};
+use crate::exec::eval::{Env, Val};
+use crate::exec::plan::Plan;
+use crate::exec::results::{Key, Projector, RowSink};
+use crate::exec::Control;
 use crate::model::Model;
 use crate::pattern::ir::{BoundQuery, Clauses, Expr, MatchStep, ReadStep, NULL_ID};
 
@@ -302,7 +302,7 @@ fn project<'m>(
         return (Vec::new(), Vec::new());
     };
     let projector = Projector::new(first);
-    let oracle: &(dyn crate::matcher::eval::ExistsOracle + Sync) = oracle;
+    let oracle: &(dyn crate::exec::eval::ExistsOracle + Sync) = oracle;
     let mut sink = RowSink::new(model, &projector, Some(oracle)).counting_inputs();
     for row in rows {
         // A sink refuses inputs once the memory limit is reached: the run is then an error.

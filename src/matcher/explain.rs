@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::planner::{Dir, Plan};
+use crate::exec::plan::{Dir, Plan};
 use crate::model::{Model, Value};
 use crate::pattern::ir::{BoundQuery, CmpOp, Expr, ListFn, Pattern, StrOp};
 

@@ -31,12 +31,13 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
 
-use super::candidates::{degree_test_chunk, CandidateSet, Semantics};
-use super::enumerate::{edge_exists, id_order, sub_pattern_exists, Control};
-use super::results::{Projector, RowSink};
+use super::enumerate::{edge_exists, id_order, sub_pattern_exists};
 use super::triangles::{self, TriangleShape};
-use crate::matcher::eval::{Env, ExistsOracle};
-use crate::matcher::planner::{Dir, Plan};
+use crate::exec::candidates::{degree_test_chunk, CandidateSet, Semantics};
+use crate::exec::eval::{Env, ExistsOracle};
+use crate::exec::plan::{Dir, Plan};
+use crate::exec::results::{Projector, RowSink};
+use crate::exec::Control;
 use crate::model::{Adjacency, Model, ANY_TYPE};
 use crate::pattern::ir::{
     AggFn, BoundQuery, CmpOp, Expr, NodeSlot, Projection, RelSlot, SubPattern,

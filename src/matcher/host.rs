@@ -4,7 +4,8 @@
 
 use rayon::prelude::*;
 
-use super::enumerate::{Enumerator, Sink, State};
+use super::enumerate::{Enumerator, State};
+use crate::exec::Sink;
 
 /// Pivot candidates per parallel task.
 pub const CHUNK: usize = 64;

@@ -1,150 +1,36 @@
 //! The matching pipeline, split as in Sun & Luo's study into stages you can print and swap:
-//! [`candidates`] (filter) → [`crate::matcher::planner`] (order) → [`enumerate`] (enumerate), then
+//! [`candidates`] (filter) → [`crate::exec::plan`] (order) → [`enumerate`] (enumerate), then
 //! the attribute phase and the [`results`] stage. [`execute`] runs them all on the host;
 //! [`device`] runs phase 1 and 2 on an OpenCL device with identical results.
 
-pub mod candidates;
 pub mod clauses;
-pub mod column_filter;
 pub mod device;
 pub mod enumerate;
-pub mod eval;
 pub mod explain;
 pub mod extend;
 pub mod factorised;
 pub mod host;
-pub mod id_tuple;
-pub mod planner;
-pub mod results;
 mod space_exec;
 pub mod stages;
 pub mod symmetry;
 pub mod triangles;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use serde::Serialize;
-
-pub use candidates::Semantics;
-use enumerate::{Control, Enumerator};
-use results::{CountSink, Projector, RowSink};
+use crate::exec::results::{CountSink, Projector, RowSink};
+use crate::exec::{candidates, plan, results};
+use enumerate::Enumerator;
 
 use crate::error::Result;
+use crate::exec::eval::{ExistsOracle, Val};
+use crate::exec::output::{counted_output, plain_projection_count, row_budget};
+use crate::exec::plan::Plan;
+use crate::exec::{
+    hand_over, is_streamable, Control, MatchOptions, QueryOutput, RowConsumer, Semantics,
+    StreamSummary, Timings,
+};
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
-use eval::{ExistsOracle, Val};
-use planner::Plan;
-
-/// How to run a query.
-#[derive(Debug, Clone, Default)]
-pub struct MatchOptions {
-    /// Node-injective (default), homomorphic or Cypher (relationship-isomorphic) matching.
-    pub semantics: Semantics,
-    /// Stop cleanly after this long; the result is then marked partial.
-    pub timeout: Option<Duration>,
-    /// Only the number of result rows is wanted (no rows are materialised when avoidable).
-    pub count_only: bool,
-    /// Stop after this many pattern matches (`--limit`), counted exactly: the subgraph-matching
-    /// field's "first N embeddings". `None` = every match.
-    pub limit: Option<u64>,
-}
-
-/// Timings of the host pipeline's stages.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Timings {
-    /// Candidate filtering.
-    pub filter: Duration,
-    /// Planning.
-    pub plan: Duration,
-    /// Enumeration (topology and attribute phases).
-    pub enumerate: Duration,
-    /// Result stage.
-    pub results: Duration,
-}
-
-/// The result of a query.
-#[derive(Debug)]
-pub struct QueryOutput<'m> {
-    /// Column names.
-    pub columns: Vec<String>,
-    /// Rows (empty when only counting).
-    pub rows: Vec<Vec<Val<'m>>>,
-    /// Number of result rows.
-    pub count: u64,
-    /// True when `--timeout` stopped the search: rows and count are then a lower bound.
-    pub partial: bool,
-    /// The plan that ran.
-    pub plan: Plan,
-    /// Stage timings.
-    pub timings: Timings,
-}
-
-impl<'m> QueryOutput<'m> {
-    /// The output of a finished query: `count` is the number of `rows`, which are dropped when
-    /// only the count is wanted (`count_only`).
-    pub fn finished(
-        columns: Vec<String>,
-        mut rows: Vec<Vec<Val<'m>>>,
-        count_only: bool,
-        partial: bool,
-        plan: Plan,
-        timings: Timings,
-    ) -> Self {
-        let count = rows.len() as u64;
-        if count_only {
-            rows.clear();
-        }
-        QueryOutput {
-            columns,
-            rows,
-            count,
-            partial,
-            plan,
-            timings,
-        }
-    }
-}
-
-/// The output of a query answered by a count alone (no rows): a query without a projection
-/// (column `count`), or `--count` of a plain projection.
-pub(crate) fn counted_output<'m>(
-    columns: Vec<String>,
-    count: u64,
-    partial: bool,
-    plan: Plan,
-    timings: Timings,
-) -> QueryOutput<'m> {
-    QueryOutput {
-        columns,
-        rows: Vec::new(),
-        count,
-        partial,
-        plan,
-        timings,
-    }
-}
-
-/// `--count` of a plain one-stage projection: its `matches`, less `SKIP`, capped by `LIMIT`.
-pub(crate) fn plain_projection_count(query: &BoundQuery, matches: u64) -> u64 {
-    let Some(proj) = query.stages.first() else {
-        return matches;
-    };
-    matches
-        .saturating_sub(proj.skip.unwrap_or(0))
-        .min(proj.limit.unwrap_or(u64::MAX))
-}
-
-/// The rows a streaming one-stage projection needs at most (`LIMIT` + `SKIP`), or `None` when
-/// every row is needed.
-pub(crate) fn row_budget(query: &BoundQuery, first: &Projector) -> Option<u64> {
-    if first.is_streaming() && query.stages.len() == 1 {
-        query.stages[0]
-            .limit
-            .map(|l| l + query.stages[0].skip.unwrap_or(0))
-    } else {
-        None
-    }
-}
 
 /// Plans a bound query as the device pipeline runs it: candidate filtering then ordering, with
 /// string conjuncts in the attribute phase. Returns the plan and candidate sets.
@@ -173,7 +59,7 @@ fn prepare_with(
 ) -> (Plan, Vec<candidates::CandidateSet>, Timings) {
     let mut t = Timings::default();
     let start = Instant::now();
-    let unary = planner::unary_conjuncts_with(query, strings_unary);
+    let unary = plan::unary_conjuncts_with(query, strings_unary);
     let cands = candidates::for_query(model, query, &unary, semantics);
     t.filter = start.elapsed();
     let start = Instant::now();
@@ -197,17 +83,11 @@ pub(crate) fn plan_for(
 /// every step and in every comparison of its choices, and each answer samples up to 512
 /// candidates (on HPRD's 16-node queries the sampling was most of the planning time).
 #[derive(Default)]
-struct FanoutMemo(std::cell::RefCell<hashbrown::HashMap<(usize, usize, planner::Dir), f64>>);
+struct FanoutMemo(std::cell::RefCell<hashbrown::HashMap<(usize, usize, plan::Dir), f64>>);
 
 impl FanoutMemo {
     /// The memoised fan-out, computed by `compute` the first time.
-    fn get(
-        &self,
-        rel: usize,
-        from: usize,
-        dir: planner::Dir,
-        compute: impl FnOnce() -> f64,
-    ) -> f64 {
+    fn get(&self, rel: usize, from: usize, dir: plan::Dir, compute: impl FnOnce() -> f64) -> f64 {
         if let Some(&f) = self.0.borrow().get(&(rel, from, dir)) {
             return f;
         }
@@ -217,7 +97,7 @@ impl FanoutMemo {
     }
 }
 
-/// [`plan_for`] binding the nodes in `order` (see [`planner::plan_in_order`]): GEMP's join
+/// [`plan_for`] binding the nodes in `order` (see [`plan::plan_in_order`]): GEMP's join
 /// following another order stage's choice; unary string conjuncts count as applied to `cands`.
 pub(crate) fn plan_in_order_for(
     model: &Model,
@@ -237,15 +117,15 @@ fn plan_following(
     order: &[crate::pattern::ir::NodeSlot],
     strings_unary: bool,
 ) -> Plan {
-    let unary = planner::unary_conjuncts_with(query, strings_unary);
+    let unary = plan::unary_conjuncts_with(query, strings_unary);
     let counts: Vec<usize> = cands.iter().map(|c| c.len()).collect();
     let memo = FanoutMemo::default();
-    let fanout = |rel: usize, from: usize, dir: planner::Dir| {
+    let fanout = |rel: usize, from: usize, dir: plan::Dir| {
         memo.get(rel, from, dir, || {
             sampled_fanout(model, query, cands, &unary, rel, from, dir)
         })
     };
-    planner::plan_in_order(query, order, &counts, &fanout, strings_unary)
+    plan::plan_in_order(query, order, &counts, &fanout, strings_unary)
 }
 
 /// Average number of edges of `rel`'s types that a candidate of `from` has in direction `dir`,
@@ -258,7 +138,7 @@ fn sampled_fanout(
     unary: &[Vec<usize>],
     rel: usize,
     from: usize,
-    dir: planner::Dir,
+    dir: plan::Dir,
 ) -> f64 {
     let r = &query.pattern.rels[rel];
     let from_cands = &cands[from].nodes;
@@ -270,9 +150,9 @@ fn sampled_fanout(
     let mut samples = 0usize;
     for &v in from_cands.iter().step_by(step) {
         edges += match dir {
-            planner::Dir::Out => candidates::typed_degree(model, v, &r.types, true),
-            planner::Dir::In => candidates::typed_degree(model, v, &r.types, false),
-            planner::Dir::Both => {
+            plan::Dir::Out => candidates::typed_degree(model, v, &r.types, true),
+            plan::Dir::In => candidates::typed_degree(model, v, &r.types, false),
+            plan::Dir::Both => {
                 candidates::typed_degree(model, v, &r.types, true)
                     + candidates::typed_degree(model, v, &r.types, false)
             }
@@ -317,7 +197,7 @@ pub fn execute_seeded<'m>(
     }
     let deadline = options.timeout.map(|d| Instant::now() + d);
     let start = Instant::now();
-    let unary = planner::unary_conjuncts_with(query, true);
+    let unary = plan::unary_conjuncts_with(query, true);
     // Every node of a match binding a seed at one of `slots` lies within the pattern's radius
     // around the seeds: candidates are filtered there only (unless that is a large part of the
     // model anyway).
@@ -732,55 +612,6 @@ fn execute_factorised<'m>(
     )
 }
 
-/// Receives the column names and a batch of rows; an error stops the search.
-pub type RowConsumer<'c, 'm> = &'c mut dyn FnMut(&[String], &[Vec<Val<'m>>]) -> std::io::Result<()>;
-
-/// What a streamed query reports once every row has been handed over.
-#[derive(Debug)]
-pub struct StreamSummary {
-    /// Column names.
-    pub columns: Vec<String>,
-    /// Rows handed to the consumer (after SKIP and LIMIT).
-    pub count: u64,
-    /// True when `--timeout` stopped the search.
-    pub partial: bool,
-    /// Stage timings.
-    pub timings: Timings,
-}
-
-/// Hands a collected output's rows to `consume` at once (for runs that cannot stream) and
-/// returns its summary. A run the memory limit stopped hands nothing over: its rows (an
-/// aggregate over part of the matches, say) would be wrong; it is [`crate::Error::MemoryLimit`].
-pub fn hand_over<'m>(out: QueryOutput<'m>, consume: RowConsumer<'_, 'm>) -> Result<StreamSummary> {
-    if let Some(e) = crate::util::memory::error() {
-        return Err(e);
-    }
-    consume(&out.columns, &out.rows).map_err(|e| crate::Error::io("<output>", e))?;
-    Ok(StreamSummary {
-        columns: out.columns,
-        count: out.count,
-        partial: out.partial,
-        timings: out.timings,
-    })
-}
-
-/// True when `query` returns a single aggregate (`RETURN count(*)`, `RETURN sum(x.v) AS s`): its
-/// answer is that one value, not a number of rows (what `--count` prints for it).
-pub fn is_single_aggregate(query: &BoundQuery) -> bool {
-    query
-        .stages
-        .last()
-        .is_some_and(|s| Projector::new(s).is_single_aggregate())
-}
-
-/// True when rows of `query` can be handed out as they are found (a core query of one stage, no
-/// grouping, `DISTINCT` or `ORDER BY`).
-pub fn is_streamable(query: &BoundQuery) -> bool {
-    query.clauses.is_none()
-        && query.stages.len() == 1
-        && Projector::new(&query.stages[0]).is_streaming()
-}
-
 /// Runs a query and hands its rows to `consume` in batches while the search runs (on a worker
 /// thread), so a plain projection never holds all its rows. Queries that group, deduplicate or
 /// order run through [`execute`] and are handed over at the end. Without `ORDER BY` the order of
@@ -942,12 +773,12 @@ mod tests {
             calls.set(calls.get() + 1);
             v
         };
-        assert_eq!(memo.get(0, 1, planner::Dir::Out, || compute(2.5)), 2.5);
-        assert_eq!(memo.get(0, 1, planner::Dir::Out, || compute(9.0)), 2.5);
+        assert_eq!(memo.get(0, 1, plan::Dir::Out, || compute(2.5)), 2.5);
+        assert_eq!(memo.get(0, 1, plan::Dir::Out, || compute(9.0)), 2.5);
         assert_eq!(calls.get(), 1);
-        assert_eq!(memo.get(0, 1, planner::Dir::In, || compute(4.0)), 4.0);
-        assert_eq!(memo.get(1, 1, planner::Dir::Out, || compute(7.0)), 7.0);
-        assert_eq!(memo.get(0, 0, planner::Dir::Out, || compute(1.0)), 1.0);
+        assert_eq!(memo.get(0, 1, plan::Dir::In, || compute(4.0)), 4.0);
+        assert_eq!(memo.get(1, 1, plan::Dir::Out, || compute(7.0)), 7.0);
+        assert_eq!(memo.get(0, 0, plan::Dir::Out, || compute(1.0)), 1.0);
         assert_eq!(calls.get(), 4);
     }
 }

@@ -5,8 +5,6 @@
 
 use std::time::Instant;
 
-use super::enumerate::Sink;
-use super::results::{Projector, RowSink};
 use super::{
     choose_factorised, count_symmetry, counted_output, counts_matches_only, finish_output,
     plain_projection_count, prepare_host, row_budget, stream_through, Control, MatchOptions,
@@ -14,6 +12,8 @@ use super::{
 };
 use crate::engines::space::{self, Budget, Prepared, Rows, SpaceOptions};
 use crate::error::Result;
+use crate::exec::results::{Projector, RowSink};
+use crate::exec::Sink;
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 

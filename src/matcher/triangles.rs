@@ -34,12 +34,12 @@
 
 use rayon::prelude::*;
 
-use super::candidates::{CandidateSet, Semantics};
-use super::enumerate::Control;
 use super::factorised::{per_thread, this_thread, walk, FactorPlan, Projected};
-use super::planner::Dir;
-use super::results::{Projector, RowSink};
-use crate::matcher::eval::ExistsOracle;
+use crate::exec::candidates::{CandidateSet, Semantics};
+use crate::exec::eval::ExistsOracle;
+use crate::exec::plan::Dir;
+use crate::exec::results::{Projector, RowSink};
+use crate::exec::Control;
 use crate::model::Model;
 use crate::pattern::ir::{BoundQuery, NodeSlot};
 

@@ -14,7 +14,7 @@
 //! To the query parser these lines are ordinary comments.
 //!
 //! ```
-//! use gemp::matcher::Semantics;
+//! use gemp::exec::Semantics;
 //! use gemp::pattern::directives;
 //!
 //! let d = directives::parse("// gemp: semantics=cypher\nMATCH (a)-->(b) RETURN count(*)")?;
@@ -24,7 +24,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::matcher::Semantics;
+use crate::exec::Semantics;
 
 /// What a query file's leading `// gemp:` lines declare.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

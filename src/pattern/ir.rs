@@ -218,7 +218,7 @@ pub enum Expr {
     /// `CASE`: the value of the first branch whose `WHEN` holds, else the `ELSE` value (null when
     /// absent). With a subject (simple `CASE x WHEN v …`) a branch holds when `x = v` is true.
     Case(Box<CaseOf>),
-    /// Its operand evaluated strictly (see `Env::try_eval` in `crate::matcher::eval`): a value that
+    /// Its operand evaluated strictly (see `Env::try_eval` in `crate::exec::eval`): a value that
     /// cannot be computed (an integer overflow, an integer division by zero, operands of the
     /// wrong types) is recorded in the [`ErrorSlot`] and the expression is null. A transform wraps
     /// the values it writes in it, and fails the statement when the slot holds an error.

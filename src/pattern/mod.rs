@@ -1,7 +1,7 @@
 //! The pattern query language, as a pipeline of plain values you can print:
 //! text → [`parse_query`] → [`ast::Query`] → [`binder`] (names checked against the model's schema)
-//! → [`ir::BoundQuery`], which the execution side ([`crate::matcher`]: planner, expression
-//! evaluation, engines) plans and runs, and [`crate::session::Session`] drives.
+//! → [`ir::BoundQuery`], which the execution side ([`crate::exec`]: plans, expression
+//! evaluation; [`crate::engines`]) plans and runs, and [`crate::session::Session`] drives.
 //!
 //! Queries are a subset of openCypher (see `pattern-language.md`); every failure is a
 //! [`QueryError`] that renders with the offending source line. Rule files (statements with
@@ -16,7 +16,9 @@ pub mod error;
 pub mod ir;
 pub mod lexer;
 pub mod parser;
+pub mod semantics;
 
 pub use binder::{compile, Params};
 pub use error::{QueryError, QueryErrorKind};
 pub use parser::parse_query;
+pub use semantics::Semantics;

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use crate::error::Result;
+use crate::exec::{MatchOptions, QueryOutput, RowConsumer, StreamSummary};
 use crate::matcher::device::DeviceTimings;
-use crate::matcher::{MatchOptions, QueryOutput, RowConsumer, StreamSummary};
 use crate::pattern::ir::BoundQuery;
 
 /// What one run of an engine returns.
@@ -56,7 +56,7 @@ pub trait Engine<'m>: std::fmt::Debug {
         consume: RowConsumer<'_, 'm>,
     ) -> Result<(StreamSummary, Option<DeviceTimings>)> {
         let run = self.run(query, options)?;
-        Ok((crate::matcher::hand_over(run.output, consume)?, run.device))
+        Ok((crate::exec::hand_over(run.output, consume)?, run.device))
     }
 }
 

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use super::engine::{Engine, EngineRun};
 use crate::error::{Error, Result};
+use crate::exec::{MatchOptions, RowConsumer, StreamSummary};
 use crate::gpu::DeviceSelector;
 use crate::matcher::device::{DeviceConfig, DeviceMatcher, DeviceTimings};
-use crate::matcher::{MatchOptions, RowConsumer, StreamSummary};
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 

@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use super::engine::{Engine, EngineRun};
 use crate::error::Result;
+use crate::exec::MatchOptions;
 use crate::gpsense::EngineConfig;
-use crate::matcher::MatchOptions;
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use super::engine::{Engine, EngineRun};
 use crate::error::Result;
+use crate::exec::{MatchOptions, RowConsumer, StreamSummary};
 use crate::matcher::device::DeviceTimings;
-use crate::matcher::{MatchOptions, RowConsumer, StreamSummary};
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 

@@ -47,10 +47,10 @@ pub use host::HostEngine;
 pub use staged::StagedEngine;
 
 use crate::error::{Error, Result};
+use crate::exec::eval::Val;
+use crate::exec::{MatchOptions, QueryOutput, RowConsumer, StreamSummary};
 use crate::gpu::DeviceSelector;
 use crate::matcher::device::DeviceConfig;
-use crate::matcher::eval::Val;
-use crate::matcher::{MatchOptions, QueryOutput, RowConsumer, StreamSummary};
 use crate::model::Model;
 use crate::pattern::binder::Params;
 use crate::pattern::ir::BoundQuery;

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use super::engine::{Engine, EngineRun};
 use crate::error::Result;
+use crate::exec::MatchOptions;
 use crate::matcher::stages::{self, StageChoice};
-use crate::matcher::MatchOptions;
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 

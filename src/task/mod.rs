@@ -59,7 +59,7 @@ pub struct TaskReport {
 /// caller's (1) and (7).
 pub fn timings_line(
     report: &TaskReport,
-    host: &crate::matcher::Timings,
+    host: &crate::exec::Timings,
     read_input: Duration,
     model_upload: Duration,
     output: Duration,
@@ -125,7 +125,7 @@ mod tests {
         };
         let line = timings_line(
             &report,
-            &crate::matcher::Timings::default(),
+            &crate::exec::Timings::default(),
             Duration::ZERO,
             Duration::ZERO,
             Duration::ZERO,
@@ -140,7 +140,7 @@ mod tests {
         };
         let line = timings_line(
             &staged,
-            &crate::matcher::Timings::default(),
+            &crate::exec::Timings::default(),
             Duration::ZERO,
             Duration::ZERO,
             Duration::ZERO,

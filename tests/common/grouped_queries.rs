@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::projection;
 use super::random_graphs::{pattern_vars, RelSpec};
-use gemp::matcher::eval::Val;
-use gemp::matcher::{QueryOutput, Semantics};
+use gemp::exec::eval::Val;
+use gemp::exec::{QueryOutput, Semantics};
 use gemp::model::{Model, Value};
 use gemp::pattern::ir::*;
 use proptest::prelude::*;

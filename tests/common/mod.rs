@@ -76,13 +76,13 @@ pub fn count_star() -> Projection {
 }
 
 /// Rows of integers (anything else as -1), sorted: result sets compared regardless of order.
-pub fn sorted_ids(rows: &[Vec<gemp::matcher::eval::Val<'_>>]) -> Vec<Vec<i64>> {
+pub fn sorted_ids(rows: &[Vec<gemp::exec::eval::Val<'_>>]) -> Vec<Vec<i64>> {
     let mut v: Vec<Vec<i64>> = rows
         .iter()
         .map(|r| {
             r.iter()
                 .map(|v| match v {
-                    gemp::matcher::eval::Val::Int(i) => *i,
+                    gemp::exec::eval::Val::Int(i) => *i,
                     _ => -1,
                 })
                 .collect()

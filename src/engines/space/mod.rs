@@ -24,9 +24,9 @@ pub mod tables;
 
 use std::time::Instant;
 
-use crate::matcher::candidates::{self, Semantics};
-use crate::matcher::enumerate::Control;
-use crate::matcher::planner::{self, Dir, Expansion, Plan, Step};
+use crate::exec::candidates::{self, Semantics};
+use crate::exec::plan::{self, Dir, Expansion, Plan, Step};
+use crate::exec::Control;
 use crate::model::Model;
 use crate::pattern::ir::{BoundQuery, Expr};
 
@@ -93,7 +93,7 @@ pub fn ineligible_because(query: &BoundQuery, semantics: Semantics) -> Option<&'
     if p.rels.iter().any(|r| r.src == r.dst) {
         return Some("a self-loop in the pattern");
     }
-    let unary = planner::unary_conjuncts_with(query, true);
+    let unary = plan::unary_conjuncts_with(query, true);
     let unary_count: usize = unary.iter().map(Vec::len).sum();
     if unary_count != query.filter.len() {
         return Some("a WHERE conjunct over several nodes");
@@ -151,7 +151,7 @@ impl Space {
         let n = model.node_count();
         let t0 = Instant::now();
         let first = first.unwrap_or_else(|| {
-            let unary = planner::unary_conjuncts_with(query, true);
+            let unary = plan::unary_conjuncts_with(query, true);
             candidates::for_query(model, query, &unary, semantics)
         });
         let t_first = t0.elapsed();
@@ -261,7 +261,7 @@ impl Space {
         }
         Plan {
             steps,
-            unary: planner::unary_conjuncts_with(query, true),
+            unary: plan::unary_conjuncts_with(query, true),
             attribute_filters: Vec::new(),
         }
     }

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use super::filter::Candidates;
 use super::query_graph::QueryGraph;
 use super::tables::{table_id, EdgeTable};
-use crate::matcher::enumerate::{Control, Sink};
+use crate::exec::{Control, Sink};
 
 /// The failing set of a subtree that has a match (prunes nothing).
 pub const FULL: u64 = u64::MAX;

@@ -13,7 +13,7 @@
 //! (`=~`, with the `regex` crate), conjuncts mixing string predicates with `OR` / `NOT` / other
 //! operators, and string properties of relationships.
 
-use crate::matcher::planner::Plan;
+use crate::exec::plan::Plan;
 use crate::model::{Model, Value, ValueRef};
 use crate::pattern::ir::{BoundQuery, CmpOp, Expr, StrOp};
 

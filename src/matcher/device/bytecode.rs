@@ -1,6 +1,6 @@
 //! Phase-1 predicate programs: the plan's step filters (numbers, ids, labels, NACs) compiled into a
 //! small stack bytecode that `cl/predicates.cl` interprets during the topology search, with
-//! exactly the three-valued logic of [`crate::matcher::eval`].
+//! exactly the three-valued logic of [`crate::exec::eval`].
 //!
 //! # What compiles
 //!
@@ -29,7 +29,7 @@
 //! as (tag, bits) pairs.
 
 use super::encode::{Programs, NONE};
-use crate::matcher::planner::Plan;
+use crate::exec::plan::Plan;
 use crate::model::{ColumnData, Model, Value};
 use crate::pattern::ir::{BoundQuery, CmpOp, Expr, SubPattern};
 
@@ -666,7 +666,7 @@ impl DevicePredicates {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matcher::planner::Step;
+    use crate::exec::plan::Step;
     use crate::model::{ModelBuilder, ValueRef};
     use crate::pattern::ir::{ArithOp, NodeVar, Pattern, RelVar};
 

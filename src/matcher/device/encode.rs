@@ -27,8 +27,8 @@
 //! evaluated at the node level, step filters after the step's last level.
 
 use crate::error::{Error, Result};
-use crate::matcher::candidates::{degree_needs, CandidateSet, Semantics};
-use crate::matcher::planner::{Dir, Plan};
+use crate::exec::candidates::{degree_needs, CandidateSet, Semantics};
+use crate::exec::plan::{Dir, Plan};
 use crate::pattern::ir::BoundQuery;
 
 /// The largest pattern (in nodes) the device kernel takes.
@@ -514,7 +514,7 @@ pub fn encode(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matcher::planner::{Expansion, Step};
+    use crate::exec::plan::{Expansion, Step};
     use crate::pattern::ir::{NodeVar, Pattern, RelVar};
 
     fn node(labels: Vec<Vec<u32>>) -> NodeVar {

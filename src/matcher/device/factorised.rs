@@ -31,14 +31,14 @@ use rayon::prelude::*;
 use super::run::DeviceMatcher;
 use super::DeviceTimings;
 use crate::error::{Error, Result};
+use crate::exec::candidates::{CandidateSet, Semantics};
+use crate::exec::plan::Dir;
+use crate::exec::results::{self, Projector, RowSink};
+use crate::exec::Control;
+use crate::exec::{MatchOptions, QueryOutput, Timings};
 use crate::gpu::args::FactorisedArgs;
 use crate::gpu::{DeviceBuffer, Gpu};
-use crate::matcher::candidates::{CandidateSet, Semantics};
-use crate::matcher::enumerate::Control;
 use crate::matcher::factorised::{reverse, FactorExec, FactorPlan, Link, Projected, Source};
-use crate::matcher::planner::Dir;
-use crate::matcher::results::{self, Projector, RowSink};
-use crate::matcher::{MatchOptions, QueryOutput, Timings};
 use crate::model::{Model, ANY_TYPE};
 use crate::pattern::ir::{BoundQuery, NodeSlot};
 
@@ -575,7 +575,7 @@ pub(crate) fn program(gpu: &Gpu) -> Result<Arc<ocl::Program>> {
 
 /// The factorised plan the device runs for a query, decided as the host decides it.
 pub(crate) struct DevicePlan {
-    plan: crate::matcher::planner::Plan,
+    plan: crate::exec::plan::Plan,
     cands: Vec<CandidateSet>,
     host_t: Timings,
     /// The symmetry-reduced query of a pure count, when it has one.
@@ -730,7 +730,7 @@ pub(crate) fn try_execute<'m>(
     let start = Instant::now();
     let k = query.pattern.nodes.len();
     let w = width + 2;
-    let oracle: &(dyn crate::matcher::eval::ExistsOracle + Sync) = &exec;
+    let oracle: &(dyn crate::exec::eval::ExistsOracle + Sync) = &exec;
     let mut sinks: Vec<RowSink<'_, 'm>> = run
         .rows
         .par_chunks(w * 4096)

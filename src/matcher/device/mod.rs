@@ -1,6 +1,6 @@
 //! The OpenCL backend of GEMP's two-phase matching pipeline, beside the host matcher
 //! ([`crate::matcher::execute`]) and with results identical to it, under node-isomorphism and
-//! homomorphism; Cypher semantics ([`crate::matcher::Semantics::Cypher`]) is refused as an
+//! homomorphism; Cypher semantics ([`crate::exec::Semantics::Cypher`]) is refused as an
 //! [`crate::Error::DeviceLimit`], so `--backend auto` runs such a query on the host.
 //!
 //! - **filter and plan** on the host ([`crate::matcher::prepare`]): candidate sets and the plan;

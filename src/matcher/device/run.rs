@@ -12,15 +12,15 @@ use super::encode::{self, EncodedPlan};
 use super::topology::{self, DeviceModel, Phase1Mode, Phase1Result, PivotQueue};
 use super::{DeviceConfig, DeviceTimings};
 use crate::error::{Error, Result};
+use crate::exec::candidates::CandidateSet;
+use crate::exec::eval::Env;
+use crate::exec::plan::Plan;
+use crate::exec::results::{Projector, RowSink};
+use crate::exec::{Control, Sink};
+use crate::exec::{MatchOptions, QueryOutput, RowConsumer, Semantics, StreamSummary, Timings};
 use crate::gpu::Gpu;
-use crate::matcher::candidates::CandidateSet;
-use crate::matcher::enumerate::{Control, Enumerator, Sink, State};
-use crate::matcher::eval::Env;
-use crate::matcher::planner::Plan;
-use crate::matcher::results::{Projector, RowSink};
-use crate::matcher::{
-    prepare, MatchOptions, QueryOutput, RowConsumer, Semantics, StreamSummary, Timings,
-};
+use crate::matcher::enumerate::{Enumerator, State};
+use crate::matcher::prepare;
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -439,7 +439,7 @@ impl<'m> DeviceMatcher<'m> {
         &self,
         p: &Prepared,
         projector: &'q Projector<'q>,
-        oracle: &'q (dyn crate::matcher::eval::ExistsOracle + Sync),
+        oracle: &'q (dyn crate::exec::eval::ExistsOracle + Sync),
         rows: &[u32],
     ) -> RowSink<'q, 'm> {
         let (w, k, r) = (p.enc.row_words.max(1), p.enc.k, p.enc.r);
@@ -702,7 +702,7 @@ impl<'m> DeviceMatcher<'m> {
             match &first {
                 None => count = matches,
                 Some(f) if !f.is_count_star() => {
-                    count = crate::matcher::plain_projection_count(query, matches);
+                    count = crate::exec::output::plain_projection_count(query, matches);
                 }
                 Some(f) => {
                     let mut sink = RowSink::new(self.model, f, None);
@@ -739,7 +739,7 @@ impl<'m> DeviceMatcher<'m> {
                 }
                 Some(f) => {
                     let oracle = self.exists_oracle(query, &p, options.semantics, &control);
-                    let oracle_ref: &(dyn crate::matcher::eval::ExistsOracle + Sync) = &oracle;
+                    let oracle_ref: &(dyn crate::exec::eval::ExistsOracle + Sync) = &oracle;
                     // Each round's survivors enter the result stage at once (its grouping,
                     // top-k and DISTINCT state), so matches never accumulate.
                     let mut merged = RowSink::new(self.model, f, Some(oracle_ref));
@@ -812,9 +812,9 @@ impl<'m> DeviceMatcher<'m> {
     ) -> Result<(StreamSummary, DeviceTimings)> {
         let collected = |consume: RowConsumer<'_, 'm>| -> Result<(StreamSummary, DeviceTimings)> {
             let (out, t) = self.execute_timed(query, options)?;
-            Ok((crate::matcher::hand_over(out, consume)?, t))
+            Ok((crate::exec::hand_over(out, consume)?, t))
         };
-        if !crate::matcher::is_streamable(query) || options.count_only {
+        if !crate::exec::is_streamable(query) || options.count_only {
             return collected(consume);
         }
         let mut t = DeviceTimings::default();
@@ -836,7 +836,7 @@ impl<'m> DeviceMatcher<'m> {
             .filter(|_| p.topology_decides())
             .map(|l| l.saturating_add(skip));
         let oracle = self.exists_oracle(query, &p, options.semantics, &control);
-        let oracle_ref: &(dyn crate::matcher::eval::ExistsOracle + Sync) = &oracle;
+        let oracle_ref: &(dyn crate::exec::eval::ExistsOracle + Sync) = &oracle;
         let w = p.enc.row_words.max(1);
         let (mut seen, mut written) = (0u64, 0u64);
         // Rows become values a slice at a time, so a round of millions of matches never
@@ -894,7 +894,7 @@ impl<'m> DeviceMatcher<'m> {
     fn later_stages(
         &self,
         query: &BoundQuery,
-        rows: &mut Vec<Vec<crate::matcher::eval::Val<'m>>>,
+        rows: &mut Vec<Vec<crate::exec::eval::Val<'m>>>,
         mut columns: Vec<String>,
     ) -> Vec<String> {
         for stage in query.stages.iter().skip(1) {

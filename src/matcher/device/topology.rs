@@ -24,10 +24,10 @@ use ocl::Program;
 use super::encode::{EncodedPlan, MAX_LEVELS, MAX_NAMED_RELS, MAX_PATTERN_NODES, NONE};
 use super::{DeviceConfig, PREDICATES_CL, TOPOLOGY_CL};
 use crate::error::{Error, Result};
+use crate::exec::candidates::CandidateSet;
+use crate::exec::Control;
 use crate::gpu::args::{GraphArgs, MarkPivotArgs, TopologyArgs};
 use crate::gpu::{scan, sizing, DeviceBuffer, Gpu, COMMON_CL};
-use crate::matcher::candidates::CandidateSet;
-use crate::matcher::enumerate::Control;
 use crate::model::Model;
 
 /// The model's topology on the device, uploaded once and reused by every query of a batch:

@@ -26,10 +26,10 @@ use super::factorised::{
 };
 use super::DeviceTimings;
 use crate::error::{Error, Result};
+use crate::exec::candidates::CandidateSet;
+use crate::exec::Control;
 use crate::gpu::args::TrianglesArgs;
 use crate::gpu::Gpu;
-use crate::matcher::candidates::CandidateSet;
-use crate::matcher::enumerate::Control;
 use crate::matcher::factorised::{reverse, walk, FactorPlan};
 use crate::model::Model;
 

@@ -1,11 +1,10 @@
 //! The filter stage: for every pattern node, the data nodes that may bind it. Two algorithms behind
-//! one contract ([`filter`]): GEMP's candidate filter ([`crate::matcher::candidates`]) and
+//! one contract ([`filter`]): GEMP's candidate filter ([`crate::exec::candidates`]) and
 //! GpSense's initialisation plus neighbour refinement ([`crate::gpsense::filter`]). Both are
 //! sound (no node of a match is dropped); they differ only in how much they prune.
 
+use crate::exec::candidates::{self, CandidateSet, Semantics};
 use crate::gpsense::filter::{self as gps_filter, FilterConfig, Topo};
-use crate::matcher::candidates::{self, CandidateSet, Semantics};
-use crate::matcher::planner;
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -13,14 +12,14 @@ use super::FilterAlgo;
 
 /// The candidate set of every pattern node of `query` (indexed by node slot) by `algo`. Both
 /// algorithms apply the host's unary conjuncts, string ones included
-/// ([`planner::unary_conjuncts_with`]`(query, true)`), so every join may take them as applied.
+/// ([`crate::exec::plan::unary_conjuncts_with`]`(query, true)`), so every join may take them as applied.
 pub fn filter(
     algo: FilterAlgo,
     model: &Model,
     query: &BoundQuery,
     semantics: Semantics,
 ) -> Vec<CandidateSet> {
-    let unary = planner::unary_conjuncts_with(query, true);
+    let unary = crate::exec::plan::unary_conjuncts_with(query, true);
     match algo {
         FilterAlgo::Gemp => candidates::for_query(model, query, &unary, semantics),
         FilterAlgo::Gpsense => gpsense(model, query, &unary, semantics),

@@ -8,11 +8,12 @@
 //! isomorphism is GEMP's join's only.
 
 use crate::error::{Error, Result};
+use crate::exec::candidates::{CandidateSet, Semantics};
+use crate::exec::plan::Plan;
+use crate::exec::{Control, Sink};
 use crate::gpsense::filter::Topo;
 use crate::gpsense::join::{self as gps_join, Conjuncts, Joiner, Repeat};
-use crate::matcher::candidates::{CandidateSet, Semantics};
-use crate::matcher::enumerate::{Control, Enumerator, ModelOracle, Sink, State};
-use crate::matcher::planner::Plan;
+use crate::matcher::enumerate::{Enumerator, ModelOracle, State};
 use crate::model::Model;
 use crate::pattern::ir::{BoundQuery, NodeSlot};
 

@@ -21,13 +21,13 @@ pub mod order;
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::matcher::enumerate::{Control, ModelOracle};
-use crate::matcher::eval::ExistsOracle;
-use crate::matcher::results::{finish_stages, CountSink, Projector, RowSink};
-use crate::matcher::{
-    counted_output, counts_plain_projection, plain_projection_count, row_budget, MatchOptions,
-    QueryOutput, Timings,
-};
+use crate::exec::eval::ExistsOracle;
+use crate::exec::output::{counted_output, plain_projection_count, row_budget};
+use crate::exec::results::{finish_stages, CountSink, Projector, RowSink};
+use crate::exec::Control;
+use crate::exec::{MatchOptions, QueryOutput, Timings};
+use crate::matcher::counts_plain_projection;
+use crate::matcher::enumerate::ModelOracle;
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -236,7 +236,7 @@ pub fn execute<'m>(
     let oracle = ModelOracle { model, semantics };
     let first = query.stages.first().map(Projector::new);
     let start = Instant::now();
-    let count_matches = || -> Result<(u64, crate::matcher::planner::Plan)> {
+    let count_matches = || -> Result<(u64, crate::exec::plan::Plan)> {
         let joined = join::join(choice.join, &input, CountSink::default)?;
         Ok((joined.sinks.iter().map(|s| s.count).sum(), joined.plan))
     };

@@ -1,10 +1,10 @@
 //! The order stage: the sequence in which the join binds the pattern nodes. Two algorithms
 //! behind one contract ([`order`]): GEMP's cost-based planner (sampled fan-out,
-//! [`crate::matcher::planner`]) and GpSense's rank order (`deg / freq`, concept nodes first,
+//! [`crate::exec::plan`]) and GpSense's rank order (`deg / freq`, concept nodes first,
 //! [`crate::gpsense::plan`]). In both, every node after the first of its connected component is
 //! connected to a node before it.
 
-use crate::matcher::candidates::CandidateSet;
+use crate::exec::candidates::CandidateSet;
 use crate::model::Model;
 use crate::pattern::ir::{BoundQuery, NodeSlot};
 

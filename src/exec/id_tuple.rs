@@ -144,7 +144,7 @@ impl IdTuple {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matcher::eval::Env;
+    use crate::exec::eval::Env;
 
     fn id(e: Expr) -> Expr {
         Expr::Id(Box::new(e))

@@ -2,7 +2,7 @@
 //! ENDS WITH 'literal'` is tested on the bytes of `key`'s string column, with the property column
 //! of each node group looked up once (not by name per node), the needle's searcher built once,
 //! and a dictionary-encoded column's distinct values tested once each. Results are those of the
-//! generic evaluator ([`crate::matcher::eval`]): a null, absent or non-string property makes the
+//! generic evaluator ([`crate::exec::eval`]): a null, absent or non-string property makes the
 //! predicate null, so the node is dropped.
 
 use memchr::memmem::Finder;
@@ -206,7 +206,7 @@ fn string_bytes(heap: &StringHeap, i: usize) -> Option<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matcher::eval::Env;
+    use crate::exec::eval::Env;
     use crate::model::{ModelBuilder, ValueRef};
 
     /// A model whose `name` property is a dictionary column (label A: few repeated values), a

@@ -413,9 +413,9 @@ impl<'m> Env<'_, 'm> {
                 _ => Val::Null,
             },
             Expr::HasLabels(base, groups) => match self.ev::<STRICT>(base)? {
-                Val::Node(n) => Val::Bool(crate::matcher::candidates::labels_match(
-                    self.model, n, groups,
-                )),
+                Val::Node(n) => {
+                    Val::Bool(crate::exec::candidates::labels_match(self.model, n, groups))
+                }
                 _ => Val::Null,
             },
             Expr::TypeName(base) => match self.ev::<STRICT>(base)? {

@@ -9,9 +9,9 @@ use std::hash::{Hash, Hasher};
 
 use hashbrown::{HashMap, HashSet};
 
-use super::enumerate::{Control, Sink};
 use super::id_tuple::IdTuple;
-use crate::matcher::eval::{compare, Env, ExistsOracle, Val};
+use crate::exec::control::{Control, Sink};
+use crate::exec::eval::{compare, Env, ExistsOracle, Val};
 use crate::model::Model;
 use crate::pattern::ir::{AggFn, CmpOp, Expr, Projection};
 

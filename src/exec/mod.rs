@@ -1,0 +1,30 @@
+//! Engine-neutral execution: what every engine shares, so that no engine imports another and the
+//! front ends (session, API, CLI, transformations) import no engine.
+//!
+//! - [`options`]: how a query runs ([`MatchOptions`]) and the stage timings engines report;
+//! - [`candidates`]: candidate sets from labels, degrees and unary predicates (every engine's filter);
+//! - [`plan`]: the matching order (a [`Plan`] of steps) and its cost-based construction;
+//! - [`eval`]: values ([`Val`]) and expression evaluation; [`column_filter`] and [`id_tuple`];
+//! - [`control`]: the match [`Sink`] contract and the shared stop conditions ([`Control`]);
+//! - [`results`]: the result stages (projection, grouping, DISTINCT, ORDER BY, SKIP/LIMIT);
+//! - [`output`]: what a query gives back ([`QueryOutput`], [`StreamSummary`]);
+//! - [`drive`]: the one end of a query every engine's run goes through.
+
+pub mod candidates;
+pub mod column_filter;
+pub mod control;
+pub mod eval;
+pub mod id_tuple;
+pub mod options;
+pub mod output;
+pub mod plan;
+pub mod results;
+
+pub use crate::pattern::Semantics;
+pub use control::{Control, Sink};
+pub use eval::Val;
+pub use options::{MatchOptions, Timings};
+pub use output::{
+    hand_over, is_single_aggregate, is_streamable, QueryOutput, RowConsumer, StreamSummary,
+};
+pub use plan::Plan;
