@@ -10,12 +10,12 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use gemp::engines::gemp::execute;
+use gemp::engines::gpsense::compress::{self, CompressConfig};
+use gemp::engines::gpsense::{Engine, EngineConfig};
 use gemp::exec::MatchOptions;
 use gemp::generate::{generate_imdb, ImdbGenConfig};
-use gemp::gpsense::compress::{self, CompressConfig};
-use gemp::gpsense::{Engine, EngineConfig};
 use gemp::io::{subgraph_bench, Format, LoadOptions, LoadReport};
-use gemp::matcher::execute;
 use gemp::model::{Model, Value};
 use gemp::pattern::ir::BoundQuery;
 use gemp::pattern::{bench_query, compile, Params};

@@ -12,10 +12,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use gemp::engines::gemp::execute;
 use gemp::exec::MatchOptions;
 use gemp::generate::{generate_imdb, ImdbGenConfig};
 use gemp::io::{Format, LoadOptions};
-use gemp::matcher::execute;
 use gemp::model::{Model, Value};
 use gemp::pattern::{compile, Params};
 use gemp::session::{Session, SessionOptions};

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every combination of stage algorithms, timed stage by stage (driven by scripts/bench-stages).
 
-gemp's matching runs in three swappable stages (src/matcher/stages): the filter (candidate sets),
+gemp's matching runs in three swappable stages (src/engines/staged): the filter (candidate sets),
 the order (visiting order) and the join (enumeration), each by GEMP's or GpSense's algorithm. As in
 Sun & Luo's subgraph-matching study, this benchmark runs every one of the 2 × 2 × 2 combinations
 (`gemp match/batch --filter A --order B --join C --timings`) on the same queries and reports the

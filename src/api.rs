@@ -28,17 +28,17 @@
 //! ```
 //!
 //! The pieces it wraps stay available for finer control: [`crate::io`] (loaders),
-//! [`crate::pattern::compile`], [`crate::matcher::execute`] and [`crate::session::Session`] (the
+//! [`crate::pattern::compile`], [`crate::engines::gemp::execute`] and [`crate::session::Session`] (the
 //! spine every run goes through, the CLI's included).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use crate::engines::staged::StageChoice;
 use crate::error::{Error, Result};
 use crate::exec::eval::Val;
 use crate::exec::{MatchOptions, QueryOutput, Semantics};
 use crate::io::{Format, LoadOptions, LoadReport};
-pub use crate::matcher::stages::StageChoice;
 use crate::model::{Model, Value, ValueRef};
 use crate::pattern::binder::Params;
 use crate::pattern::ir::BoundQuery;
@@ -308,7 +308,7 @@ pub struct RunOptions {
     /// Which engine runs it: GEMP's pipeline (default) or GpSense's filter-and-join.
     pub engine: EngineKind,
     /// One algorithm per matching stage — filter, order, join, each GEMP's or GpSense's — run
-    /// on the host matcher (see [`crate::matcher::stages`]); `None` (default): the engine's own
+    /// on the host matcher (see [`crate::engines::staged`]); `None` (default): the engine's own
     /// pipeline. Only with [`EngineKind::Gemp`] and a host or auto backend.
     pub stages: Option<StageChoice>,
     /// Node-injective (default), homomorphic or Cypher (relationship-isomorphic) matching.
@@ -345,7 +345,7 @@ impl RunOptions {
     }
 
     /// Runs on the host with these stage algorithms, e.g.
-    /// `StageChoice::parse("filter=gpsense,join=gpsense")?` (see [`crate::matcher::stages`]).
+    /// `StageChoice::parse("filter=gpsense,join=gpsense")?` (see [`crate::engines::staged`]).
     pub fn stages(mut self, choice: StageChoice) -> Self {
         self.stages = Some(choice);
         self
@@ -439,7 +439,7 @@ pub struct RunTimings {
     /// The host pipeline's stages (filter, plan, enumerate, results).
     pub host: crate::exec::Timings,
     /// The device pipeline's measurement points, when it ran on a device.
-    pub device: Option<crate::matcher::device::DeviceTimings>,
+    pub device: Option<crate::engines::gemp::device::DeviceTimings>,
 }
 
 /// The result of a run.

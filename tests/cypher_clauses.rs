@@ -5,9 +5,9 @@
 
 mod common;
 
+use gemp::engines::gemp::execute;
 use gemp::exec::eval::Val;
 use gemp::exec::{MatchOptions, Semantics};
-use gemp::matcher::execute;
 use gemp::model::{Model, ModelBuilder, ValueRef};
 use gemp::pattern::binder::Params;
 use gemp::session::Session;

@@ -12,11 +12,11 @@ use common::{gpu, Rng};
 
 use std::sync::Arc;
 
+use gemp::engines::gemp::device::{attributes, DeviceConfig, DeviceMatcher};
+use gemp::engines::gemp::{execute, prepare};
 use gemp::exec::eval::Val;
 use gemp::exec::{MatchOptions, Semantics};
 use gemp::gpu::Gpu;
-use gemp::matcher::device::{attributes, DeviceConfig, DeviceMatcher};
-use gemp::matcher::{execute, prepare};
 use gemp::model::{Model, ModelBuilder, Value, ValueRef};
 use gemp::pattern::ir::*;
 use proptest::prelude::*;

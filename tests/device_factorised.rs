@@ -13,9 +13,9 @@ use common::grouped_queries::{check_grouped_queries, pattern};
 use common::random_graphs::{build, graph};
 use common::{gpu, sample_model};
 
+use gemp::engines::gemp::device::{DeviceConfig, DeviceMatcher};
+use gemp::engines::gemp::execute;
 use gemp::exec::{MatchOptions, Semantics};
-use gemp::matcher::device::{DeviceConfig, DeviceMatcher};
-use gemp::matcher::execute;
 use gemp::model::Model;
 use gemp::pattern::{compile, Params};
 use proptest::prelude::*;
@@ -91,7 +91,7 @@ fn same_on_device(m: &Model, dm: &DeviceMatcher<'_>, src: &str) {
     let host = execute(m, &q, &opts).unwrap();
     let (dev, t) = dm.execute_timed(&q, &opts).unwrap();
     assert!(t.factorised, "not run as factorised counting:\n{src}");
-    let explained = gemp::matcher::explain::device_execution(m, &q, &opts);
+    let explained = gemp::engines::gemp::explain::device_execution(m, &q, &opts);
     assert!(
         explained.contains("factorised counting on the device"),
         "{explained}"

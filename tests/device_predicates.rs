@@ -13,11 +13,11 @@ use common::{count_star, gpu, id_rows, sample_model, Rng};
 use std::path::Path;
 use std::sync::Arc;
 
+use gemp::engines::gemp::device::{bytecode, DeviceConfig, DeviceMatcher};
+use gemp::engines::gemp::{execute, prepare};
 use gemp::exec::eval::Val;
 use gemp::exec::{MatchOptions, Semantics};
 use gemp::gpu::Gpu;
-use gemp::matcher::device::{bytecode, DeviceConfig, DeviceMatcher};
-use gemp::matcher::{execute, prepare};
 use gemp::model::{Model, ModelBuilder, Value, ValueRef};
 use gemp::pattern::ir::*;
 use gemp::pattern::{compile, Params};

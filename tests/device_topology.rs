@@ -13,11 +13,11 @@ use common::{count_star, gpu, hprd_dir};
 
 use std::time::Instant;
 
+use gemp::engines::gemp::device::{DeviceConfig, DeviceMatcher};
+use gemp::engines::gemp::{execute, prepare};
 use gemp::exec::eval::Val;
 use gemp::exec::{MatchOptions, Semantics};
 use gemp::io::{subgraph_bench, LoadOptions, LoadReport};
-use gemp::matcher::device::{DeviceConfig, DeviceMatcher};
-use gemp::matcher::{execute, prepare};
 use gemp::model::Model;
 use gemp::pattern::bench_query;
 use gemp::pattern::ir::*;

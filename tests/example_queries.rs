@@ -7,9 +7,9 @@ use common::sample_model;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use gemp::engines::gemp::execute;
 use gemp::exec::eval::Val;
 use gemp::exec::MatchOptions;
-use gemp::matcher::execute;
 use gemp::model::{Model, ValueRef};
 use gemp::pattern::{compile, Params};
 

@@ -13,9 +13,9 @@ use common::grouped_queries::{
 };
 use common::projection;
 use common::random_graphs::{build, graph};
+use gemp::engines::gemp::{execute, factorised, prepare};
 use gemp::exec::eval::Val;
 use gemp::exec::{MatchOptions, Semantics};
-use gemp::matcher::{execute, factorised, prepare};
 use gemp::pattern::ir::*;
 use proptest::prelude::*;
 

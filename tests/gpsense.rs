@@ -11,11 +11,11 @@ use common::{id_rows, sample_model, sorted_ids};
 
 use std::path::Path;
 
+use gemp::engines::gemp::execute;
+use gemp::engines::gpsense::compress::{self, CompressConfig};
+use gemp::engines::gpsense::{store, Engine, EngineConfig};
 use gemp::exec::eval::Val;
 use gemp::exec::{MatchOptions, Semantics};
-use gemp::gpsense::compress::{self, CompressConfig};
-use gemp::gpsense::{store, Engine, EngineConfig};
-use gemp::matcher::execute;
 use gemp::model::{Model, ModelBuilder};
 use gemp::pattern::ir::*;
 use gemp::pattern::{compile, Params};
@@ -298,7 +298,7 @@ fn the_compressed_graph_is_saved_and_reused() {
         bytes: budget,
         ..levels[0]
     });
-    let fake = gemp::gpsense::compress::Compressed::from_mapping(
+    let fake = gemp::engines::gpsense::compress::Compressed::from_mapping(
         m,
         compress::fingerprint(m),
         budget,
@@ -578,7 +578,7 @@ mod cli {
         ]);
         assert!(out.status.success());
         let m = crate::common::sample_model();
-        let budget = (gemp::gpsense::compress::model_bytes(m) * 3 / 4).to_string();
+        let budget = (gemp::engines::gpsense::compress::model_bytes(m) * 3 / 4).to_string();
         let q = query("costar-triangle.cypher");
         let args = |engine: &'static str| {
             vec![

@@ -6,9 +6,9 @@ use common::hprd_dir;
 
 use std::time::Instant;
 
+use gemp::engines::gemp::execute;
 use gemp::exec::MatchOptions;
 use gemp::io::{subgraph_bench, LoadOptions, LoadReport};
-use gemp::matcher::execute;
 use gemp::pattern::bench_query;
 
 #[test]

@@ -5,9 +5,9 @@ mod common;
 use common::random_graphs::{build, graph, pattern_vars, random_rels, rel_specs, RandomRel};
 use common::{count_star, id_rows};
 
+use gemp::engines::gemp::execute;
 use gemp::exec::eval::Val;
 use gemp::exec::{MatchOptions, Semantics};
-use gemp::matcher::execute;
 use gemp::model::{Model, ModelBuilder};
 use gemp::pattern::ir::*;
 use proptest::prelude::*;

@@ -264,7 +264,7 @@ fn a_superclass_pattern_matches_subclasses() {
         &Default::default(),
     )
     .unwrap();
-    let out = gemp::matcher::execute(&m, &q, &Default::default()).unwrap();
+    let out = gemp::engines::gemp::execute(&m, &q, &Default::default()).unwrap();
     assert_eq!(out.count, 2, "the segment and the switch are tracks");
     // The opposite completed from `monitors` lets the segment be matched from either side.
     let q = gemp::pattern::compile(
@@ -274,7 +274,7 @@ fn a_superclass_pattern_matches_subclasses() {
     )
     .unwrap();
     assert_eq!(
-        gemp::matcher::execute(&m, &q, &Default::default())
+        gemp::engines::gemp::execute(&m, &q, &Default::default())
             .unwrap()
             .count,
         1

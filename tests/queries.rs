@@ -5,9 +5,9 @@
 
 mod common;
 
+use gemp::engines::gemp::execute;
 use gemp::exec::eval::Val;
 use gemp::exec::{MatchOptions, Semantics};
-use gemp::matcher::execute;
 use gemp::model::{Model, ModelBuilder, Value, ValueRef};
 use gemp::pattern::{compile, Params, QueryErrorKind};
 
@@ -92,7 +92,7 @@ fn run_with(model: &Model, q: &str, params: &Params, semantics: Semantics) -> Ve
     let host = render(model, &execute(model, &bound, &options).unwrap().rows);
     #[cfg(feature = "opencl")]
     if let Some(gpu) = common::gpu("queries (device half)") {
-        use gemp::matcher::device::{DeviceConfig, DeviceMatcher};
+        use gemp::engines::gemp::device::{DeviceConfig, DeviceMatcher};
         let config = DeviceConfig {
             result_buffer_words: 48,
             initial_threads: Some(1),

@@ -7,9 +7,9 @@ mod common;
 use common::random_graphs::{build, graph, pattern_vars, random_rels, rel_specs, RandomRel};
 use common::{count_star, id_rows};
 
+use gemp::engines::gemp::{execute, execute_streaming};
 use gemp::exec::eval::Val;
 use gemp::exec::{MatchOptions, Semantics};
-use gemp::matcher::{execute, execute_streaming};
 use gemp::model::{Model, ModelBuilder};
 use gemp::pattern::binder::Params;
 use gemp::pattern::ir::BoundQuery;
@@ -205,7 +205,7 @@ fn gpsense_refuses_cypher_semantics() {
 #[cfg(feature = "opencl")]
 #[test]
 fn the_device_refuses_cypher_semantics_and_auto_falls_back() {
-    use gemp::matcher::device::{DeviceConfig, DeviceMatcher};
+    use gemp::engines::gemp::device::{DeviceConfig, DeviceMatcher};
     let Some(gpu) = common::gpu("the_device_refuses_cypher_semantics_and_auto_falls_back") else {
         return;
     };

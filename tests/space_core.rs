@@ -1,4 +1,4 @@
-//! The candidate-space core (`gemp::engines::space`) against brute force on random labelled
+//! The candidate-space core (`gemp::engines::gemp::space`) against brute force on random labelled
 //! multigraphs (parallel edges, self-loops, two types) and random connected patterns of anonymous
 //! relationships: the candidate space never loses an embedding, every order with and without
 //! failing sets gives the brute-force count, `--limit` is exact, and work stealing on four threads
@@ -10,11 +10,11 @@ use common::grouped_queries::brute;
 use common::random_graphs::{build, graph, pattern_vars, RelSpec};
 use common::{count_star, gemp, id_rows};
 
-use gemp::engines::space::{self, Space, SpaceOptions};
+use gemp::engines::gemp::execute;
+use gemp::engines::gemp::space::{self, Space, SpaceOptions};
 use gemp::exec::eval::Val;
 use gemp::exec::Control;
 use gemp::exec::{MatchOptions, Semantics};
-use gemp::matcher::execute;
 use gemp::model::Model;
 use gemp::pattern::ir::BoundQuery;
 use proptest::prelude::*;
@@ -210,7 +210,7 @@ fn four_threads_count_what_one_thread_counts() {
         );
     }
     // The planner-driven enumerator (not the core) agrees.
-    assert_eq!(total, gemp::matcher::count(&m, &q, sem));
+    assert_eq!(total, gemp::engines::gemp::count(&m, &q, sem));
 }
 
 /// `--limit` on the command line: a `.graph` query's count and rows capped exactly, a Cypher

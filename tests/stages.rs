@@ -1,4 +1,4 @@
-//! Swappable stages (`--filter/--order/--join`, `gemp::matcher::stages`): every one of the eight
+//! Swappable stages (`--filter/--order/--join`, `gemp::engines::staged`): every one of the eight
 //! combinations of GEMP's and GpSense's filter, order and join equals a brute-force enumeration
 //! on random labelled multigraphs × random connected patterns (node-isomorphism and
 //! homomorphism, `RETURN count(*)` and the node bindings as rows); equals the default engine on
@@ -11,10 +11,10 @@ use common::grouped_queries::{bind, brute, pattern};
 use common::random_graphs::{build, build_with_properties, graph, pattern_vars, rel_specs};
 use common::{count_star, gemp, id_rows, root, sorted_ids};
 
+use gemp::engines::gemp::execute;
+use gemp::engines::staged::{self, StageChoice};
 use gemp::exec::eval::Val;
 use gemp::exec::{MatchOptions, Semantics};
-use gemp::matcher::execute;
-use gemp::matcher::stages::{self, StageChoice};
 use gemp::model::Value;
 use gemp::pattern::ir::*;
 use proptest::prelude::*;
@@ -48,11 +48,11 @@ proptest! {
         let k = q.pattern.nodes.len();
         for choice in StageChoice::all() {
             q.stages = vec![count_star()];
-            let out = stages::execute(&m, &q, &opts, choice).unwrap();
+            let out = staged::execute(&m, &q, &opts, choice).unwrap();
             prop_assert_eq!(count_of(&out.rows), want.len() as i64, "{} count(*)", choice);
             prop_assert!(!out.partial);
             q.stages = vec![id_rows(k)];
-            let out = stages::execute(&m, &q, &opts, choice).unwrap();
+            let out = staged::execute(&m, &q, &opts, choice).unwrap();
             prop_assert_eq!(out.count, want.len() as u64, "{} rows", choice);
             prop_assert_eq!(&sorted_ids(&out.rows), &want, "{} rows", choice);
             // The plan that ran binds every node once, in the order stage's order.
@@ -118,9 +118,9 @@ proptest! {
         let opts = MatchOptions { semantics: sem, ..Default::default() };
         let want = sorted_ids(&execute(&m, &q, &opts).unwrap().rows);
         for choice in StageChoice::all() {
-            let out = stages::execute(&m, &q, &opts, choice).unwrap();
+            let out = staged::execute(&m, &q, &opts, choice).unwrap();
             prop_assert_eq!(&sorted_ids(&out.rows), &want, "{}", choice);
-            let counted = stages::execute(&m, &q, &MatchOptions { count_only: true, ..opts.clone() }, choice).unwrap();
+            let counted = staged::execute(&m, &q, &MatchOptions { count_only: true, ..opts.clone() }, choice).unwrap();
             prop_assert_eq!(counted.count, want.len() as u64, "{} --count", choice);
         }
     }
@@ -140,13 +140,13 @@ fn cypher_semantics_and_clauses_are_refused_where_a_stage_cannot_run_them() {
     )
     .unwrap();
     let gps_join = StageChoice::parse("join=gpsense").unwrap();
-    let err = stages::execute(m, &q, &cypher, gps_join).unwrap_err();
+    let err = staged::execute(m, &q, &cypher, gps_join).unwrap_err();
     assert!(matches!(err, gemp::Error::Query(_)), "{err}");
     assert!(err.to_string().contains("--join gemp"), "{err}");
     // GEMP's join runs Cypher semantics, whatever filter and order.
     let want = execute(m, &q, &cypher).unwrap();
     let all_gps_but_join = StageChoice::parse("filter=gpsense,order=gpsense").unwrap();
-    let got = stages::execute(m, &q, &cypher, all_gps_but_join).unwrap();
+    let got = staged::execute(m, &q, &cypher, all_gps_but_join).unwrap();
     assert_eq!(count_of(&got.rows), count_of(&want.rows));
     let optional = gemp::pattern::compile(
         "MATCH (p:Person) OPTIONAL MATCH (p)-[:ACTOR]->(t:Title) RETURN count(*)",
@@ -154,7 +154,7 @@ fn cypher_semantics_and_clauses_are_refused_where_a_stage_cannot_run_them() {
         &Default::default(),
     )
     .unwrap();
-    let err = stages::execute(
+    let err = staged::execute(
         m,
         &optional,
         &MatchOptions::default(),

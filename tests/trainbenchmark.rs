@@ -99,7 +99,11 @@ fn host_counts(load: fn(&std::path::Path, &str) -> Model, test: &str, input: &st
                 &model,
                 &format!("{scenario} ({input}, host, {semantics:?})"),
                 &expected,
-                &|q| gemp::matcher::execute(&model, q, &opts).unwrap().count,
+                &|q| {
+                    gemp::engines::gemp::execute(&model, q, &opts)
+                        .unwrap()
+                        .count
+                },
             );
         }
     }
@@ -126,8 +130,8 @@ fn published_counts_on_csv_with_the_host_matcher() {
 /// The GpSense engine (issue 8) on the same models: uncompressed, and compressed as far as its
 /// thresholds go (matches found on hyper-nodes, then expanded to the original graph).
 fn gpsense_counts(load: fn(&std::path::Path, &str) -> Model, test: &str, input: &str) {
-    use gemp::gpsense::compress::{compress, CompressConfig};
-    use gemp::gpsense::{Engine, EngineConfig};
+    use gemp::engines::gpsense::compress::{compress, CompressConfig};
+    use gemp::engines::gpsense::{Engine, EngineConfig};
     let Some(dir) = common::trainbenchmark_dir(test) else {
         return;
     };
@@ -166,7 +170,7 @@ fn published_counts_on_csv_with_gpsense() {
 
 #[cfg(feature = "opencl")]
 fn device_counts(load: fn(&std::path::Path, &str) -> Model, test: &str, input: &str) {
-    use gemp::matcher::device::{DeviceConfig, DeviceMatcher};
+    use gemp::engines::gemp::device::{DeviceConfig, DeviceMatcher};
     let Some(dir) = common::trainbenchmark_dir(test) else {
         return;
     };

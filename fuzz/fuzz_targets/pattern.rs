@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
         let again = parse_query(&printed).expect("printed query must parse");
         assert_eq!(again.to_string(), printed);
         if let Ok(bound) = compile(text, model(), &Params::new()) {
-            let _ = gemp::matcher::execute(model(), &bound, &Default::default());
+            let _ = gemp::engines::gemp::execute(model(), &bound, &Default::default());
         }
     }
 });

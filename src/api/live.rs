@@ -14,7 +14,7 @@
 //!    make or break a match without touching its named nodes. These are the *affected* nodes;
 //! 2. drops the kept matches that bind an affected node, and finds, on the changed graph, every
 //!    match that binds an affected node: one run per pattern node, its candidates cut down to the
-//!    affected nodes ([`crate::matcher::execute_seeded`]), so the search starts there; the other
+//!    affected nodes ([`crate::engines::gemp::execute_seeded`]), so the search starts there; the other
 //!    nodes' candidates are filtered once, among the nodes within the pattern's radius of the
 //!    affected ones only, so a re-check costs what the neighbourhood of the change costs;
 //! 3. reports the difference as added and removed matches.
@@ -468,12 +468,12 @@ fn affected_nodes(model: &Model, touched: &Touched, radius: usize) -> Option<Vec
         .keys()
         .filter_map(|k| model.node_by_key(k))
         .collect();
-    crate::matcher::neighbourhood(model, &seeds, radius, limit - 1)
+    crate::engines::gemp::neighbourhood(model, &seeds, radius, limit - 1)
 }
 
 /// Every match of the query.
 fn all_matches(model: &Model, shape: &Shape) -> Result<Matches> {
-    let out = crate::matcher::execute(model, &shape.bindings, &MatchOptions::default())?;
+    let out = crate::engines::gemp::execute(model, &shape.bindings, &MatchOptions::default())?;
     let mut matches = Matches::new();
     add_rows(model, shape, &out.rows, &mut matches);
     Ok(matches)
@@ -485,7 +485,7 @@ fn seeded_matches(model: &Model, shape: &Shape, seeds: &[u32]) -> Result<Matches
     if seeds.is_empty() {
         return Ok(all);
     }
-    let outputs = crate::matcher::execute_seeded(
+    let outputs = crate::engines::gemp::execute_seeded(
         model,
         &shape.bindings,
         &MatchOptions::default(),

@@ -9,10 +9,10 @@ use clap::{Args, ValueEnum};
 
 use super::output::{write_partial_marker, write_rows, Finished, OutputFormat, RowWriter};
 use super::Outcome;
-use gemp::gpsense;
+use gemp::engines::gpsense;
+use gemp::engines::staged::{FilterAlgo, JoinAlgo, OrderAlgo, StageChoice};
 use gemp::io::format::Format;
 use gemp::io::{subgraph_bench, LoadOptions, LoadReport};
-use gemp::matcher::stages::{FilterAlgo, JoinAlgo, OrderAlgo, StageChoice};
 
 use gemp::exec::{self, MatchOptions, Semantics};
 use gemp::model::Model;

@@ -1,10 +1,13 @@
-//! Matching engines that sit on the shared model and the engine-neutral vocabulary.
+//! The matching engines, on the shared model and the engine-neutral layer ([`crate::exec`]); no
+//! engine imports another's search, and none imports the session or the front ends.
 //!
-//! [`space`] is the candidate-space core (filter → order → enumerate, as in Sun & Luo's study):
-//! strong candidate filtering with candidate-edge tables, cost-chosen static orders, enumeration by
-//! intersection with failing-set pruning and work-stealing parallel search. The host matcher
-//! ([`crate::matcher`]) hands it every query it can answer exactly (anonymous relationships,
-//! node-isomorphism or homomorphism, unary predicates) and keeps its factorised and triangle plans
-//! for the shapes they win on.
+//! - [`gemp`]: GEMP — the host matcher (planner-driven enumeration, factorised counting, triangle
+//!   listing, the row-by-row executor) with the candidate-space core ([`gemp::space`]: filter →
+//!   order → enumerate as in Sun & Luo's study), and the OpenCL pipeline ([`gemp::device`]);
+//! - [`gpsense`]: GpSense's filter-and-join engine with multi-level compression;
+//! - [`staged`]: the filter / order / enumerate stage contract, mixing GEMP's and GpSense's
+//!   algorithm per stage.
 
-pub mod space;
+pub mod gemp;
+pub mod gpsense;
+pub mod staged;

@@ -141,7 +141,7 @@ pub fn plan_with(
 }
 
 /// A plan that binds the pattern nodes in `order` (the order stage's choice, see
-/// [`crate::matcher::stages`]): expansions, checks and conjunct placement as [`plan_with`] makes
+/// [`crate::engines::staged`]): expansions, checks and conjunct placement as [`plan_with`] makes
 /// them, only the choice of the next node is `order`'s. Nodes `order` leaves out (or repeats)
 /// are bound afterwards as [`plan_with`] would choose them, so the plan always binds every node.
 pub fn plan_in_order(

@@ -336,7 +336,7 @@ pub struct BoundQuery {
     pub stages: Vec<Projection>,
     /// Reading clauses beyond one mandatory pattern (`UNWIND`, `OPTIONAL MATCH`, variable-length
     /// relationships, `UNION`); `None` for a query of the core language. Only the host runs them
-    /// (`crate::matcher::pipeline`); the device engines refuse such a query.
+    /// (`crate::engines::gemp::pipeline`); the device engines refuse such a query.
     pub clauses: Option<Box<Clauses>>,
 }
 

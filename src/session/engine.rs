@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
+use crate::engines::gemp::device::DeviceTimings;
 use crate::error::Result;
 use crate::exec::{MatchOptions, QueryOutput, RowConsumer, StreamSummary};
-use crate::matcher::device::DeviceTimings;
 use crate::pattern::ir::BoundQuery;
 
 /// What one run of an engine returns.

@@ -1,15 +1,15 @@
 //! GEMP's device engine: phase 1 (pivot-seeded topological search) and phase 2 (string
 //! attributes) on an OpenCL device, with the model's topology uploaded once per session
-//! ([`crate::matcher::device::DeviceMatcher`]).
+//! ([`crate::engines::gemp::device::DeviceMatcher`]).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::engine::{Engine, EngineRun};
+use crate::engines::gemp::device::{DeviceConfig, DeviceMatcher, DeviceTimings};
 use crate::error::{Error, Result};
 use crate::exec::{MatchOptions, RowConsumer, StreamSummary};
 use crate::gpu::DeviceSelector;
-use crate::matcher::device::{DeviceConfig, DeviceMatcher, DeviceTimings};
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -64,7 +64,7 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
     fn defers(&self, query: &BoundQuery, options: &MatchOptions) -> Option<String> {
         (self.matcher.config.defer_factorised
             && query.host_only_clause().is_none()
-            && crate::matcher::host_counts_without_enumerating(
+            && crate::engines::gemp::host_counts_without_enumerating(
                 self.matcher.model(),
                 query,
                 options,
@@ -82,7 +82,7 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
     }
 
     fn explain(&self, query: &BoundQuery, options: &MatchOptions) -> Result<String> {
-        Ok(crate::matcher::explain::device_execution(
+        Ok(crate::engines::gemp::explain::device_execution(
             self.matcher.model(),
             query,
             options,

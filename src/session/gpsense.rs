@@ -1,19 +1,19 @@
 //! GpSense as a session engine: filter-and-join with multi-level compression
-//! ([`crate::gpsense::Engine`]), its filtering on the host or an OpenCL device.
+//! ([`crate::engines::gpsense::Engine`]), its filtering on the host or an OpenCL device.
 
 use std::time::{Duration, Instant};
 
 use super::engine::{Engine, EngineRun};
+use crate::engines::gpsense::EngineConfig;
 use crate::error::Result;
 use crate::exec::MatchOptions;
-use crate::gpsense::EngineConfig;
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
 /// GpSense over one model.
 #[derive(Debug)]
 pub struct GpsenseEngine<'m> {
-    engine: crate::gpsense::Engine<'m>,
+    engine: crate::engines::gpsense::Engine<'m>,
     device_name: Option<String>,
     setup: Duration,
 }
@@ -22,7 +22,7 @@ impl<'m> GpsenseEngine<'m> {
     /// GpSense with host filtering (compressing the graph first when `config` asks).
     pub fn host(model: &'m Model, config: EngineConfig) -> Result<Self> {
         let start = Instant::now();
-        let engine = crate::gpsense::Engine::new(model, config)?;
+        let engine = crate::engines::gpsense::Engine::new(model, config)?;
         Ok(GpsenseEngine {
             engine,
             device_name: None,
@@ -45,7 +45,7 @@ impl<'m> GpsenseEngine<'m> {
         }
         let gpu = std::sync::Arc::new(crate::gpu::Gpu::new(selector)?);
         let name = gpu.info().name.clone();
-        let engine = crate::gpsense::Engine::with_device(model, config, gpu)?;
+        let engine = crate::engines::gpsense::Engine::with_device(model, config, gpu)?;
         Ok(GpsenseEngine {
             engine,
             device_name: Some(name),
@@ -54,7 +54,7 @@ impl<'m> GpsenseEngine<'m> {
     }
 
     /// The GpSense engine itself (its compressed graph, filters).
-    pub fn inner(&self) -> &crate::gpsense::Engine<'m> {
+    pub fn inner(&self) -> &crate::engines::gpsense::Engine<'m> {
         &self.engine
     }
 }

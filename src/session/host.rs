@@ -1,12 +1,12 @@
-//! The host engine: [`crate::matcher::execute`] on all cores (factorised counting, intersections,
+//! The host engine: [`crate::engines::gemp::execute`] on all cores (factorised counting, intersections,
 //! aggregation inside the search), streaming rows of plain projections while it searches.
 
 use std::time::Duration;
 
 use super::engine::{Engine, EngineRun};
+use crate::engines::gemp::device::DeviceTimings;
 use crate::error::Result;
 use crate::exec::{MatchOptions, RowConsumer, StreamSummary};
-use crate::matcher::device::DeviceTimings;
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -37,14 +37,14 @@ impl<'m> Engine<'m> for HostEngine<'m> {
     }
 
     fn explain(&self, query: &BoundQuery, options: &MatchOptions) -> Result<String> {
-        Ok(crate::matcher::explain::host_execution(
+        Ok(crate::engines::gemp::explain::host_execution(
             self.model, query, options,
         ))
     }
 
     fn run(&self, query: &BoundQuery, options: &MatchOptions) -> Result<EngineRun<'m>> {
         Ok(EngineRun {
-            output: crate::matcher::execute(self.model, query, options)?,
+            output: crate::engines::gemp::execute(self.model, query, options)?,
             device: None,
         })
     }
@@ -55,7 +55,7 @@ impl<'m> Engine<'m> for HostEngine<'m> {
         options: &MatchOptions,
         consume: RowConsumer<'_, 'm>,
     ) -> Result<(StreamSummary, Option<DeviceTimings>)> {
-        let summary = crate::matcher::execute_streaming(self.model, query, options, consume)?;
+        let summary = crate::engines::gemp::execute_streaming(self.model, query, options, consume)?;
         Ok((summary, None))
     }
 }

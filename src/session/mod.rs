@@ -46,11 +46,11 @@ pub use engine::{Engine, EngineRun};
 pub use host::HostEngine;
 pub use staged::StagedEngine;
 
+use crate::engines::gemp::device::DeviceConfig;
 use crate::error::{Error, Result};
 use crate::exec::eval::Val;
 use crate::exec::{MatchOptions, QueryOutput, RowConsumer, StreamSummary};
 use crate::gpu::DeviceSelector;
-use crate::matcher::device::DeviceConfig;
 use crate::model::Model;
 use crate::pattern::binder::Params;
 use crate::pattern::ir::BoundQuery;
@@ -80,11 +80,11 @@ pub struct SessionOptions {
     /// Tuning of GEMP's device pipeline (rounds, result buffers, host help).
     pub device_config: DeviceConfig,
     /// GpSense's setup (refinement, device-memory budget, compression cache).
-    pub gpsense: crate::gpsense::EngineConfig,
+    pub gpsense: crate::engines::gpsense::EngineConfig,
     /// One algorithm per matching stage (filter, order, join: GEMP's or GpSense's), run by the
     /// [`StagedEngine`] on the host. `None`: the engine's own pipeline. Only with the GEMP engine
     /// and the `host` or `auto` backend (`auto` then stays on the host).
-    pub stages: Option<crate::matcher::stages::StageChoice>,
+    pub stages: Option<crate::engines::staged::StageChoice>,
 }
 
 impl SessionOptions {
@@ -318,7 +318,7 @@ impl<'m> Session<'m> {
         &self,
         start: Instant,
         fallback: Option<String>,
-        device: Option<crate::matcher::device::DeviceTimings>,
+        device: Option<crate::engines::gemp::device::DeviceTimings>,
     ) -> TaskReport {
         TaskReport {
             backend: if fallback.is_some() {
@@ -338,7 +338,7 @@ impl<'m> Session<'m> {
 fn staged_engine<'m>(
     model: &'m Model,
     options: &SessionOptions,
-    choice: crate::matcher::stages::StageChoice,
+    choice: crate::engines::staged::StageChoice,
 ) -> Result<StagedEngine<'m>> {
     if options.engine != EngineKind::Gemp {
         return Err(Error::InvalidArgument(format!(
@@ -450,7 +450,7 @@ mod tests {
 
     #[test]
     fn stage_algorithms_run_on_the_host_and_refuse_other_engines_and_opencl() {
-        use crate::matcher::stages::StageChoice;
+        use crate::engines::staged::StageChoice;
         let m = model();
         for choice in StageChoice::all() {
             for backend in [Backend::Host, Backend::Auto] {

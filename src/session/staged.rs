@@ -1,13 +1,13 @@
 //! The staged engine: the host matcher with a chosen algorithm per stage — GEMP's or GpSense's
-//! filter, order and join ([`crate::matcher::stages`]), `gemp match --filter … --order …
+//! filter, order and join ([`crate::engines::staged`]), `gemp match --filter … --order …
 //! --join …`. Host only; it always enumerates, so stage algorithms compare on equal terms.
 
 use std::time::Duration;
 
 use super::engine::{Engine, EngineRun};
+use crate::engines::staged::{self, StageChoice};
 use crate::error::Result;
 use crate::exec::MatchOptions;
-use crate::matcher::stages::{self, StageChoice};
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -44,13 +44,13 @@ impl<'m> Engine<'m> for StagedEngine<'m> {
     }
 
     fn explain(&self, query: &BoundQuery, options: &MatchOptions) -> Result<String> {
-        stages::explain(self.model, query, options, self.choice)
+        staged::explain(self.model, query, options, self.choice)
     }
 
     fn run(&self, query: &BoundQuery, options: &MatchOptions) -> Result<EngineRun<'m>> {
         super::engine::refuse_limit(options, "the staged engine")?;
         Ok(EngineRun {
-            output: stages::execute(self.model, query, options, self.choice)?,
+            output: staged::execute(self.model, query, options, self.choice)?,
             device: None,
         })
     }

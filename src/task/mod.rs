@@ -1,8 +1,8 @@
 //! GEMP's task runner (`CTaskRunner`, §4.1): the backend names, what one task (query) reports and
 //! GEMP's measurement points. The runner itself is [`crate::session::Session`], which owns
 //!
-//! - **backend choice** ([`Backend`]): `host` runs [`crate::matcher::execute`]; `opencl` runs the
-//!   device pipeline ([`crate::matcher::device`]) and fails when no device can be opened or a
+//! - **backend choice** ([`Backend`]): `host` runs [`crate::engines::gemp::execute`]; `opencl` runs the
+//!   device pipeline ([`crate::engines::gemp::device`]) and fails when no device can be opened or a
 //!   query exceeds the kernel's limits; `auto` uses OpenCL when a GPU or accelerator exists (or a
 //!   device is named) and otherwise the host, with a log line saying why (a platform whose
 //!   selected device cannot be opened, e.g. a bad `--device` or `GEMP_DEVICE`, is an error); it
@@ -13,7 +13,7 @@
 //! - **rounds and host help** inside a task: phase 1 runs in rounds of the topology kernel (result
 //!   buffer, overflow, GEMP formulas 1–3), while host threads take pivot chunks from the end of
 //!   the pivot list as the device takes rounds from its start (see
-//!   [`DeviceConfig::host_threads`](crate::matcher::device::DeviceConfig::host_threads));
+//!   [`DeviceConfig::host_threads`](crate::engines::gemp::device::DeviceConfig::host_threads));
 //! - **measurement points** ([`TaskReport`]): GEMP §7's (1) read input and (7) output are the
 //!   caller's; the runner reports (2) convert, (3) upload and phase 1, (4) reading results,
 //!   (5) phase-2 buffers and (6) phase 2.
@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::matcher::device::DeviceTimings;
+use crate::engines::gemp::device::DeviceTimings;
 
 /// Where queries run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]

@@ -20,14 +20,14 @@ pub mod order;
 
 use std::time::Instant;
 
+use crate::engines::gemp::counts_plain_projection;
+use crate::engines::gemp::enumerate::ModelOracle;
 use crate::error::{Error, Result};
 use crate::exec::eval::ExistsOracle;
 use crate::exec::output::{counted_output, plain_projection_count, row_budget};
 use crate::exec::results::{finish_stages, CountSink, Projector, RowSink};
 use crate::exec::Control;
 use crate::exec::{MatchOptions, QueryOutput, Timings};
-use crate::matcher::counts_plain_projection;
-use crate::matcher::enumerate::ModelOracle;
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -204,7 +204,7 @@ pub fn check(query: &BoundQuery, options: &MatchOptions, choice: StageChoice) ->
 }
 
 /// Runs `query` through the chosen filter, order and join, then the result stage; each stage
-/// timed. Results equal [`crate::matcher::execute`]'s (rows in another order when the query does
+/// timed. Results equal [`crate::engines::gemp::execute`]'s (rows in another order when the query does
 /// not order them). Errors: see [`check`].
 pub fn execute<'m>(
     model: &'m Model,
@@ -338,7 +338,7 @@ pub fn explain(
         }
     ));
     text.push('\n');
-    text.push_str(&crate::matcher::explain::render_under(
+    text.push_str(&crate::engines::gemp::explain::render_under(
         query,
         &plan,
         model,

@@ -83,7 +83,7 @@ pub fn plan(model: &Model, query: &BoundQuery, candidates: &[usize]) -> GpsPlan 
 }
 
 /// A plan that visits the pattern nodes in `order` (the order stage's choice, see
-/// [`crate::matcher::stages`]): join steps and conjunct placement as [`plan`] makes them. With
+/// [`crate::engines::staged`]): join steps and conjunct placement as [`plan`] makes them. With
 /// `strings_unary`, unary string conjuncts count as applied to the candidates already (as the
 /// host's candidate filter does), else they run on complete matches. Nodes `order` leaves out
 /// are visited after it, by slot; repeated or unknown slots are skipped.

@@ -1,4 +1,4 @@
-//! The host matcher's hand-over to the candidate-space core ([`crate::engines::space`]): every
+//! The host matcher's hand-over to the candidate-space core ([`crate::engines::gemp::space`]): every
 //! query the core answers exactly runs there — counted, collected or streamed through the same
 //! result stages — unless a factorised or symmetry-reduced count plan answers it without
 //! enumerating (the IMDb shapes), which stays here.
@@ -10,7 +10,7 @@ use super::{
     plain_projection_count, prepare_host, row_budget, stream_through, Control, MatchOptions,
     QueryOutput, RowConsumer, StreamSummary, Timings,
 };
-use crate::engines::space::{self, Budget, Prepared, Rows, SpaceOptions};
+use crate::engines::gemp::space::{self, Budget, Prepared, Rows, SpaceOptions};
 use crate::error::Result;
 use crate::exec::results::{Projector, RowSink};
 use crate::exec::Sink;
@@ -230,7 +230,7 @@ pub(super) fn describe(
     }
     let _ = writeln!(o, "candidate edges (per relationship):");
     for (r, rel) in space.query.rels.iter().enumerate() {
-        let edges = space.tables[crate::engines::space::tables::table_id(r, true)].len();
+        let edges = space.tables[crate::engines::gemp::space::tables::table_id(r, true)].len();
         let _ = writeln!(o, "  {} – {}: {edges}", name(rel.src), name(rel.dst));
     }
     let considered: Vec<String> = prepared

@@ -1,9 +1,9 @@
-//! Factorised counting on the device: the host's factorised plan ([`crate::matcher::factorised`])
+//! Factorised counting on the device: the host's factorised plan ([`crate::engines::gemp::factorised`])
 //! run by `cl/factorised.cl`, one work-item per pivot, so a grouped query's counted nodes are
 //! never enumerated and only kept bindings with their weights come back (couples: the pairs
 //! with three or more shared titles, not every embedding).
 //!
-//! - **plan**: the host decides exactly as [`crate::matcher::execute`] does (candidate
+//! - **plan**: the host decides exactly as [`crate::engines::gemp::execute`] does (candidate
 //!   filtering, the symmetry reduction of a pure count, the factorised plan), so both count
 //!   the same bindings with the same weights;
 //! - **lists**: every relationship the plan walks becomes a *projected list* built on the host per
@@ -30,6 +30,7 @@ use rayon::prelude::*;
 
 use super::run::DeviceMatcher;
 use super::DeviceTimings;
+use crate::engines::gemp::factorised::{reverse, FactorExec, FactorPlan, Link, Projected, Source};
 use crate::error::{Error, Result};
 use crate::exec::candidates::{CandidateSet, Semantics};
 use crate::exec::plan::Dir;
@@ -38,12 +39,11 @@ use crate::exec::Control;
 use crate::exec::{MatchOptions, QueryOutput, Timings};
 use crate::gpu::args::FactorisedArgs;
 use crate::gpu::{DeviceBuffer, Gpu};
-use crate::matcher::factorised::{reverse, FactorExec, FactorPlan, Link, Projected, Source};
 use crate::model::{Model, ANY_TYPE};
 use crate::pattern::ir::{BoundQuery, NodeSlot};
 
 /// `cl/factorised.cl`.
-pub const FACTORISED_CL: &str = include_str!("../../../cl/factorised.cl");
+pub const FACTORISED_CL: &str = include_str!("../../../../cl/factorised.cl");
 
 /// Most kept steps and most eliminated nodes the kernel takes (`FX_MAX_STEPS`).
 pub const MAX_STEPS: usize = 16;
@@ -579,7 +579,7 @@ pub(crate) struct DevicePlan {
     cands: Vec<CandidateSet>,
     host_t: Timings,
     /// The symmetry-reduced query of a pure count, when it has one.
-    reduced: Option<crate::matcher::SymmetryReduced>,
+    reduced: Option<crate::engines::gemp::SymmetryReduced>,
     fp: FactorPlan,
 }
 
@@ -594,17 +594,18 @@ impl DevicePlan {
         // Decided from the query's shape first: the candidate filtering below is not repeated
         // for a query the device enumerates anyway.
         if query.clauses.is_some()
-            || !crate::matcher::factorised::may_factorise(query, options.semantics)
+            || !crate::engines::gemp::factorised::may_factorise(query, options.semantics)
         {
             return None;
         }
-        let (plan, cands, host_t) = crate::matcher::prepare_host(model, query, options.semantics);
-        let reduced = crate::matcher::count_symmetry(model, query, &plan, &cands, options);
+        let (plan, cands, host_t) =
+            crate::engines::gemp::prepare_host(model, query, options.semantics);
+        let reduced = crate::engines::gemp::count_symmetry(model, query, &plan, &cands, options);
         let (q, plan) = match &reduced {
             Some(r) => (&r.query, r.plan.clone()),
             None => (query, plan),
         };
-        let fp = crate::matcher::choose_factorised(model, q, &plan, &cands, options)?;
+        let fp = crate::engines::gemp::choose_factorised(model, q, &plan, &cands, options)?;
         if let Some(why) = unsupported(&fp, options.semantics) {
             log::debug!("OpenCL factorised counting declined ({why}): enumerating instead");
             return None;
@@ -770,7 +771,7 @@ pub(crate) fn try_execute<'m>(
     }
     let (mut rows, columns) =
         results::finish_stages(model, &query.stages, &projector, sinks, Some(oracle));
-    crate::matcher::SymmetryReduced::scale(&mut rows, factor);
+    crate::engines::gemp::SymmetryReduced::scale(&mut rows, factor);
     t.results = start.elapsed();
     let timings = Timings {
         filter: host_t.filter,

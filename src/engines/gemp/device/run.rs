@@ -11,6 +11,8 @@ use super::bytecode::{self, DevicePredicates};
 use super::encode::{self, EncodedPlan};
 use super::topology::{self, DeviceModel, Phase1Mode, Phase1Result, PivotQueue};
 use super::{DeviceConfig, DeviceTimings};
+use crate::engines::gemp::enumerate::{Enumerator, State};
+use crate::engines::gemp::prepare;
 use crate::error::{Error, Result};
 use crate::exec::candidates::CandidateSet;
 use crate::exec::eval::Env;
@@ -19,8 +21,6 @@ use crate::exec::results::{Projector, RowSink};
 use crate::exec::{Control, Sink};
 use crate::exec::{MatchOptions, QueryOutput, RowConsumer, Semantics, StreamSummary, Timings};
 use crate::gpu::Gpu;
-use crate::matcher::enumerate::{Enumerator, State};
-use crate::matcher::prepare;
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -650,7 +650,7 @@ impl<'m> DeviceMatcher<'m> {
         Ok((rows.len() / p.enc.row_words.max(1)) as u64)
     }
 
-    /// Runs `query` like [`crate::matcher::execute`] (same rows, columns and counts).
+    /// Runs `query` like [`crate::engines::gemp::execute`] (same rows, columns and counts).
     pub fn execute(&self, query: &BoundQuery, options: &MatchOptions) -> Result<QueryOutput<'m>> {
         Ok(self.execute_timed(query, options)?.0)
     }
@@ -670,7 +670,7 @@ impl<'m> DeviceMatcher<'m> {
         t.prepare = start.elapsed();
         if plan.steps.is_empty() {
             // Nothing to match on a device: the empty pattern has one empty match.
-            let out = crate::matcher::execute(self.model, query, options)?;
+            let out = crate::engines::gemp::execute(self.model, query, options)?;
             return Ok((out, t));
         }
         let control = Control::new(options.timeout.map(|d| Instant::now() + d));

@@ -13,14 +13,14 @@ use super::expand::{expand_flags, UsedHyperNodes};
 use super::filter::{self, FilterConfig, Topo};
 use super::join::{self, Conjuncts, EdgeCandidates, Joiner, Repeat};
 use super::plan::{self, GpsPlan};
+use crate::engines::gemp::counts_plain_projection;
+use crate::engines::gemp::enumerate::ModelOracle;
 use crate::error::Result;
 use crate::exec::eval::ExistsOracle;
 use crate::exec::output::{counted_output, plain_projection_count, row_budget};
 use crate::exec::results::{finish_stages, CountSink, Projector, RowSink};
 use crate::exec::{Control, Sink};
 use crate::exec::{MatchOptions, QueryOutput, Semantics, Timings};
-use crate::matcher::counts_plain_projection;
-use crate::matcher::enumerate::ModelOracle;
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -362,7 +362,7 @@ impl<'m> Engine<'m> {
         let prep = self.prepare(query, options.semantics, &control)?;
         let counts: Vec<usize> = prep.cands.iter().map(|c| c.len()).collect();
         let plan = prep.plan.as_planner_plan(&counts);
-        let mut text = crate::matcher::explain::render(query, &plan, self.model);
+        let mut text = crate::engines::gemp::explain::render(query, &plan, self.model);
         text.push_str(&format!(
             "\nGpSense execution: candidates filtered on {} ({} refinement round(s)), joined in \
              the order above (each step expands the relationship with the fewest edge candidates \
@@ -382,7 +382,7 @@ impl<'m> Engine<'m> {
         Ok(text)
     }
 
-    /// Runs a bound query; results equal [`crate::matcher::execute`]'s (rows in another order when
+    /// Runs a bound query; results equal [`crate::engines::gemp::execute`]'s (rows in another order when
     /// the query does not order them).
     pub fn execute(&self, query: &BoundQuery, options: &MatchOptions) -> Result<QueryOutput<'m>> {
         let model = self.model;

@@ -1,7 +1,7 @@
 //! The order stage: the sequence in which the join binds the pattern nodes. Two algorithms
 //! behind one contract ([`order`]): GEMP's cost-based planner (sampled fan-out,
 //! [`crate::exec::plan`]) and GpSense's rank order (`deg / freq`, concept nodes first,
-//! [`crate::gpsense::plan`]). In both, every node after the first of its connected component is
+//! [`crate::engines::gpsense::plan`]). In both, every node after the first of its connected component is
 //! connected to a node before it.
 
 use crate::exec::candidates::CandidateSet;
@@ -19,14 +19,14 @@ pub fn order(
     cands: &[CandidateSet],
 ) -> Vec<NodeSlot> {
     match algo {
-        OrderAlgo::Gemp => crate::matcher::plan_for(model, query, cands, true)
+        OrderAlgo::Gemp => crate::engines::gemp::plan_for(model, query, cands, true)
             .steps
             .iter()
             .map(|s| s.node)
             .collect(),
         OrderAlgo::Gpsense => {
             let counts: Vec<usize> = cands.iter().map(|c| c.len()).collect();
-            crate::gpsense::plan::plan(model, query, &counts).order
+            crate::engines::gpsense::plan::plan(model, query, &counts).order
         }
     }
 }

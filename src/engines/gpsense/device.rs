@@ -24,9 +24,9 @@ use crate::gpu::{DeviceBuffer, Gpu};
 use crate::pattern::ir::{BoundQuery, RelVar};
 
 /// Filtering kernels.
-pub const FILTER_CL: &str = include_str!("../../cl/gpsense_filter.cl");
+pub const FILTER_CL: &str = include_str!("../../../cl/gpsense_filter.cl");
 /// Edge-candidate kernels.
-pub const JOIN_CL: &str = include_str!("../../cl/gpsense_join.cl");
+pub const JOIN_CL: &str = include_str!("../../../cl/gpsense_join.cl");
 
 /// One direction of the uploaded topology.
 struct DeviceCsr {

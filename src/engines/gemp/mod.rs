@@ -10,8 +10,8 @@ pub mod explain;
 pub mod extend;
 pub mod factorised;
 pub mod host;
+pub mod space;
 mod space_exec;
-pub mod stages;
 pub mod symmetry;
 pub mod triangles;
 
@@ -352,7 +352,7 @@ fn limited_by_projection(
 /// The error for `--limit` on a query that neither the candidate-space core nor a plain
 /// projection can cap by matches.
 fn limit_refused(query: &BoundQuery, options: &MatchOptions) -> crate::Error {
-    let why = crate::engines::space::ineligible_because(query, options.semantics)
+    let why = crate::engines::gemp::space::ineligible_because(query, options.semantics)
         .unwrap_or("a projection that is not one row per match");
     crate::Error::InvalidArgument(format!(
         "--limit caps pattern matches, which this query cannot count one by one ({why}); \

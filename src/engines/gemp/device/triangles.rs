@@ -1,4 +1,4 @@
-//! Co-occurrence triangles on the device: the device form of [`crate::matcher::triangles`], for
+//! Co-occurrence triangles on the device: the device form of [`crate::engines::gemp::triangles`], for
 //! factorised plans of that shape (the co-star cycle and triangle).
 //!
 //! 1. **co-occurrence graph**: the factorised kernel (`cl/factorised.cl`) runs the pair plan
@@ -25,22 +25,22 @@ use super::factorised::{
     RoundsOutput,
 };
 use super::DeviceTimings;
+use crate::engines::gemp::factorised::{reverse, walk, FactorPlan};
 use crate::error::{Error, Result};
 use crate::exec::candidates::CandidateSet;
 use crate::exec::Control;
 use crate::gpu::args::TrianglesArgs;
 use crate::gpu::Gpu;
-use crate::matcher::factorised::{reverse, walk, FactorPlan};
 use crate::model::Model;
 
 /// `cl/triangles.cl`.
-pub const TRIANGLES_CL: &str = include_str!("../../../cl/triangles.cl");
+pub const TRIANGLES_CL: &str = include_str!("../../../../cl/triangles.cl");
 
 /// Largest pair count the listing multiplies (three of them fit in 63 bits).
 const MAX_PAIR_COUNT: u32 = 1 << 21;
 
 /// Lists the weighted triangles of `fp` (a plan recognised as
-/// [`TriangleShape`](crate::matcher::triangles::TriangleShape)) on the device. Rows are
+/// [`TriangleShape`](crate::engines::gemp::triangles::TriangleShape)) on the device. Rows are
 /// `(a, b, c, weight low, weight high)` in rank order (`a` the pivot); in count mode only the sum.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
@@ -202,7 +202,7 @@ pub(crate) fn run(
 fn host_pairs(
     model: &Model,
     x: u32,
-    link: &crate::matcher::factorised::Link,
+    link: &crate::engines::gemp::factorised::Link,
     kept: &CandidateSet,
     mids: &CandidateSet,
 ) -> Vec<(u64, u32)> {

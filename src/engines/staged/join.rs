@@ -1,19 +1,19 @@
 //! The join stage: every match of the pattern over the filter stage's candidates, binding nodes in
 //! the order stage's order. Two algorithms behind one contract ([`join`]): GEMP's backtracking
-//! enumerator with intersections ([`crate::matcher::enumerate`], on all cores through
-//! [`crate::matcher::host::run_parallel`]) and GpSense's batched edge-candidate join
-//! ([`crate::gpsense::join::Joiner`], in parallel chunks of the first node's candidates).
+//! enumerator with intersections ([`crate::engines::gemp::enumerate`], on all cores through
+//! [`crate::engines::gemp::host::run_parallel`]) and GpSense's batched edge-candidate join
+//! ([`crate::engines::gpsense::join::Joiner`], in parallel chunks of the first node's candidates).
 //! Both evaluate the query's non-unary conjuncts (string ones on complete matches) and report
 //! every distinct binding once, under node-isomorphism or homomorphism; Cypher's relationship
 //! isomorphism is GEMP's join's only.
 
+use crate::engines::gemp::enumerate::{Enumerator, ModelOracle, State};
+use crate::engines::gpsense::filter::Topo;
+use crate::engines::gpsense::join::{self as gps_join, Conjuncts, Joiner, Repeat};
 use crate::error::{Error, Result};
 use crate::exec::candidates::{CandidateSet, Semantics};
 use crate::exec::plan::Plan;
 use crate::exec::{Control, Sink};
-use crate::gpsense::filter::Topo;
-use crate::gpsense::join::{self as gps_join, Conjuncts, Joiner, Repeat};
-use crate::matcher::enumerate::{Enumerator, ModelOracle, State};
 use crate::model::Model;
 use crate::pattern::ir::{BoundQuery, NodeSlot};
 
@@ -90,7 +90,7 @@ fn counts(cands: &[CandidateSet]) -> Vec<usize> {
 /// GEMP's plan binding the nodes in the given order (expansions along the cheapest sampled
 /// relationship, checks, conjuncts at their first bound step).
 fn gemp_plan(input: &JoinInput<'_>) -> Plan {
-    crate::matcher::plan_in_order_for(input.model, input.query, input.cands, input.order)
+    crate::engines::gemp::plan_in_order_for(input.model, input.query, input.cands, input.order)
 }
 
 fn gemp<S, F>(input: &JoinInput<'_>, make_sink: F) -> Joined<S>
@@ -118,14 +118,20 @@ where
         e.run(&[], &mut State::new(k, r), &mut sink);
         vec![sink]
     } else {
-        crate::matcher::host::run_parallel(&e, e.pivot_candidates(), k, r, make_sink)
+        crate::engines::gemp::host::run_parallel(&e, e.pivot_candidates(), k, r, make_sink)
     };
     Joined { sinks, plan }
 }
 
 /// GpSense's plan visiting the nodes in the given order.
-fn gpsense_plan(input: &JoinInput<'_>, counts: &[usize]) -> crate::gpsense::plan::GpsPlan {
-    crate::gpsense::plan::plan_in_order(input.model, input.query, counts, input.order, true)
+fn gpsense_plan(input: &JoinInput<'_>, counts: &[usize]) -> crate::engines::gpsense::plan::GpsPlan {
+    crate::engines::gpsense::plan::plan_in_order(
+        input.model,
+        input.query,
+        counts,
+        input.order,
+        true,
+    )
 }
 
 fn gpsense<S, F>(input: &JoinInput<'_>, make_sink: F) -> Joined<S>

@@ -1,9 +1,9 @@
 //! The OpenCL backend of GEMP's two-phase matching pipeline, beside the host matcher
-//! ([`crate::matcher::execute`]) and with results identical to it, under node-isomorphism and
+//! ([`crate::engines::gemp::execute`]) and with results identical to it, under node-isomorphism and
 //! homomorphism; Cypher semantics ([`crate::exec::Semantics::Cypher`]) is refused as an
 //! [`crate::Error::DeviceLimit`], so `--backend auto` runs such a query on the host.
 //!
-//! - **filter and plan** on the host ([`crate::matcher::prepare`]): candidate sets and the plan;
+//! - **filter and plan** on the host ([`crate::engines::gemp::prepare`]): candidate sets and the plan;
 //! - **encode** ([`encode`]): the plan as flat `uint` arrays, so one compiled kernel serves every
 //!   pattern of up to [`MAX_PATTERN_NODES`] nodes;
 //! - **pivot step** (GEMP §7.1): `mark_pivot` flags the pivot's candidates on the device, device
@@ -49,11 +49,11 @@ pub use encode::{MAX_LEVELS, MAX_NAMED_RELS, MAX_PATTERN_NODES, MAX_PATTERN_RELS
 pub use topology::{DeviceModel, Phase1Mode, Phase1Stats, PivotQueue};
 
 /// `cl/topology.cl`: `mark_pivot` and the phase-1 `topology` kernel.
-pub const TOPOLOGY_CL: &str = include_str!("../../../cl/topology.cl");
+pub const TOPOLOGY_CL: &str = include_str!("../../../../cl/topology.cl");
 /// `cl/predicates.cl`: the predicate-program interpreter the phase-1 kernels call.
-pub const PREDICATES_CL: &str = include_str!("../../../cl/predicates.cl");
+pub const PREDICATES_CL: &str = include_str!("../../../../cl/predicates.cl");
 /// `cl/attributes.cl`: the phase-2 attribute kernel.
-pub const ATTRIBUTES_CL: &str = include_str!("../../../cl/attributes.cl");
+pub const ATTRIBUTES_CL: &str = include_str!("../../../../cl/attributes.cl");
 
 /// Tuning of the device backend.
 #[derive(Debug, Clone)]

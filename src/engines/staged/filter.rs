@@ -1,10 +1,10 @@
 //! The filter stage: for every pattern node, the data nodes that may bind it. Two algorithms behind
 //! one contract ([`filter`]): GEMP's candidate filter ([`crate::exec::candidates`]) and
-//! GpSense's initialisation plus neighbour refinement ([`crate::gpsense::filter`]). Both are
+//! GpSense's initialisation plus neighbour refinement ([`crate::engines::gpsense::filter`]). Both are
 //! sound (no node of a match is dropped); they differ only in how much they prune.
 
+use crate::engines::gpsense::filter::{self as gps_filter, FilterConfig, Topo};
 use crate::exec::candidates::{self, CandidateSet, Semantics};
-use crate::gpsense::filter::{self as gps_filter, FilterConfig, Topo};
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -44,7 +44,7 @@ fn gpsense(
         .iter()
         .map(|f| f.iter().filter(|&&b| b).count())
         .collect();
-    let plan = crate::gpsense::plan::plan(model, query, &counts);
+    let plan = crate::engines::gpsense::plan::plan(model, query, &counts);
     let topo = Topo::of_model(model);
     gps_filter::refine(&topo, query, &plan, &mut flags, FilterConfig::default())
         .into_iter()
