@@ -102,7 +102,7 @@ fn bench_set(title: &str, m: &Model, queries: &[(String, BoundQuery)]) {
         let runner = gemp::session::Session::new(
             m,
             &gemp::session::SessionOptions {
-                backend: gemp::task::Backend::Opencl,
+                backend: gemp::session::Backend::Opencl,
                 ..Default::default()
             },
         )

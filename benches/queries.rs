@@ -18,8 +18,8 @@ use gemp::generate::{generate_imdb, ImdbGenConfig};
 use gemp::io::{Format, LoadOptions};
 use gemp::model::{Model, Value};
 use gemp::pattern::{compile, Params};
+use gemp::session::Backend;
 use gemp::session::{Session, SessionOptions};
-use gemp::task::Backend;
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)

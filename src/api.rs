@@ -42,8 +42,8 @@ use crate::io::{Format, LoadOptions, LoadReport};
 use crate::model::{Model, Value, ValueRef};
 use crate::pattern::binder::Params;
 use crate::pattern::ir::BoundQuery;
+use crate::session::{Backend, TaskReport};
 use crate::session::{EngineKind, Session, SessionOptions};
-use crate::task::{Backend, TaskReport};
 use crate::transform::{ApplyOptions, ChangeReport, Rules};
 
 mod live;

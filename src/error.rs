@@ -90,7 +90,7 @@ pub enum Error {
     #[error(
         "memory limit of {} reached in {stage}; raise --memory-limit, or narrow the query \
          (a LIMIT, fewer grouping keys or DISTINCT columns)",
-        crate::util::human_bytes(*limit)
+        human_bytes(*limit)
     )]
     MemoryLimit {
         /// The stage that found the limit passed (e.g. "the result stage's grouping state").
@@ -128,3 +128,19 @@ impl Error {
 
 /// Result alias used across the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A byte count for people, as messages print it (here so that errors need nothing above them;
+/// [`crate::util::human_bytes`] is the same function): `512 B`, `12.5 KiB`, `1.2 GiB`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}

@@ -18,7 +18,6 @@ pub mod model;
 pub mod pattern;
 pub mod session;
 pub mod similarity;
-pub mod task;
 pub mod transform;
 pub mod trust;
 pub mod util;

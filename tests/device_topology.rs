@@ -465,8 +465,8 @@ fn all_hprd_queries_give_the_published_counts_on_the_device() {
 /// refuses it with a clear error.
 #[test]
 fn oversized_patterns_fall_back_or_fail() {
+    use gemp::session::Backend;
     use gemp::session::{Session, SessionOptions};
-    use gemp::task::Backend;
     let Some(dev) = gpu("oversized_patterns_fall_back_or_fail") else {
         return;
     };
@@ -522,8 +522,8 @@ fn oversized_patterns_fall_back_or_fail() {
 /// an enumerating query runs on the device under `auto` too. Every run gives the host's answer.
 #[test]
 fn auto_leaves_factorised_counts_to_the_host() {
+    use gemp::session::Backend;
     use gemp::session::{Session, SessionOptions};
-    use gemp::task::Backend;
     let Some(dev) = gpu("auto_leaves_factorised_counts_to_the_host") else {
         return;
     };

@@ -225,7 +225,7 @@ fn the_device_refuses_cypher_semantics_and_auto_falls_back() {
     let session = Session::new(
         &m,
         &SessionOptions {
-            backend: gemp::task::Backend::Auto,
+            backend: gemp::session::Backend::Auto,
             device: gemp::gpu::DeviceSelector::Index(0),
             ..Default::default()
         },

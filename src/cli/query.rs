@@ -18,8 +18,8 @@ use gemp::exec::{self, MatchOptions, Semantics};
 use gemp::model::Model;
 use gemp::pattern::binder::{self, Params};
 use gemp::pattern::ir::BoundQuery;
+use gemp::session::{timings_line, Backend};
 use gemp::session::{EngineKind, Session, SessionOptions};
-use gemp::task::{self, Backend};
 
 /// How a query file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -449,7 +449,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     if args.timings {
         eprintln!(
             "{}",
-            task::timings_line(
+            timings_line(
                 &report,
                 &timings,
                 t_load,
@@ -588,7 +588,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
                 if args.timings {
                     eprintln!(
                         "{name}: {}",
-                        task::timings_line(
+                        timings_line(
                             &report,
                             &out.timings,
                             Duration::ZERO,

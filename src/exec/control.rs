@@ -4,6 +4,9 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
+/// Pivot candidates per parallel task, for every engine that splits its search by pivot.
+pub const CHUNK: usize = 64;
+
 /// Receives matches. One sink per worker; the driver merges them.
 pub trait Sink {
     /// A complete match; return false to stop the search.

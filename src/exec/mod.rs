@@ -5,6 +5,8 @@
 //! - [`candidates`]: candidate sets from labels, degrees and unary predicates (every engine's filter);
 //! - [`plan`]: the matching order (a [`Plan`] of steps) and its cost-based construction;
 //! - [`eval`]: values ([`Val`]) and expression evaluation; [`column_filter`] and [`id_tuple`];
+//! - [`exists`]: edge existence and `EXISTS` sub-patterns on the data graph;
+//! - [`explain`]: a plan as text;
 //! - [`control`]: the match [`Sink`] contract and the shared stop conditions ([`Control`]);
 //! - [`results`]: the result stages (projection, grouping, DISTINCT, ORDER BY, SKIP/LIMIT);
 //! - [`output`]: what a query gives back ([`QueryOutput`], [`StreamSummary`]);
@@ -14,6 +16,8 @@ pub mod candidates;
 pub mod column_filter;
 pub mod control;
 pub mod eval;
+pub mod exists;
+pub mod explain;
 pub mod id_tuple;
 pub mod options;
 pub mod output;

@@ -140,3 +140,13 @@ pub fn is_streamable(query: &BoundQuery) -> bool {
         && query.stages.len() == 1
         && Projector::new(&query.stages[0]).is_streaming()
 }
+
+/// True for `--count` of a plain one-stage projection (not `count(*)`): its count is the number
+/// of matches, less `SKIP`, capped by `LIMIT` ([`plain_projection_count`]).
+pub fn counts_plain_projection(
+    query: &BoundQuery,
+    options: &crate::exec::MatchOptions,
+    first: &Projector,
+) -> bool {
+    options.count_only && !first.is_count_star() && first.is_streaming() && query.stages.len() == 1
+}

@@ -24,7 +24,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::exec::Semantics;
+use crate::pattern::semantics::Semantics;
 
 /// What a query file's leading `// gemp:` lines declare.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -17,7 +17,7 @@
 //! ```
 //! use gemp::model::ModelBuilder;
 //! use gemp::session::{Session, SessionOptions};
-//! use gemp::task::Backend;
+//! use gemp::session::Backend;
 //!
 //! let mut b = ModelBuilder::new();
 //! let t = b.rel_type("T");
@@ -36,6 +36,7 @@ pub mod engine;
 pub mod gemp_device;
 pub mod gpsense;
 pub mod host;
+pub mod report;
 pub mod staged;
 
 use std::time::{Duration, Instant};
@@ -54,7 +55,7 @@ use crate::gpu::DeviceSelector;
 use crate::model::Model;
 use crate::pattern::binder::Params;
 use crate::pattern::ir::BoundQuery;
-pub use crate::task::{Backend, TaskReport};
+pub use report::{timings_line, Backend, TaskReport};
 
 /// Which matching engine runs a session's queries (`--engine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]

@@ -1,19 +1,6 @@
 //! Byte counts for people.
 
-/// A byte count for people: `512 B`, `12.5 KiB`, `1.2 GiB`.
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
+pub use crate::error::human_bytes;
 
 #[cfg(test)]
 mod tests {

@@ -384,7 +384,7 @@ fn union<'m>(
 /// step with its relationships and conjuncts, the projection stages, then each `UNION` part.
 pub fn describe(model: &Model, query: &BoundQuery) -> String {
     use std::fmt::Write;
-    let text = |e: &Expr| super::explain::expr_text(e, &query.pattern, model);
+    let text = |e: &Expr| crate::exec::explain::expr_text(e, &query.pattern, model);
     let mut o = String::new();
     let Some(clauses) = query.clauses.as_deref() else {
         return o;

@@ -22,9 +22,9 @@
 //! memory limit as it goes; a stopped search hands out none of the row's extensions (a row is
 //! never passed on half-extended).
 
-use crate::engines::gemp::enumerate::{edge_exists, edges_between, sub_pattern_exists};
 use crate::exec::candidates::{labels_match, Semantics};
 use crate::exec::eval::{Env, ExistsOracle, Val};
+use crate::exec::exists::{edge_exists, edges_between, sub_pattern_exists};
 use crate::exec::Control;
 use crate::model::{Model, ANY_TYPE};
 use crate::pattern::ir::{MatchStep, NodeSlot, Pattern, RelSlot, SubPattern, VarLength, NULL_ID};

@@ -31,10 +31,11 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
 
-use super::enumerate::{edge_exists, id_order, sub_pattern_exists};
+use super::enumerate::id_order;
 use super::triangles::{self, TriangleShape};
 use crate::exec::candidates::{degree_test_chunk, CandidateSet, Semantics};
 use crate::exec::eval::{Env, ExistsOracle};
+use crate::exec::exists::{edge_exists, sub_pattern_exists};
 use crate::exec::plan::{Dir, Plan};
 use crate::exec::results::{Projector, RowSink};
 use crate::exec::Control;

@@ -7,8 +7,7 @@ use rayon::prelude::*;
 use super::enumerate::{Enumerator, State};
 use crate::exec::Sink;
 
-/// Pivot candidates per parallel task.
-pub const CHUNK: usize = 64;
+use crate::exec::control::CHUNK;
 
 /// Runs `e` over `pivots` in parallel chunks; returns the sinks in pivot order.
 pub fn run_parallel<S, F>(

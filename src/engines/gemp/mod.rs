@@ -527,16 +527,6 @@ pub(crate) fn finish_output<'q, 'm>(
 
 /// True when only the number of matches is wanted: a lone `count(*)`, or `--count` of a plain
 /// one-stage projection (the enumerator may then count trailing groups combinatorially).
-/// True for `--count` of a plain one-stage projection (not `count(*)`): its count is the number
-/// of matches, less `SKIP`, capped by `LIMIT` ([`plain_projection_count`]).
-pub(crate) fn counts_plain_projection(
-    query: &BoundQuery,
-    options: &MatchOptions,
-    first: &Projector,
-) -> bool {
-    options.count_only && !first.is_count_star() && first.is_streaming() && query.stages.len() == 1
-}
-
 fn counts_matches_only(query: &BoundQuery, options: &MatchOptions) -> bool {
     query.stages.first().map(Projector::new).is_some_and(|p| {
         p.is_count_star() || (options.count_only && p.is_streaming() && query.stages.len() == 1)

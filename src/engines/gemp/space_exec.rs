@@ -216,7 +216,7 @@ pub(super) fn describe(
     let prepared = prepare(model, query, options, &control)?;
     let space = &prepared.space;
     let plan = space.as_plan(query, &prepared.choice);
-    let mut o = super::explain::render_under(query, &plan, model, options.semantics);
+    let mut o = crate::exec::explain::render_under(query, &plan, model, options.semantics);
     let name = |v: usize| query.pattern.nodes[v].name.clone();
     let _ = writeln!(
         o,

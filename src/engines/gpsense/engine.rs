@@ -13,10 +13,10 @@ use super::expand::{expand_flags, UsedHyperNodes};
 use super::filter::{self, FilterConfig, Topo};
 use super::join::{self, Conjuncts, EdgeCandidates, Joiner, Repeat};
 use super::plan::{self, GpsPlan};
-use crate::engines::gemp::counts_plain_projection;
-use crate::engines::gemp::enumerate::ModelOracle;
 use crate::error::Result;
 use crate::exec::eval::ExistsOracle;
+use crate::exec::exists::ModelOracle;
+use crate::exec::output::counts_plain_projection;
 use crate::exec::output::{counted_output, plain_projection_count, row_budget};
 use crate::exec::results::{finish_stages, CountSink, Projector, RowSink};
 use crate::exec::{Control, Sink};
@@ -362,7 +362,7 @@ impl<'m> Engine<'m> {
         let prep = self.prepare(query, options.semantics, &control)?;
         let counts: Vec<usize> = prep.cands.iter().map(|c| c.len()).collect();
         let plan = prep.plan.as_planner_plan(&counts);
-        let mut text = crate::engines::gemp::explain::render(query, &plan, self.model);
+        let mut text = crate::exec::explain::render(query, &plan, self.model);
         text.push_str(&format!(
             "\nGpSense execution: candidates filtered on {} ({} refinement round(s)), joined in \
              the order above (each step expands the relationship with the fewest edge candidates \

@@ -253,7 +253,7 @@ impl Joiner<'_> {
     }
 
     /// Runs the join over the first node's candidates in parallel chunks of
-    /// [`crate::engines::gemp::host::CHUNK`], one sink per chunk, returned in candidate order (one sink
+    /// [`crate::exec::control::CHUNK`], one sink per chunk, returned in candidate order (one sink
     /// for a pattern without nodes).
     pub fn run_parallel<S, F>(&self, make_sink: F) -> Vec<S>
     where
@@ -269,7 +269,7 @@ impl Joiner<'_> {
             return vec![run_chunk(&[])];
         };
         self.cands[first]
-            .par_chunks(crate::engines::gemp::host::CHUNK)
+            .par_chunks(crate::exec::control::CHUNK)
             .map(run_chunk)
             .collect()
     }

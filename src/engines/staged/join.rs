@@ -7,11 +7,12 @@
 //! every distinct binding once, under node-isomorphism or homomorphism; Cypher's relationship
 //! isomorphism is GEMP's join's only.
 
-use crate::engines::gemp::enumerate::{Enumerator, ModelOracle, State};
+use crate::engines::gemp::enumerate::{Enumerator, State};
 use crate::engines::gpsense::filter::Topo;
 use crate::engines::gpsense::join::{self as gps_join, Conjuncts, Joiner, Repeat};
 use crate::error::{Error, Result};
 use crate::exec::candidates::{CandidateSet, Semantics};
+use crate::exec::exists::ModelOracle;
 use crate::exec::plan::Plan;
 use crate::exec::{Control, Sink};
 use crate::model::Model;

@@ -20,10 +20,10 @@ pub mod order;
 
 use std::time::Instant;
 
-use crate::engines::gemp::counts_plain_projection;
-use crate::engines::gemp::enumerate::ModelOracle;
 use crate::error::{Error, Result};
 use crate::exec::eval::ExistsOracle;
+use crate::exec::exists::ModelOracle;
+use crate::exec::output::counts_plain_projection;
 use crate::exec::output::{counted_output, plain_projection_count, row_budget};
 use crate::exec::results::{finish_stages, CountSink, Projector, RowSink};
 use crate::exec::Control;
@@ -338,7 +338,7 @@ pub fn explain(
         }
     ));
     text.push('\n');
-    text.push_str(&crate::engines::gemp::explain::render_under(
+    text.push_str(&crate::exec::explain::render_under(
         query,
         &plan,
         model,

@@ -1,5 +1,5 @@
-//! GEMP's task runner (`CTaskRunner`, §4.1): the backend names, what one task (query) reports and
-//! GEMP's measurement points. The runner itself is [`crate::session::Session`], which owns
+//! What GEMP's task runner (`CTaskRunner`, §4.1) reports: the backend names, what one task (query)
+//! reports and GEMP's measurement points. The runner is [`crate::session::Session`], which owns
 //!
 //! - **backend choice** ([`Backend`]): `host` runs [`crate::engines::gemp::execute`]; `opencl` runs the
 //!   device pipeline ([`crate::engines::gemp::device`]) and fails when no device can be opened or a
