@@ -43,11 +43,14 @@ use crate::model::{Model, Value, ValueRef};
 use crate::pattern::binder::Params;
 use crate::pattern::ir::BoundQuery;
 use crate::session::{Backend, TaskReport};
-use crate::session::{EngineKind, Session, SessionOptions};
+use crate::session::{EngineKind, PrepareOptions, PreparedQuery, Session, SessionOptions};
 use crate::transform::{ApplyOptions, ChangeReport, Rules};
 
+mod kept_session;
 mod live;
 mod transaction;
+
+use kept_session::{SessionKey, SessionSlot};
 
 pub use live::{LiveQuery, MatchDiff};
 pub use transaction::Transaction;
@@ -55,7 +58,11 @@ pub use transaction::Transaction;
 /// A loaded model, ready for queries.
 #[derive(Debug)]
 pub struct Graph {
-    model: Model,
+    /// The session queries run on, kept between them (device opened, model uploaded once). It
+    /// borrows `model`, so it is declared first (dropped first) and cleared before the model
+    /// changes (see `api/kept_session.rs`).
+    sessions: SessionSlot,
+    model: Box<Model>,
     report: Option<LoadReport>,
     /// What each change touched, for [`LiveQuery::refresh`].
     log: live::ChangeLog,
@@ -120,7 +127,8 @@ impl Graph {
             &options,
         )?;
         Ok(Graph {
-            model,
+            sessions: SessionSlot::default(),
+            model: Box::new(model),
             report: Some(report),
             log: live::ChangeLog::new(),
         })
@@ -129,7 +137,8 @@ impl Graph {
     /// Opens a `.gemp` snapshot (memory-mapped).
     pub fn open(path: impl AsRef<Path>) -> Result<Graph> {
         Ok(Graph {
-            model: crate::model::snapshot::open(path.as_ref())?,
+            sessions: SessionSlot::default(),
+            model: Box::new(crate::model::snapshot::open(path.as_ref())?),
             report: None,
             log: live::ChangeLog::new(),
         })
@@ -139,7 +148,8 @@ impl Graph {
     pub fn from_json_str(text: &str) -> Result<Graph> {
         let (model, report) = crate::io::json_graph::read_str(text, None)?;
         Ok(Graph {
-            model,
+            sessions: SessionSlot::default(),
+            model: Box::new(model),
             report: Some(report),
             log: live::ChangeLog::new(),
         })
@@ -157,7 +167,8 @@ impl Graph {
         };
         let (model, report) = crate::io::xmi::read_str(text, metamodel, &options)?;
         Ok(Graph {
-            model,
+            sessions: SessionSlot::default(),
+            model: Box::new(model),
             report: Some(report),
             log: live::ChangeLog::new(),
         })
@@ -166,7 +177,8 @@ impl Graph {
     /// Wraps a model built otherwise (e.g. with [`crate::model::ModelBuilder`]).
     pub fn from_model(model: Model) -> Graph {
         Graph {
-            model,
+            sessions: SessionSlot::default(),
+            model: Box::new(model),
             report: None,
             log: live::ChangeLog::new(),
         }
@@ -175,6 +187,13 @@ impl Graph {
     /// The underlying model.
     pub fn model(&self) -> &Model {
         &self.model
+    }
+
+    /// Replaces the model (a committed change): the kept session, which ran on the old one, is
+    /// dropped first.
+    fn replace_model(&mut self, model: Model) {
+        self.sessions.clear();
+        *self.model = model;
     }
 
     /// What loading did (rows per file, malformed rows); `None` for snapshots and wrapped models.
@@ -208,7 +227,7 @@ impl Graph {
         let (model, report, touched) =
             crate::transform::apply_tracked(&self.model, &rules, options)?;
         if let Some(m) = model {
-            self.model = m;
+            self.replace_model(m);
             self.log.record(touched);
         }
         Ok(report)
@@ -225,23 +244,50 @@ impl Graph {
         crate::model::snapshot::write(&self.model, path.as_ref())
     }
 
-    /// Compiles a query (no parameters) against this graph.
+    /// Prepares a query (no parameters) against this graph.
     pub fn query(&self, source: &str) -> Result<Query> {
         self.query_with(source, &RunOptions::default())
     }
 
-    /// Compiles a query with the parameters of `options`. A syntax or binding error is an
-    /// [`Error::Query`] whose message shows the query source with the error marked.
+    /// Prepares a query with the parameters of `options` (see [`Session::prepare`]): its
+    /// `// gemp: semantics=…` line is read as the command line reads it. A syntax or binding error
+    /// is an [`Error::Query`] whose message shows the query source with the error marked.
     pub fn query_with(&self, source: &str, options: &RunOptions) -> Result<Query> {
-        let bound = crate::pattern::compile(source, &self.model, &options.params)
-            .map_err(|e| Error::Query(e.render(source, None)))?;
+        let prepared = crate::session::prepare::prepare(
+            &self.model,
+            source,
+            None,
+            &PrepareOptions {
+                params: options.params.clone(),
+                semantics: options.semantics,
+                ..Default::default()
+            },
+        )?;
         Ok(Query {
-            bound,
-            source: source.to_owned(),
+            prepared,
+            params: options.params.clone(),
         })
     }
 
-    /// Compiles and runs a query with default options (auto backend, injective matching).
+    /// Prepares the query file at `path` (Cypher, or a `.graph` query graph), with its
+    /// `// gemp: semantics=…` line, exactly as `gemp match` reads it.
+    pub fn query_file(&self, path: impl AsRef<Path>, options: &RunOptions) -> Result<Query> {
+        let prepared = crate::session::prepare::prepare_file(
+            &self.model,
+            path.as_ref(),
+            &PrepareOptions {
+                params: options.params.clone(),
+                semantics: options.semantics,
+                ..Default::default()
+            },
+        )?;
+        Ok(Query {
+            prepared,
+            params: options.params.clone(),
+        })
+    }
+
+    /// Prepares and runs a query with default options (auto backend, injective matching).
     pub fn run(&self, source: &str) -> Result<Matches<'_>> {
         let options = RunOptions::default();
         let q = self.query_with(source, &options)?;
@@ -255,15 +301,33 @@ impl Graph {
         Ok(self.execute(&q, &options)?.count())
     }
 
-    /// Runs a compiled query. For many queries on one OpenCL device, use [`Graph::runner`]
-    /// so the model is uploaded once.
+    /// Runs a prepared query on the session the graph keeps for `options.backend`,
+    /// `options.engine` and `options.stages` (opened on first use: the device is opened and the
+    /// model uploaded once, not per query). Parameters in `options` other than those the query
+    /// was prepared with bind it again (no parsing).
     pub fn execute(&self, query: &Query, options: &RunOptions) -> Result<Matches<'_>> {
-        let runner = self.runner(options)?;
-        runner.execute(query, options)
+        let key = SessionKey {
+            backend: options.backend,
+            engine: options.engine,
+            stages: options.stages,
+        };
+        let model: &Model = &self.model;
+        // SAFETY: `model` is the graph's boxed model; `replace_model` (the only way it changes)
+        // clears the slot first, and the slot is declared (dropped) before the model.
+        unsafe {
+            self.sessions.with(model, key, |session| {
+                let (output, report) = run_prepared(session, query, options)?;
+                Ok(Matches {
+                    model,
+                    output,
+                    report,
+                })
+            })
+        }
     }
 
-    /// A runner for `options.backend` and `options.engine` that keeps the model on the device
-    /// between queries.
+    /// A runner with its own session for `options.backend` and `options.engine` (the model is
+    /// uploaded to a device once for the runner's queries).
     pub fn runner(&self, options: &RunOptions) -> Result<Runner<'_>> {
         let session = Session::new(
             &self.model,
@@ -281,22 +345,47 @@ impl Graph {
     }
 }
 
-/// A compiled query, bound to the graph it was compiled for.
+/// Runs `query` on `session` with `options`: bound again when `options` brings other parameters,
+/// under `options.semantics` or else the query's own.
+fn run_prepared<'g>(
+    session: &Session<'g>,
+    query: &Query,
+    options: &RunOptions,
+) -> Result<(QueryOutput<'g>, TaskReport)> {
+    let rebound;
+    let prepared = if !options.params.is_empty() && options.params != query.params {
+        rebound = session.rebind(&query.prepared, &options.params)?;
+        &rebound
+    } else {
+        &query.prepared
+    };
+    let mut run = options.match_options();
+    run.semantics = options.semantics.unwrap_or(prepared.semantics());
+    session.run(prepared.bound(), &run)
+}
+
+/// A prepared query, bound to the graph it was prepared for (see [`Session::prepare`]).
 #[derive(Debug)]
 pub struct Query {
-    bound: BoundQuery,
-    source: String,
+    prepared: PreparedQuery,
+    params: Params,
 }
 
 impl Query {
     /// The query's source text.
     pub fn source(&self) -> &str {
-        &self.source
+        self.prepared.source()
     }
 
     /// The bound query (pattern, predicates, projection).
     pub fn bound(&self) -> &BoundQuery {
-        &self.bound
+        self.prepared.bound()
+    }
+
+    /// The semantics it runs under unless [`RunOptions::semantics`] says otherwise: its
+    /// `// gemp: semantics=…` line, else node-isomorphism.
+    pub fn semantics(&self) -> Semantics {
+        self.prepared.semantics()
     }
 }
 
@@ -311,8 +400,9 @@ pub struct RunOptions {
     /// on the host matcher (see [`crate::engines::staged`]); `None` (default): the engine's own
     /// pipeline. Only with [`EngineKind::Gemp`] and a host or auto backend.
     pub stages: Option<StageChoice>,
-    /// Node-injective (default), homomorphic or Cypher (relationship-isomorphic) matching.
-    pub semantics: Semantics,
+    /// Node-injective, homomorphic or Cypher (relationship-isomorphic) matching; `None`
+    /// (default): the query's `// gemp: semantics=…` line, else node-injective.
+    pub semantics: Option<Semantics>,
     /// Stop after this long; the result is then partial.
     pub timeout: Option<Duration>,
     /// Only count the results.
@@ -360,14 +450,14 @@ impl RunOptions {
     /// Homomorphic matching (pattern nodes may share a data node, relationships may share an
     /// edge).
     pub fn homomorphic(mut self) -> Self {
-        self.semantics = Semantics::Homomorphism;
+        self.semantics = Some(Semantics::Homomorphism);
         self
     }
 
     /// Cypher's relationship isomorphism, as Neo4j matches: the relationships of one `MATCH` bind
     /// distinct edges, every relationship edge by edge, nodes may repeat (host matcher only).
     pub fn cypher(mut self) -> Self {
-        self.semantics = Semantics::Cypher;
+        self.semantics = Some(Semantics::Cypher);
         self
     }
 
@@ -392,7 +482,7 @@ impl RunOptions {
 
     fn match_options(&self) -> MatchOptions {
         MatchOptions {
-            semantics: self.semantics,
+            semantics: self.semantics.unwrap_or_default(),
             timeout: self.timeout,
             count_only: self.count_only,
             limit: None,
@@ -410,7 +500,7 @@ pub struct Runner<'g> {
 impl<'g> Runner<'g> {
     /// Runs a compiled query.
     pub fn execute(&self, query: &Query, options: &RunOptions) -> Result<Matches<'g>> {
-        let (output, report) = self.session.run(&query.bound, &options.match_options())?;
+        let (output, report) = run_prepared(&self.session, query, options)?;
         Ok(Matches {
             model: self.model,
             output,

@@ -44,7 +44,12 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn unit_of(relative: &Path) -> String {
     let parts: Vec<String> = relative
         .components()
-        .map(|c| c.as_os_str().to_string_lossy().trim_end_matches(".rs").to_owned())
+        .map(|c| {
+            c.as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_owned()
+        })
         .collect();
     if parts[0] == "engines" && parts.len() >= 3 {
         format!("engines/{}", parts[1])
@@ -130,7 +135,10 @@ fn no_module_imports_from_a_layer_above_it() {
             continue;
         }
         let Some(own) = layer(&unit) else {
-            panic!("{}: unit `{unit}` has no layer in this test", relative.display());
+            panic!(
+                "{}: unit `{unit}` has no layer in this test",
+                relative.display()
+            );
         };
         for target in imported_units(&code_of(file), "crate") {
             if target == unit || target == "Error" || target == "Result" {
@@ -149,7 +157,9 @@ fn no_module_imports_from_a_layer_above_it() {
                 violations
                     .entry(format!("{}", relative.display()))
                     .or_default()
-                    .push(format!("{unit} (layer {own}) imports {target} (layer {theirs})"));
+                    .push(format!(
+                        "{unit} (layer {own}) imports {target} (layer {theirs})"
+                    ));
             }
         }
     }
@@ -175,8 +185,8 @@ fn the_command_line_uses_only_the_librarys_public_paths() {
             );
         }
     }
-    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
-        .unwrap();
+    let lib =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
     assert!(
         !lib.contains("mod cli"),
         "the command line is the binary's module"

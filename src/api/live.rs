@@ -40,6 +40,7 @@ use crate::exec::MatchOptions;
 use crate::model::Model;
 use crate::pattern::binder::Params;
 use crate::pattern::ir::{BoundQuery, Expr, NodeSlot, ProjItem, Projection};
+use crate::session::{PrepareOptions, Session};
 use crate::transform::Touched;
 
 /// The changes made to one [`Graph`], in order: what [`LiveQuery::refresh`] reads.
@@ -221,6 +222,8 @@ pub struct LiveQuery {
 struct Shape {
     /// The query with one stage projecting the named variables' ids.
     bindings: BoundQuery,
+    /// How it runs: the semantics of its `// gemp:` line, else node-isomorphism.
+    options: MatchOptions,
     /// Named node slots and relationship slots, in column order.
     columns: Vec<Column>,
     /// The pattern nodes a match's identity names: the named nodes and the ends of named
@@ -344,9 +347,16 @@ impl Graph {
 /// Property keys the model does not have read as null (they may appear later, and a refresh
 /// after the last element with a property was deleted must still bind), as in rule files.
 fn shape(model: &Model, source: &str, params: &Params) -> Result<Shape> {
-    let render = |e: crate::pattern::error::QueryError| Error::Query(e.render(source, None));
-    let ast = crate::pattern::parse_query(source).map_err(render)?;
-    let query = crate::pattern::binder::bind_lenient(&ast, model, params).map_err(render)?;
+    let prepared = Session::host(model).prepare(
+        source,
+        &PrepareOptions {
+            params: params.clone(),
+            lenient: true,
+            ..Default::default()
+        },
+    )?;
+    let options = prepared.options();
+    let query = prepared.into_bound();
     let refuse = |what: &str| {
         Err(Error::Query(format!(
             "a live query is MATCH … WHERE … with an optional RETURN; {what} is not supported"
@@ -403,6 +413,7 @@ fn shape(model: &Model, source: &str, params: &Params) -> Result<Shape> {
     };
     Ok(Shape {
         bindings,
+        options,
         columns,
         identity,
         radius,
@@ -468,12 +479,12 @@ fn affected_nodes(model: &Model, touched: &Touched, radius: usize) -> Option<Vec
         .keys()
         .filter_map(|k| model.node_by_key(k))
         .collect();
-    crate::engines::gemp::neighbourhood(model, &seeds, radius, limit - 1)
+    crate::model::neighbourhood::neighbourhood(model, &seeds, radius, limit - 1)
 }
 
 /// Every match of the query.
 fn all_matches(model: &Model, shape: &Shape) -> Result<Matches> {
-    let out = crate::engines::gemp::execute(model, &shape.bindings, &MatchOptions::default())?;
+    let (out, _) = Session::host(model).run(&shape.bindings, &shape.options)?;
     let mut matches = Matches::new();
     add_rows(model, shape, &out.rows, &mut matches);
     Ok(matches)
@@ -485,13 +496,8 @@ fn seeded_matches(model: &Model, shape: &Shape, seeds: &[u32]) -> Result<Matches
     if seeds.is_empty() {
         return Ok(all);
     }
-    let outputs = crate::engines::gemp::execute_seeded(
-        model,
-        &shape.bindings,
-        &MatchOptions::default(),
-        &shape.identity,
-        seeds,
-    )?;
+    let outputs =
+        Session::host(model).run_seeded(&shape.bindings, &shape.options, &shape.identity, seeds)?;
     for out in outputs {
         let mut found = Matches::new();
         add_rows(model, shape, &out.rows, &mut found);

@@ -68,16 +68,17 @@ impl<'g> Transaction<'g> {
     /// The number of results of a query on the changed model (host matcher).
     pub fn count(&self, source: &str) -> Result<u64> {
         let options = RunOptions::host().count_only();
-        let bound = crate::pattern::compile(source, self.model(), &options.params)
-            .map_err(|e| crate::error::Error::Query(e.render(source, None)))?;
         let session = crate::session::Session::host(self.model());
-        Ok(session.run(&bound, &options.match_options())?.0.count)
+        let prepared = session.prepare(source, &Default::default())?;
+        let mut run = options.match_options();
+        run.semantics = prepared.semantics();
+        Ok(session.run(prepared.bound(), &run)?.0.count)
     }
 
     /// Makes the changes the graph's; returns every statement's report.
     pub fn commit(self) -> ChangeReport {
         if let Some(m) = self.pending {
-            self.graph.model = m;
+            self.graph.replace_model(m);
             self.graph.log.record(self.touched);
         }
         self.report

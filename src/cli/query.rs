@@ -12,14 +12,13 @@ use super::Outcome;
 use gemp::engines::gpsense;
 use gemp::engines::staged::{FilterAlgo, JoinAlgo, OrderAlgo, StageChoice};
 use gemp::io::format::Format;
-use gemp::io::{subgraph_bench, LoadOptions, LoadReport};
 
 use gemp::exec::{self, MatchOptions, Semantics};
 use gemp::model::Model;
 use gemp::pattern::binder::{self, Params};
 use gemp::pattern::ir::BoundQuery;
 use gemp::session::{timings_line, Backend};
-use gemp::session::{EngineKind, Session, SessionOptions};
+use gemp::session::{EngineKind, PrepareOptions, QueryLanguage, Session, SessionOptions};
 
 /// How a query file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -278,67 +277,30 @@ pub(super) fn parse_params(list: &[String]) -> anyhow::Result<Params> {
     Ok(p)
 }
 
-/// Reads and binds a query file; returns it with the semantics it runs under (see
-/// [`semantics_for`]).
+/// Reads and binds a query file through the library's one preparation
+/// ([`gemp::session::prepare`]); returns it with the semantics it runs under.
 pub fn load_query(
     path: &Path,
     model: &Model,
     args: &QueryArgs,
     params: &Params,
 ) -> anyhow::Result<(BoundQuery, Semantics)> {
-    let graph = match args.query_format {
-        QueryFormat::SubgraphBench => true,
-        QueryFormat::Cypher => false,
-        QueryFormat::Auto => path.extension().is_some_and(|e| e == "graph"),
-    };
-    if graph {
-        let g = subgraph_bench::parse(
-            path,
-            &LoadOptions {
-                strict: true,
-                ..Default::default()
+    let prepared = gemp::session::prepare::prepare_file(
+        model,
+        path,
+        &PrepareOptions {
+            params: params.clone(),
+            semantics: args.semantics,
+            language: match args.query_format {
+                QueryFormat::SubgraphBench => QueryLanguage::SubgraphBench,
+                QueryFormat::Cypher => QueryLanguage::Cypher,
+                QueryFormat::Auto => QueryLanguage::Auto,
             },
-            &mut LoadReport::default(),
-        )?;
-        let semantics = semantics_for(path, args.semantics, None);
-        return Ok((gemp::pattern::bench_query::bind(&g, model), semantics));
-    }
-    let source =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let declared = gemp::pattern::directives::parse(&source)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
-        .semantics;
-    let query = binder::compile(&source, model, params)
-        .map_err(|e| anyhow::anyhow!("{}", e.render(&source, Some(&path.display().to_string()))))?;
-    Ok((query, semantics_for(path, args.semantics, declared)))
-}
-
-/// The semantics a query file runs under: `--semantics` when given (a warning when the file
-/// declares another), else the file's `// gemp: semantics=…` line, else node-isomorphism (always
-/// so for `.graph` query graphs, which declare nothing). Logged once at `-v`.
-pub fn semantics_for(
-    path: &Path,
-    flag: Option<Semantics>,
-    declared: Option<(Semantics, usize)>,
-) -> Semantics {
-    let (semantics, from) = match (flag, declared) {
-        (Some(f), Some((d, line))) if f != d => {
-            log::warn!(
-                "{}:{line} declares semantics={d}; --semantics {f} overrides it",
-                path.display()
-            );
-            (f, "--semantics".to_string())
-        }
-        (Some(f), _) => (f, "--semantics".to_string()),
-        (None, Some((d, line))) => (d, format!("line {line} of the query file")),
-        (None, None) => (Semantics::default(), "the default".to_string()),
-    };
-    log::info!(
-        "{}: semantics {} (from {from})",
-        path.display(),
-        semantics.describe()
-    );
-    semantics
+            lenient: false,
+        },
+    )?;
+    let semantics = prepared.semantics();
+    Ok((prepared.into_bound(), semantics))
 }
 
 fn options(

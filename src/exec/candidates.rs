@@ -11,12 +11,6 @@ use crate::model::Model;
 use crate::pattern::ir::{BoundQuery, Expr, NodeSlot, Pattern};
 pub use crate::pattern::Semantics;
 
-impl std::fmt::Display for Semantics {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// The candidate set of one pattern node.
 #[derive(Debug, Clone, Default)]
 pub struct CandidateSet {

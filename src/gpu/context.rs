@@ -163,6 +163,7 @@ impl Gpu {
                     .build()
             },
         )?;
+        super::count_context_opened();
         let queue = cl_call(
             || format!("creating a command queue on {}", info.summary()),
             || {

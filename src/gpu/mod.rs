@@ -49,6 +49,23 @@ pub use context::{cl_call, cl_error, DeviceBuffer, Gpu};
 #[cfg(feature = "opencl")]
 pub use discovery::{devices, platform_count};
 
+thread_local! {
+    /// OpenCL contexts this thread has opened (`Gpu::new`).
+    static CONTEXTS_OPENED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many OpenCL contexts the calling thread has opened so far: what shows that a session kept
+/// between queries opens its device once (a session opens its device on the thread that creates it).
+pub fn contexts_opened_on_this_thread() -> u64 {
+    CONTEXTS_OPENED.with(|c| c.get())
+}
+
+/// Counts one more context opened on this thread.
+#[cfg_attr(not(feature = "opencl"), allow(dead_code))]
+fn count_context_opened() {
+    CONTEXTS_OPENED.with(|c| c.set(c.get() + 1));
+}
+
 /// Shared OpenCL C helpers (`lower_bound_u32`, `upper_bound_u32`, `binary_search_edge`,
 /// `has_edge`…); prepend it to any program that uses them.
 pub const COMMON_CL: &str = include_str!("../../cl/common.cl");

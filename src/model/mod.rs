@@ -15,6 +15,7 @@ mod column;
 mod csr;
 mod direct_file;
 mod interner;
+pub mod neighbourhood;
 mod row_set;
 mod schema;
 mod slab;

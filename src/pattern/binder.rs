@@ -159,6 +159,19 @@ pub fn bind_with_warnings(
     bind_inner(query, model, params, None, false)
 }
 
+/// Binds a query parsed from `source` against `model` (warnings point into `source`): what a
+/// prepared query does for each new set of parameters, without parsing again. `lenient`: property
+/// keys the model does not have read as null (see [`bind_lenient`]).
+pub fn bind_parsed(
+    query: &ast::Query,
+    source: &str,
+    model: &Model,
+    params: &Params,
+    lenient: bool,
+) -> BResult<(BoundQuery, Vec<QueryWarning>)> {
+    bind_inner(query, model, params, Some(source), lenient)
+}
+
 /// Binds a parsed query against `model` like [`bind`], except that property keys the model does
 /// not have read as null instead of being errors: the read part of a rule statement may test
 /// properties that an earlier statement creates (or that no element has yet). Warnings are logged.

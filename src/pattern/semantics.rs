@@ -73,3 +73,9 @@ impl Semantics {
         self == Semantics::Cypher
     }
 }
+
+impl std::fmt::Display for Semantics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

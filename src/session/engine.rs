@@ -22,7 +22,7 @@ pub struct EngineRun<'m> {
 ///
 /// Every implementation has the same semantics: equal queries give equal results on every
 /// engine (the differential tests hold them to it).
-pub trait Engine<'m>: std::fmt::Debug {
+pub trait Engine<'m>: std::fmt::Debug + Send {
     /// The name reports use: `host`, `host stages filter=… order=… join=…`, `opencl (<device>)`,
     /// `gpsense host`, `gpsense opencl (<device>)`.
     fn name(&self) -> String;

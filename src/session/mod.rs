@@ -36,6 +36,7 @@ pub mod engine;
 pub mod gemp_device;
 pub mod gpsense;
 pub mod host;
+pub mod prepare;
 pub mod report;
 pub mod staged;
 
@@ -55,6 +56,7 @@ use crate::gpu::DeviceSelector;
 use crate::model::Model;
 use crate::pattern::binder::Params;
 use crate::pattern::ir::BoundQuery;
+pub use prepare::{PrepareOptions, PreparedQuery, QueryLanguage, SemanticsFrom};
 pub use report::{timings_line, Backend, TaskReport};
 
 /// Which matching engine runs a session's queries (`--engine`).
@@ -186,10 +188,38 @@ impl<'m> Session<'m> {
     }
 
     /// Parses and binds a query against the session's model. A syntax or binding error renders
-    /// with the offending source line.
+    /// with the offending source line. (The bound query alone: [`Session::prepare`] also reads the
+    /// query's directives and keeps the parsed form for new parameters.)
     pub fn compile(&self, source: &str, params: &Params) -> Result<BoundQuery> {
-        crate::pattern::compile(source, self.model, params)
-            .map_err(|e| Error::Query(e.render(source, None)))
+        Ok(self
+            .prepare(
+                source,
+                &PrepareOptions {
+                    params: params.clone(),
+                    ..Default::default()
+                },
+            )?
+            .into_bound())
+    }
+
+    /// Prepares Cypher `source` against the session's model (see [`prepare`]): its `// gemp:`
+    /// directives, parsed and bound with `options.params`, the semantics in force decided.
+    pub fn prepare(&self, source: &str, options: &PrepareOptions) -> Result<PreparedQuery> {
+        prepare::prepare(self.model, source, None, options)
+    }
+
+    /// Prepares the query file at `path` (Cypher, or a `.graph` query graph); errors name the file.
+    pub fn prepare_file(
+        &self,
+        path: &std::path::Path,
+        options: &PrepareOptions,
+    ) -> Result<PreparedQuery> {
+        prepare::prepare_file(self.model, path, options)
+    }
+
+    /// [`PreparedQuery::bind`] on this session's model: the query again with new parameters.
+    pub fn rebind(&self, prepared: &PreparedQuery, params: &Params) -> Result<PreparedQuery> {
+        prepared.bind(self.model, params)
     }
 
     /// How the session's engine runs `query`: the engine, the semantics in force, then its plan
@@ -246,6 +276,22 @@ impl<'m> Session<'m> {
                 Ok((run.output, self.report(start, Some(why), None)))
             }
         }
+    }
+
+    /// [`Session::run`] restricted to the matches that bind pattern node `slot` to one of `seeds`
+    /// (sorted, distinct node ids), one output per slot of `slots`: what incremental re-checking
+    /// ([`crate::api::LiveQuery`]) runs. On the host matcher, whatever the session's engine.
+    pub fn run_seeded(
+        &self,
+        query: &BoundQuery,
+        options: &MatchOptions,
+        slots: &[usize],
+        seeds: &[u32],
+    ) -> Result<Vec<QueryOutput<'m>>> {
+        crate::util::memory::reset();
+        unless_memory_limit(crate::engines::gemp::execute_seeded(
+            self.model, query, options, slots, seeds,
+        ))
     }
 
     /// Runs a query and hands its rows to `consume`: while the search runs where the engine can

@@ -201,8 +201,14 @@ pub fn execute_seeded<'m>(
     // Every node of a match binding a seed at one of `slots` lies within the pattern's radius
     // around the seeds: candidates are filtered there only (unless that is a large part of the
     // model anyway).
-    let near = pattern_radius(&query.pattern, slots)
-        .and_then(|r| neighbourhood(model, seeds, r, (model.node_count() / 4).max(64)));
+    let near = pattern_radius(&query.pattern, slots).and_then(|r| {
+        crate::model::neighbourhood::neighbourhood(
+            model,
+            seeds,
+            r,
+            (model.node_count() / 4).max(64),
+        )
+    });
     let all = candidates::filter_candidates_within(
         model,
         &query.pattern,
@@ -242,55 +248,6 @@ fn pattern_radius(pattern: &crate::pattern::ir::Pattern, slots: &[usize]) -> Opt
         let dist = pattern.hops_from(&[(slot, 0)])?;
         Some(radius.max(dist.into_iter().max().unwrap_or(0)))
     })
-}
-
-/// The nodes within `hops` edges (either direction) of `seeds`, sorted and distinct; `None` when
-/// they are more than `limit`.
-pub(crate) fn neighbourhood(
-    model: &Model,
-    seeds: &[u32],
-    hops: usize,
-    limit: usize,
-) -> Option<Vec<u32>> {
-    let n = model.node_count();
-    let mut seen = vec![false; n];
-    let mut all: Vec<u32> = Vec::new();
-    for &s in seeds {
-        if (s as usize) < n && !seen[s as usize] {
-            seen[s as usize] = true;
-            all.push(s);
-        }
-    }
-    let mut frontier = all.clone();
-    for _ in 0..hops {
-        let mut next = Vec::new();
-        for &v in &frontier {
-            for &w in model
-                .out()
-                .neighbors_of(v)
-                .iter()
-                .chain(model.inc().neighbors_of(v))
-            {
-                if !seen[w as usize] {
-                    seen[w as usize] = true;
-                    next.push(w);
-                }
-            }
-            if all.len() + next.len() > limit {
-                return None;
-            }
-        }
-        all.extend_from_slice(&next);
-        frontier = next;
-        if frontier.is_empty() {
-            break;
-        }
-    }
-    if all.len() > limit {
-        return None;
-    }
-    all.sort_unstable();
-    Some(all)
 }
 
 /// Runs a bound query on the host (all cores).
