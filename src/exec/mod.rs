@@ -10,11 +10,12 @@
 //! - [`control`]: the match [`Sink`] contract and the shared stop conditions ([`Control`]);
 //! - [`results`]: the result stages (projection, grouping, DISTINCT, ORDER BY, SKIP/LIMIT);
 //! - [`output`]: what a query gives back ([`QueryOutput`], [`StreamSummary`]);
-//! - [`drive`]: the one end of a query every engine's run goes through.
+//! - [`drive`]: the one end of a query every engine's search goes through ([`drive::drive`]).
 
 pub mod candidates;
 pub mod column_filter;
 pub mod control;
+pub mod drive;
 pub mod eval;
 pub mod exists;
 pub mod explain;
@@ -26,6 +27,7 @@ pub mod results;
 
 pub use crate::pattern::Semantics;
 pub use control::{Control, Sink};
+pub use drive::{drive, Drive, Search};
 pub use eval::Val;
 pub use options::{MatchOptions, Timings};
 pub use output::{

@@ -50,7 +50,7 @@ pub struct Step {
 }
 
 /// A matching plan.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Plan {
     /// Steps in matching order; `steps[0].node` is the pivot.
     pub steps: Vec<Step>,

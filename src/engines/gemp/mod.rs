@@ -18,13 +18,13 @@ pub mod triangles;
 use std::time::Instant;
 
 use crate::exec::results::{CountSink, Projector, RowSink};
-use crate::exec::{candidates, plan, results};
+use crate::exec::{candidates, plan};
 use enumerate::Enumerator;
 
 use crate::error::Result;
 use crate::exec::eval::{ExistsOracle, Val};
-use crate::exec::output::{counted_output, plain_projection_count, row_budget};
 use crate::exec::plan::Plan;
+use crate::exec::{drive, Drive, Search, Sink};
 use crate::exec::{
     hand_over, is_streamable, Control, MatchOptions, QueryOutput, RowConsumer, Semantics,
     StreamSummary, Timings,
@@ -379,12 +379,11 @@ fn execute_planned<'m>(
     query: &BoundQuery,
     plan: Plan,
     cands: Vec<candidates::CandidateSet>,
-    mut timings: Timings,
+    timings: Timings,
     options: &MatchOptions,
     deadline: Option<Instant>,
 ) -> Result<QueryOutput<'m>> {
     let control = Control::new(deadline);
-    let first = query.stages.first().map(Projector::new);
     let count_matches_only = counts_matches_only(query, options);
     let e = Enumerator::new(
         model,
@@ -403,83 +402,74 @@ fn execute_planned<'m>(
             ));
         }
     }
-    let pivots = e.pivot_candidates();
-    let (k, r) = (query.pattern.nodes.len(), query.pattern.rels.len());
-    let start = Instant::now();
-
-    let Some(first) = first else {
-        // No projection at all: count matches.
-        let count = count_matches(&e, pivots, k, r, &plan);
-        timings.enumerate = start.elapsed();
-        let columns = vec!["count".into()];
-        return Ok(counted_output(
-            columns,
-            count,
-            control.timed_out(),
-            plan,
-            timings,
-        ));
-    };
-    if count_matches_only && !first.is_count_star() {
-        // `--count` of a plain projection: rows = matches, minus SKIP, capped by LIMIT.
-        let matches = count_matches(&e, pivots, k, r, &plan);
-        let count = plain_projection_count(query, matches);
-        timings.enumerate = start.elapsed();
-        let (columns, partial) = (first.columns(), control.timed_out());
-        return Ok(counted_output(columns, count, partial, plan, timings));
-    }
-
     let oracle: &(dyn ExistsOracle + Sync) = &e;
-    let budget = row_budget(query, &first);
-    if budget == Some(0) {
-        control.stop();
-    }
-    let sinks: Vec<RowSink<'_, 'm>> = if plan.steps.is_empty() {
-        let mut s = RowSink::new(model, &first, Some(oracle));
-        s.push(&[], &[], &[]);
-        vec![s]
-    } else if control.stopped() {
-        Vec::new()
-    } else {
-        host::run_parallel(&e, pivots, k, r, || {
-            RowSink::new(model, &first, Some(oracle)).with_budget(budget, &control)
-        })
+    let mut search = HostSearch {
+        pivots: e.pivot_candidates(),
+        k: query.pattern.nodes.len(),
+        r: query.pattern.rels.len(),
+        e: &e,
+        plan: &plan,
+        control: &control,
     };
-    timings.enumerate = start.elapsed();
-    let partial = control.timed_out();
-    let out = finish_output(
+    let run = Drive {
         model,
         query,
-        &first,
-        sinks,
-        Some(oracle),
         options,
-        partial,
-        // The enumerator (the oracle) borrows the plan; a plan is a few short lists.
-        plan.clone(),
+        control: &control,
+        oracle,
         timings,
-    );
-    Ok(out)
+    };
+    drive(run, &mut search)
 }
 
-/// The end of a query whose matches went into `sinks`: the result stages (timed), then the output
-/// (rows dropped when only counted; `partial` when the deadline stopped the search).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn finish_output<'q, 'm>(
-    model: &'m Model,
-    query: &BoundQuery,
-    first: &'q Projector<'q>,
-    sinks: Vec<RowSink<'q, 'm>>,
-    oracle: Option<&'q (dyn ExistsOracle + Sync)>,
-    options: &MatchOptions,
-    partial: bool,
-    plan: Plan,
-    mut timings: Timings,
-) -> QueryOutput<'m> {
-    let start = Instant::now();
-    let (rows, columns) = results::finish_stages(model, &query.stages, first, sinks, oracle);
-    timings.results = start.elapsed();
-    QueryOutput::finished(columns, rows, options.count_only, partial, plan, timings)
+/// The host enumerator's search for [`drive`]: pivot chunks on all cores.
+struct HostSearch<'e, 'a> {
+    e: &'e Enumerator<'a>,
+    pivots: &'e [u32],
+    /// Pattern nodes and relationships.
+    k: usize,
+    r: usize,
+    plan: &'e Plan,
+    control: &'e Control,
+}
+
+impl Search for HostSearch<'_, '_> {
+    fn search<S: Sink + Send>(
+        &mut self,
+        make_sink: &(dyn Fn() -> S + Sync + Send),
+    ) -> Result<Vec<S>> {
+        if self.plan.steps.is_empty() {
+            // The empty pattern has one empty match.
+            let mut s = make_sink();
+            s.emit(&[], &[]);
+            return Ok(vec![s]);
+        }
+        if self.control.stopped() {
+            return Ok(Vec::new());
+        }
+        Ok(host::run_parallel(
+            self.e,
+            self.pivots,
+            self.k,
+            self.r,
+            make_sink,
+        ))
+    }
+
+    fn count(&mut self) -> Result<u64> {
+        Ok(count_matches(
+            self.e,
+            self.pivots,
+            self.k,
+            self.r,
+            self.plan,
+        ))
+    }
+
+    fn plan(&mut self) -> Plan {
+        // The enumerator borrows the plan; a plan is a few short lists.
+        self.plan.clone()
+    }
 }
 
 /// True when only the number of matches is wanted: a lone `count(*)`, or `--count` of a plain
@@ -546,7 +536,7 @@ fn execute_factorised<'m>(
     let sinks = fx.run_parallel(&projector, next.as_ref(), &fx);
     timings.enumerate = start.elapsed();
     let partial = control.timed_out();
-    finish_output(
+    crate::exec::drive::finish(
         model,
         query,
         &projector,

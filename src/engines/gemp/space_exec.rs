@@ -6,14 +6,13 @@
 use std::time::Instant;
 
 use super::{
-    choose_factorised, count_symmetry, counted_output, counts_matches_only, finish_output,
-    plain_projection_count, prepare_host, row_budget, stream_through, Control, MatchOptions,
-    QueryOutput, RowConsumer, StreamSummary, Timings,
+    choose_factorised, count_symmetry, counts_matches_only, prepare_host, stream_through, Control,
+    MatchOptions, QueryOutput, RowConsumer, StreamSummary, Timings,
 };
 use crate::engines::gemp::space::{self, Budget, Prepared, Rows, SpaceOptions};
 use crate::error::Result;
 use crate::exec::results::{Projector, RowSink};
-use crate::exec::Sink;
+use crate::exec::{drive, Drive, Search, Sink};
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
 
@@ -78,60 +77,73 @@ pub(super) fn execute<'m>(
     let Some(prepared) = prepare(model, query, options, &control) else {
         return Ok(None);
     };
-    let mut timings = timings_of(&prepared);
+    let timings = timings_of(&prepared);
     let plan = prepared.space.as_plan(query, &prepared.choice);
-    let start = Instant::now();
-    let first = query.stages.first().map(Projector::new);
-    let Some(first) = first else {
-        let count = prepared.count(&control, options.limit);
-        timings.enumerate = start.elapsed();
-        let partial = control.timed_out();
-        return Ok(Some(counted_output(
-            vec!["count".into()],
-            count,
-            partial,
-            plan,
-            timings,
-        )));
+    let limit = options.limit.map(|l| Budget::new(l, &control));
+    let mut search = CoreSearch {
+        prepared: &prepared,
+        control: &control,
+        limit: limit.as_ref(),
+        limit_count: options.limit,
+        rels: query.pattern.rels.len(),
+        plan,
     };
-    if counts_matches_only(query, options) && !first.is_count_star() {
-        let matches = prepared.count(&control, options.limit);
-        let count = plain_projection_count(query, matches);
-        timings.enumerate = start.elapsed();
-        let (columns, partial) = (first.columns(), control.timed_out());
-        return Ok(Some(counted_output(columns, count, partial, plan, timings)));
+    // Queries the core takes have no `EXISTS` sub-patterns; the oracle is never asked.
+    let oracle = crate::exec::exists::ModelOracle {
+        model,
+        semantics: options.semantics,
+    };
+    let run = Drive {
+        model,
+        query,
+        options,
+        control: &control,
+        oracle: &oracle,
+        timings,
+    };
+    drive(run, &mut search).map(Some)
+}
+
+/// The core's search for [`drive`]: work-stealing enumeration over the candidate space, exact
+/// `--limit`, and the core's own count (which also answers `count(*)`).
+struct CoreSearch<'p, 'c> {
+    prepared: &'p Prepared,
+    control: &'c Control,
+    limit: Option<&'p Budget<'c>>,
+    limit_count: Option<u64>,
+    rels: usize,
+    plan: crate::exec::plan::Plan,
+}
+
+impl Search for CoreSearch<'_, '_> {
+    fn search<S: Sink + Send>(
+        &mut self,
+        make_sink: &(dyn Fn() -> S + Sync + Send),
+    ) -> Result<Vec<S>> {
+        if self.prepared.is_empty() || self.control.stopped() {
+            return Ok(Vec::new());
+        }
+        let (order, limit) = (&self.prepared.plan.order, self.limit);
+        Ok(self
+            .prepared
+            .searcher(self.control)
+            .run_chunks(|| Rows::new(make_sink(), order, self.rels, limit))
+            .into_iter()
+            .map(|r| r.sink)
+            .collect())
     }
-    let sinks: Vec<RowSink<'_, 'm>> = if first.is_count_star() {
-        let mut sink = RowSink::new(model, &first, None);
-        let _ = sink.add_count(prepared.count(&control, options.limit));
-        vec![sink]
-    } else {
-        let budget = row_budget(query, &first);
-        if budget == Some(0) {
-            control.stop();
-        }
-        let limit = options.limit.map(|l| Budget::new(l, &control));
-        if prepared.is_empty() || control.stopped() {
-            Vec::new()
-        } else {
-            let rels = query.pattern.rels.len();
-            prepared
-                .searcher(&control)
-                .run_chunks(|| {
-                    let sink = RowSink::new(model, &first, None).with_budget(budget, &control);
-                    Rows::new(sink, &prepared.plan.order, rels, limit.as_ref())
-                })
-                .into_iter()
-                .map(|r| r.sink)
-                .collect()
-        }
-    };
-    timings.enumerate = start.elapsed();
-    let partial = control.timed_out();
-    let out = finish_output(
-        model, query, &first, sinks, None, options, partial, plan, timings,
-    );
-    Ok(Some(out))
+
+    fn count(&mut self) -> Result<u64> {
+        Ok(self.prepared.count(self.control, self.limit_count))
+    }
+
+    fn plan(&mut self) -> crate::exec::plan::Plan {
+        self.plan.clone()
+    }
+
+    fn counts_count_star(&self) -> bool {
+        true
+    }
 }
 
 /// Streams a plain one-stage projection of `query` from the core when it is for the core;

@@ -16,9 +16,7 @@ use super::plan::{self, GpsPlan};
 use crate::error::Result;
 use crate::exec::eval::ExistsOracle;
 use crate::exec::exists::ModelOracle;
-use crate::exec::output::counts_plain_projection;
-use crate::exec::output::{counted_output, plain_projection_count, row_budget};
-use crate::exec::results::{finish_stages, CountSink, Projector, RowSink};
+use crate::exec::{drive, Drive, Search};
 use crate::exec::{Control, Sink};
 use crate::exec::{MatchOptions, QueryOutput, Semantics, Timings};
 use crate::model::Model;
@@ -395,53 +393,54 @@ impl<'m> Engine<'m> {
         let counts: Vec<usize> = prep.cands.iter().map(|c| c.len()).collect();
         let plan_out = prep.plan.as_planner_plan(&counts);
         let oracle = ModelOracle { model, semantics };
-        let first = query.stages.first().map(Projector::new);
-        let start = Instant::now();
-        let count_matches = |control: &Control| -> u64 {
-            self.search(
-                query,
-                &prep,
-                semantics,
-                control,
-                &oracle,
-                CountSink::default,
-            )
-            .into_iter()
-            .map(|s| s.count)
-            .sum()
+        let mut search = GpsenseSearch {
+            engine: self,
+            query,
+            prep: &prep,
+            semantics,
+            control: &control,
+            oracle: &oracle,
+            plan: plan_out,
         };
-        let Some(first) = first else {
-            let count = count_matches(&control);
-            timings.enumerate = start.elapsed();
-            let (columns, partial) = (vec!["count".into()], control.timed_out());
-            return Ok(counted_output(columns, count, partial, plan_out, timings));
-        };
-        if counts_plain_projection(query, options, &first) {
-            let count = plain_projection_count(query, count_matches(&control));
-            timings.enumerate = start.elapsed();
-            let (columns, partial) = (first.columns(), control.timed_out());
-            return Ok(counted_output(columns, count, partial, plan_out, timings));
-        }
-        let budget = row_budget(query, &first);
-        let sinks: Vec<RowSink<'_, 'm>> = if budget == Some(0) {
-            Vec::new()
-        } else {
-            let oracle_ref: &(dyn ExistsOracle + Sync) = &oracle;
-            self.search(query, &prep, semantics, &control, oracle_ref, || {
-                RowSink::new(model, &first, Some(oracle_ref)).with_budget(budget, &control)
-            })
-        };
-        timings.enumerate = start.elapsed();
-        let start = Instant::now();
-        let (rows, columns) = finish_stages(model, &query.stages, &first, sinks, Some(&oracle));
-        timings.results = start.elapsed();
-        Ok(QueryOutput::finished(
-            columns,
-            rows,
-            options.count_only,
-            control.timed_out(),
-            plan_out,
+        let run = Drive {
+            model,
+            query,
+            options,
+            control: &control,
+            oracle: &oracle,
             timings,
+        };
+        drive(run, &mut search)
+    }
+}
+
+/// GpSense's join for [`drive`].
+struct GpsenseSearch<'s, 'm> {
+    engine: &'s Engine<'m>,
+    query: &'s BoundQuery,
+    prep: &'s Prepared,
+    semantics: Semantics,
+    control: &'s Control,
+    oracle: &'s (dyn ExistsOracle + Sync),
+    plan: crate::exec::plan::Plan,
+}
+
+impl Search for GpsenseSearch<'_, '_> {
+    fn search<S: Sink + Send>(
+        &mut self,
+        make_sink: &(dyn Fn() -> S + Sync + Send),
+    ) -> Result<Vec<S>> {
+        Ok(self.engine.search(
+            self.query,
+            self.prep,
+            self.semantics,
+            self.control,
+            self.oracle,
+            make_sink,
         ))
+    }
+
+    fn plan(&mut self) -> crate::exec::plan::Plan {
+        self.plan.clone()
     }
 }

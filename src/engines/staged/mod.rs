@@ -21,12 +21,9 @@ pub mod order;
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::exec::eval::ExistsOracle;
 use crate::exec::exists::ModelOracle;
-use crate::exec::output::counts_plain_projection;
-use crate::exec::output::{counted_output, plain_projection_count, row_budget};
-use crate::exec::results::{finish_stages, CountSink, Projector, RowSink};
 use crate::exec::Control;
+use crate::exec::{drive, Drive, Search, Sink};
 use crate::exec::{MatchOptions, QueryOutput, Timings};
 use crate::model::Model;
 use crate::pattern::ir::BoundQuery;
@@ -234,46 +231,44 @@ pub fn execute<'m>(
         control: &control,
     };
     let oracle = ModelOracle { model, semantics };
-    let first = query.stages.first().map(Projector::new);
-    let start = Instant::now();
-    let count_matches = || -> Result<(u64, crate::exec::plan::Plan)> {
-        let joined = join::join(choice.join, &input, CountSink::default)?;
-        Ok((joined.sinks.iter().map(|s| s.count).sum(), joined.plan))
+    let mut search = StagedSearch {
+        algo: choice.join,
+        input: &input,
+        plan: None,
     };
-    let Some(first) = first else {
-        let (count, plan) = count_matches()?;
-        timings.enumerate = start.elapsed();
-        let (columns, partial) = (vec!["count".into()], control.timed_out());
-        return Ok(counted_output(columns, count, partial, plan, timings));
-    };
-    if counts_plain_projection(query, options, &first) {
-        // `--count` of a plain projection: rows = matches, minus SKIP, capped by LIMIT.
-        let (matches, plan) = count_matches()?;
-        let count = plain_projection_count(query, matches);
-        timings.enumerate = start.elapsed();
-        let (columns, partial) = (first.columns(), control.timed_out());
-        return Ok(counted_output(columns, count, partial, plan, timings));
-    }
-    let budget = row_budget(query, &first);
-    if budget == Some(0) {
-        control.stop();
-    }
-    let oracle_ref: &(dyn ExistsOracle + Sync) = &oracle;
-    let joined = join::join(choice.join, &input, || {
-        RowSink::new(model, &first, Some(oracle_ref)).with_budget(budget, &control)
-    })?;
-    timings.enumerate = start.elapsed();
-    let start = Instant::now();
-    let (rows, columns) = finish_stages(model, &query.stages, &first, joined.sinks, Some(&oracle));
-    timings.results = start.elapsed();
-    Ok(QueryOutput::finished(
-        columns,
-        rows,
-        options.count_only,
-        control.timed_out(),
-        joined.plan,
+    let run = Drive {
+        model,
+        query,
+        options,
+        control: &control,
+        oracle: &oracle,
         timings,
-    ))
+    };
+    drive(run, &mut search)
+}
+
+/// The chosen join's search for [`drive`]; the join makes the plan the output reports.
+struct StagedSearch<'i, 'a> {
+    algo: JoinAlgo,
+    input: &'i JoinInput<'a>,
+    plan: Option<crate::exec::plan::Plan>,
+}
+
+impl Search for StagedSearch<'_, '_> {
+    fn search<S: Sink + Send>(
+        &mut self,
+        make_sink: &(dyn Fn() -> S + Sync + Send),
+    ) -> Result<Vec<S>> {
+        let joined = join::join(self.algo, self.input, make_sink)?;
+        self.plan = Some(joined.plan);
+        Ok(joined.sinks)
+    }
+
+    fn plan(&mut self) -> crate::exec::plan::Plan {
+        self.plan
+            .take()
+            .unwrap_or_else(|| join::plan(self.algo, self.input).unwrap_or_default())
+    }
 }
 
 /// How the stages run `query` (`gemp explain --filter … --order … --join …`): the choice, each

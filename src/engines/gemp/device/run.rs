@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::exec::candidates::CandidateSet;
 use crate::exec::eval::Env;
 use crate::exec::plan::Plan;
-use crate::exec::results::{Projector, RowSink};
+use crate::exec::results::{finish_stages, Projector, RowSink};
 use crate::exec::{Control, Sink};
 use crate::exec::{MatchOptions, QueryOutput, RowConsumer, Semantics, StreamSummary, Timings};
 use crate::gpu::Gpu;
@@ -707,8 +707,7 @@ impl<'m> DeviceMatcher<'m> {
                 Some(f) => {
                     let mut sink = RowSink::new(self.model, f, None);
                     sink.count = matches;
-                    rows = sink.finish();
-                    columns = self.later_stages(query, &mut rows, columns);
+                    (rows, columns) = finish_stages(self.model, &query.stages, f, vec![sink], None);
                     count = rows.len() as u64;
                 }
             }
@@ -770,8 +769,8 @@ impl<'m> DeviceMatcher<'m> {
                     )?;
                     t.phase2_matches = survivors;
                     let start = Instant::now();
-                    rows = merged.finish();
-                    columns = self.later_stages(query, &mut rows, columns);
+                    (rows, columns) =
+                        finish_stages(self.model, &query.stages, f, vec![merged], Some(oracle_ref));
                     count = rows.len() as u64;
                     t.results = absorbing + start.elapsed();
                 }
@@ -888,24 +887,5 @@ impl<'m> DeviceMatcher<'m> {
             timings,
         };
         Ok((summary, t))
-    }
-
-    /// Applies the projection stages after the first to `rows`; returns the final columns.
-    fn later_stages(
-        &self,
-        query: &BoundQuery,
-        rows: &mut Vec<Vec<crate::exec::eval::Val<'m>>>,
-        mut columns: Vec<String>,
-    ) -> Vec<String> {
-        for stage in query.stages.iter().skip(1) {
-            let p = Projector::new(stage);
-            let mut sink = RowSink::new(self.model, &p, None);
-            for row in rows.iter() {
-                sink.push(&[], &[], row);
-            }
-            *rows = sink.finish();
-            columns = p.columns();
-        }
-        columns
     }
 }
