@@ -185,11 +185,13 @@ pub fn run_similarity(mut args: SimilarityArgs) -> anyhow::Result<()> {
         ..Default::default()
     };
     let early_stop = !args.no_early_stop;
-    let device = match args.backend {
-        Backend::Host => None,
-        Backend::Auto => gemp::gpu::auto_device(gemp::gpu::selector(args.device), "similarity")?,
-        Backend::Opencl | Backend::Race => Some(gemp::gpu::selector(args.device)),
+    // The host/OpenCL choice is the one every command makes; `race` runs both on the device named.
+    let shared = match args.backend {
+        Backend::Host => gemp::gpu::Backend::Host,
+        Backend::Auto => gemp::gpu::Backend::Auto,
+        Backend::Opencl | Backend::Race => gemp::gpu::Backend::Opencl,
     };
+    let device = gemp::gpu::device_for(shared, gemp::gpu::selector(args.device), "similarity")?;
     if args.backend == Backend::Auto {
         // Reported as what ran.
         args.backend = if device.is_some() {

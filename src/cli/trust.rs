@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use gemp::io::format::Format;
 use gemp::model::snapshot;
@@ -14,18 +14,6 @@ use gemp::trust::{
     DEFAULT_TOP, DEFAULT_VALUE_PROPERTY,
 };
 use gemp::util::safe_write::{self, WriteOptions};
-
-/// Where TruST runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TrustBackend {
-    /// The OpenCL device when it is a GPU or accelerator (or named by --device / GEMP_DEVICE),
-    /// else the host; the log says which and why.
-    Auto,
-    /// Host CPU (rayon).
-    Host,
-    /// OpenCL device (`--device`, else `GEMP_DEVICE`, else the first GPU).
-    Opencl,
-}
 
 /// Arguments of `gemp trust`.
 #[derive(Debug, Args)]
@@ -67,7 +55,7 @@ pub struct TrustArgs {
     pub top: usize,
     /// Where to run.
     #[arg(long, value_enum, default_value = "host")]
-    pub backend: TrustBackend,
+    pub backend: gemp::gpu::Backend,
     /// The OpenCL device for opencl and auto (an index from `gemp devices`; default:
     /// $GEMP_DEVICE, else the first GPU).
     #[arg(long, value_name = "N")]
@@ -165,11 +153,7 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<()> {
         },
         top: args.top,
     };
-    let device = match args.backend {
-        TrustBackend::Host => None,
-        TrustBackend::Auto => gemp::gpu::auto_device(gemp::gpu::selector(args.device), "trust")?,
-        TrustBackend::Opencl => Some(gemp::gpu::selector(args.device)),
-    };
+    let device = gemp::gpu::device_for(args.backend, gemp::gpu::selector(args.device), "trust")?;
     let result = match device {
         None => run_host(&template, &data, &params)?,
         Some(selector) => run_opencl(selector, &template, &data, &params)?,

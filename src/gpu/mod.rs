@@ -95,6 +95,39 @@ pub fn selector(device: Option<usize>) -> DeviceSelector {
     device.map_or(DeviceSelector::Auto, DeviceSelector::Index)
 }
 
+/// Where work runs — queries, similarity searches, TruST — for every command and the library.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// OpenCL when a GPU or accelerator is found (or a device is named with `--device` /
+    /// `GEMP_DEVICE`), else the host, with a log line saying why. A CPU OpenCL device (PoCL) is
+    /// used only when asked for: there the host matcher is faster. The command line remembers a
+    /// "host" answer for the same OpenCL set-up, so later runs load no driver
+    /// (`GEMP_NO_PROBE_MEMO=1`: probe every time; `gemp devices` forgets).
+    #[default]
+    Auto,
+    /// The OpenCL pipeline; an error when no device can be opened.
+    Opencl,
+    /// The host matcher (all cores).
+    Host,
+}
+
+/// The device `backend` runs on for `command` (`None`: the host): `host` none, `opencl` the device
+/// `selector` names, `auto` as [`auto_device`] decides. Queries, similarity and TruST all choose
+/// through this.
+pub fn device_for(
+    backend: Backend,
+    selector: DeviceSelector,
+    command: &str,
+) -> crate::Result<Option<DeviceSelector>> {
+    match backend {
+        Backend::Host => Ok(None),
+        Backend::Opencl => Ok(Some(selector)),
+        Backend::Auto => auto_device(selector, command),
+    }
+}
+
 /// `--backend auto` for every command (`match`, `batch`, `similarity`, `trust`, the library's
 /// sessions): the device to open, or `None` for the host, by [`auto_backend_here`]'s rule (a GPU or
 /// accelerator, or the device named by `--device` or `GEMP_DEVICE`). The choice and its reason

@@ -129,11 +129,7 @@ impl<'m> Session<'m> {
                 setup: start.elapsed(),
             });
         }
-        let device = match options.backend {
-            Backend::Host => None,
-            Backend::Opencl => Some(options.device),
-            Backend::Auto => crate::gpu::auto_device(options.device, "query")?,
-        };
+        let device = crate::gpu::device_for(options.backend, options.device, "query")?;
         let engine: Box<dyn Engine<'m> + 'm> = match (options.engine, device) {
             (EngineKind::Gemp, None) => Box::new(HostEngine::new(model)),
             (EngineKind::Gpsense, None) => Box::new(gpsense::GpsenseEngine::host(

@@ -22,25 +22,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::engines::gemp::device::DeviceTimings;
+pub use crate::gpu::Backend;
 
-/// Where queries run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "lowercase")]
-pub enum Backend {
-    /// OpenCL when a GPU or accelerator is found (or a device is named with `--device` /
-    /// `GEMP_DEVICE`), else the host, with a log line saying why. A CPU OpenCL device (PoCL) is
-    /// used only when asked for: there the host matcher is faster. The command line remembers a
-    /// "host" answer for the same OpenCL set-up, so later runs load no driver
-    /// (`GEMP_NO_PROBE_MEMO=1`: probe every time; `gemp devices` forgets).
-    #[default]
-    Auto,
-    /// The OpenCL pipeline; an error when no device can be opened.
-    Opencl,
-    /// The host matcher (all cores).
-    Host,
-}
+use crate::engines::gemp::device::DeviceTimings;
 
 /// What one task reports besides its result.
 #[derive(Debug, Clone, Default, Serialize)]
