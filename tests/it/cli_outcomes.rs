@@ -1,0 +1,297 @@
+//! How `gemp match` and `gemp batch` end: the documented exit status (0 complete, 1 error,
+//! 2 usage, 3 partial), a partial marker in every output format, and a reader that goes away
+//! (`| head -1`) stopping the search at once with status 0.
+
+use crate::common;
+use common::gemp;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A query over the bundled sample that runs for minutes: paths of six hops, grouped by the
+/// first node (so the rows it has when stopped are few).
+fn slow_grouped(dir: &Path) -> String {
+    let q = dir.join("slow.cypher");
+    std::fs::write(
+        &q,
+        "MATCH (a)--(b)--(c)--(d)--(e)--(f)--(g) RETURN a.primaryName AS n, count(*) AS c",
+    )
+    .unwrap();
+    q.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_timeout_is_marked_in_every_format_and_exits_3_even_when_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = slow_grouped(dir.path());
+    for (format, marker) in [
+        ("table", "(partial result: timed out after"),
+        ("csv", "# partial result: timed out after"),
+        ("dot", "// partial result: timed out after"),
+        ("jsonl", "{\"_partial\":{\"reason\":\"timed out after"),
+    ] {
+        let out = gemp(&["-q", "match", &q, "--timeout", "0.3", "--format", format]);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{format}: {}",
+            text(&out.stderr)
+        );
+        let stdout = text(&out.stdout);
+        let last = stdout.lines().last().unwrap_or_default();
+        assert!(last.starts_with(marker), "{format}: last line {last:?}");
+        assert!(
+            text(&out.stderr).contains("warning: partial result"),
+            "{format}: {}",
+            text(&out.stderr)
+        );
+    }
+    let out = gemp(&["-q", "match", &q, "--timeout", "0.3", "--count"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(text(&out.stdout).trim().parse::<u64>().is_ok());
+    assert!(text(&out.stderr).contains("partial"));
+}
+
+#[test]
+fn a_complete_result_has_no_marker_and_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = dir.path().join("q.cypher");
+    std::fs::write(&q, "MATCH (p:Person) RETURN count(*) AS n").unwrap();
+    let out = gemp(&["-q", "match", q.to_str().unwrap(), "--format", "jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("_partial"));
+    assert!(text(&out.stderr).is_empty(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn usage_and_input_errors_have_their_own_status() {
+    let out = gemp(&["match", "--no-such-flag", "x.cypher"]);
+    assert_eq!(out.status.code(), Some(2), "usage: {}", text(&out.stderr));
+    let out = gemp(&["-q", "match", "/nonexistent/q.cypher"]);
+    assert_eq!(out.status.code(), Some(1), "error: {}", text(&out.stderr));
+}
+
+#[test]
+fn batch_with_a_partial_result_marks_its_file_and_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = slow_grouped(dir.path());
+    let out_dir = dir.path().join("out");
+    let out = gemp(&[
+        "-q",
+        "batch",
+        &q,
+        "--timeout",
+        "0.3",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("partial"));
+    let file = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let body = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        body.lines().last().unwrap().contains("\"_partial\""),
+        "{body}"
+    );
+}
+
+/// `gemp match … | head -1`: the search stops as soon as the reader goes away, with status 0.
+#[test]
+fn a_closed_pipe_stops_the_search_at_once_with_status_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = dir.path().join("paths.cypher");
+    // Billions of rows: computing them all would take far longer than the limit below.
+    std::fs::write(&q, "MATCH (a)--(b)--(c)--(d)--(e)--(f)--(g) RETURN a, g").unwrap();
+    // Every streaming format: the table too (its widths come from the first batch).
+    for format in ["table", "jsonl", "csv"] {
+        let start = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gemp"))
+            .args(["-q", "match", q.to_str().unwrap(), "--format", format])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        assert!(!line.is_empty(), "{format}: a first row");
+        drop(reader);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{format}: still running after the pipe closed");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(0), "{format}: {err}");
+        assert!(err.is_empty(), "{format}: nothing on stderr, got {err}");
+        eprintln!("{format}: stopped {:?} after start", start.elapsed());
+    }
+}
+
+/// `--count` of a query whose `RETURN` is one aggregate prints that aggregate's value (the
+/// bundled sample has 4,000 persons), never the number of rows (1); a grouped query still
+/// prints its number of rows.
+#[test]
+fn count_of_a_single_aggregate_prints_its_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let q = dir.path().join(name);
+        std::fs::write(&q, text).unwrap();
+        q.to_str().unwrap().to_owned()
+    };
+    let star = write("star.cypher", "MATCH (p:Person) RETURN count(*) AS n");
+    let out = gemp(&["-q", "match", &star, "--count"]);
+    assert_eq!(text(&out.stdout).trim(), "4000", "{}", text(&out.stderr));
+    let rows = gemp(&["-q", "match", &star, "--format", "csv"]);
+    assert_eq!(text(&rows.stdout), "n\n4000\n");
+    let grouped = write(
+        "grouped.cypher",
+        "MATCH (p:Person) WITH p.primaryName AS n, count(*) AS c RETURN n, c",
+    );
+    let groups = gemp(&["-q", "match", &grouped, "--format", "csv"]);
+    let out = gemp(&["-q", "match", &grouped, "--count"]);
+    let lines = text(&groups.stdout).lines().count() - 1;
+    assert_eq!(text(&out.stdout).trim(), lines.to_string());
+    let batch_dir = dir.path().join("out");
+    let out = gemp(&[
+        "-q",
+        "batch",
+        &star,
+        "--count",
+        "--out",
+        batch_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let file = std::fs::read_to_string(batch_dir.join("star.count")).unwrap();
+    assert_eq!(file.trim(), "4000");
+}
+
+/// Runs `gemp match` on `query` (over the bundled sample) as CSV with `--timeout 0.5`; returns
+/// the exit status, the data lines (the header and the partial marker left out) and how long it
+/// ran.
+fn csv_with_timeout(dir: &Path, name: &str, query: &str) -> (Option<i32>, Vec<String>, Duration) {
+    let q = dir.join(name);
+    std::fs::write(&q, query).unwrap();
+    let start = Instant::now();
+    let out = gemp(&[
+        "-q",
+        "match",
+        q.to_str().unwrap(),
+        "--timeout",
+        "0.5",
+        "--format",
+        "csv",
+    ]);
+    let took = start.elapsed();
+    let stdout = text(&out.stdout);
+    let mut lines = stdout.lines();
+    let header = lines.next().unwrap_or_default();
+    assert!(
+        !header.is_empty(),
+        "{name}: no header: {}",
+        text(&out.stderr)
+    );
+    let data = lines
+        .filter(|l| !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect();
+    (out.status.code(), data, took)
+}
+
+/// A row-by-row query (`UNWIND` + `MATCH`, run by the host's clause executor) stopped by
+/// `--timeout` answers only true matches: every row that comes out matched (`count(*)` equals
+/// `count(t)`, `id(t)` is never empty and equals `x`), an `OPTIONAL MATCH` keeps exactly the
+/// first rows of the full answer (nulls only where no title has the id), and one row whose search
+/// runs for minutes stops at the deadline instead of running on. Every answer is partial (exit
+/// status 3).
+#[test]
+fn a_timed_out_row_by_row_query_answers_only_true_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    // A million rows, each scanning every node of the sample: far beyond the half-second limit.
+    let rows = "UNWIND range(0, 1000000) AS x";
+    let (code, data, took) = csv_with_timeout(
+        dir.path(),
+        "counts.cypher",
+        &format!("{rows} MATCH (t:Title) WHERE id(t) = x RETURN count(*) AS n, count(t) AS m"),
+    );
+    assert_eq!(code, Some(3), "counts: {data:?}");
+    assert!(took < Duration::from_secs(20), "counts: ran {took:?}");
+    assert_eq!(data.len(), 1, "{data:?}");
+    let (n, m) = data[0].split_once(',').unwrap();
+    let (n, m): (u64, u64) = (n.parse().unwrap(), m.parse().unwrap());
+    assert_eq!(n, m, "rows that never matched were counted");
+    assert!(n <= 3000, "the sample has 3,000 titles, got {n}");
+
+    let (code, data, took) = csv_with_timeout(
+        dir.path(),
+        "rows.cypher",
+        &format!("{rows} MATCH (t:Title) WHERE id(t) = x RETURN x, id(t) AS i"),
+    );
+    assert_eq!(code, Some(3), "rows: {data:?}");
+    assert!(took < Duration::from_secs(20), "rows: ran {took:?}");
+    // The first rows take milliseconds: some are there (titles have the smallest ids).
+    assert!(!data.is_empty(), "rows: no row within the limit");
+    for line in &data {
+        let (x, i) = line.split_once(',').unwrap();
+        assert_eq!(i, x, "a row that never matched: {line:?}");
+    }
+
+    // The title ids, from a complete run.
+    let ids = dir.path().join("ids.cypher");
+    std::fs::write(&ids, "MATCH (t:Title) RETURN id(t) AS i").unwrap();
+    let out = gemp(&["-q", "match", ids.to_str().unwrap(), "--format", "csv"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let titles: std::collections::HashSet<String> = text(&out.stdout)
+        .lines()
+        .skip(1)
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(titles.len(), 3000);
+    let (code, data, took) = csv_with_timeout(
+        dir.path(),
+        "optional.cypher",
+        &format!("{rows} OPTIONAL MATCH (t:Title) WHERE id(t) = x RETURN x, id(t) AS i"),
+    );
+    assert_eq!(code, Some(3), "optional: {data:?}");
+    assert!(took < Duration::from_secs(20), "optional: ran {took:?}");
+    assert!(!data.is_empty(), "optional: no row within the limit");
+    for (k, line) in data.iter().enumerate() {
+        let (x, i) = line.split_once(',').unwrap();
+        assert_eq!(
+            x,
+            k.to_string(),
+            "the rows are the first of the full answer"
+        );
+        let expected = if titles.contains(x) { x } else { "" };
+        assert_eq!(i, expected, "row {line:?}");
+    }
+
+    // One row whose extensions take minutes (paths of up to eight hops from every node): the
+    // search stops at the deadline and the row, cut short, is not counted.
+    let (code, data, took) = csv_with_timeout(
+        dir.path(),
+        "long-row.cypher",
+        "UNWIND [1] AS x MATCH (a)-[*1..8]-(b) RETURN count(*) AS n",
+    );
+    assert_eq!(code, Some(3), "long row: {data:?}");
+    assert!(took < Duration::from_secs(20), "long row: ran {took:?}");
+    assert_eq!(data, ["0"]);
+}
