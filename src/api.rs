@@ -46,9 +46,12 @@ use crate::session::{EngineKind, Session, SessionOptions};
 use crate::task::{Backend, TaskReport};
 use crate::transform::{ApplyOptions, ChangeReport, Rules};
 
+pub mod embedding;
 mod live;
 mod transaction;
 
+pub(crate) use embedding::current_cancel_flag;
+pub use embedding::{CancelFlag, QueryError};
 pub use live::{LiveQuery, MatchDiff};
 pub use transaction::Transaction;
 
@@ -319,6 +322,8 @@ pub struct RunOptions {
     pub count_only: bool,
     /// Query parameters (`$name`).
     pub params: Params,
+    /// Stop after this many pattern matches (`gemp match --limit`); `None`: every match.
+    pub limit: Option<u64>,
 }
 
 impl RunOptions {
@@ -377,6 +382,12 @@ impl RunOptions {
         self
     }
 
+    /// Stops after `n` pattern matches (`gemp match --limit`).
+    pub fn limit(mut self, n: u64) -> Self {
+        self.limit = Some(n);
+        self
+    }
+
     /// Sets parameter `$name`.
     pub fn param(mut self, name: &str, value: Value) -> Self {
         self.params.insert(name.to_owned(), value);
@@ -395,7 +406,7 @@ impl RunOptions {
             semantics: self.semantics,
             timeout: self.timeout,
             count_only: self.count_only,
-            limit: None,
+            limit: self.limit,
         }
     }
 }

@@ -37,6 +37,8 @@ pub struct Control {
     deadline: Option<Instant>,
     /// Matches reported so far, across workers (used for LIMIT).
     pub emitted: AtomicU64,
+    /// The caller's cancel flag ([`crate::api::CancelFlag`]), watched like the deadline.
+    cancel: Option<std::sync::Arc<AtomicBool>>,
 }
 
 impl Control {
@@ -44,6 +46,7 @@ impl Control {
     pub fn new(deadline: Option<Instant>) -> Self {
         Control {
             deadline,
+            cancel: crate::api::current_cancel_flag(),
             ..Default::default()
         }
     }
@@ -76,12 +79,15 @@ impl Control {
             self.stop();
             return false;
         }
-        if let Some(d) = self.deadline {
-            if Instant::now() >= d {
-                self.timed_out.store(true, Ordering::Relaxed);
-                self.stop();
-                return false;
-            }
+        // A cancelled run (`crate::api::CancelFlag`) stops as if its deadline had passed.
+        let cancelled = self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed));
+        if cancelled || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.timed_out.store(true, Ordering::Relaxed);
+            self.stop();
+            return false;
         }
         !self.stopped()
     }
