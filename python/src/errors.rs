@@ -30,7 +30,19 @@ pub fn to_py(py: Python<'_>, e: gemp::Error) -> PyErr {
     use gemp::Error as E;
     let text = e.to_string();
     match e {
-        E::Query(message) => raise(py, "QueryError", &text, &[("message", obj(py, message))]),
+        E::Query(report) => {
+            let (message, position) = read_report(&report);
+            raise(
+                py,
+                "QueryError",
+                &text,
+                &[
+                    ("message", obj(py, message)),
+                    ("line", obj(py, position.map(|p| p.0))),
+                    ("column", obj(py, position.map(|p| p.1))),
+                ],
+            )
+        }
         E::Parse { location, message } => raise(
             py,
             "ParseError",
@@ -64,6 +76,35 @@ pub fn to_py(py: Python<'_>, e: gemp::Error) -> PyErr {
     }
 }
 
+/// The message and position of a query error the library rendered to text (errors found while
+/// a query or rule runs: `gemp::Error::Query` holds the report, not its parts). The report is
+/// rustc style: `error: <message>` then ` --> [file:]line:column`; a one-line summary reads
+/// `line L, column C: <message>`. Anything else is the message, without a position.
+fn read_report(report: &str) -> (String, Option<(u64, u64)>) {
+    let mut lines = report.lines();
+    let first = lines.next().unwrap_or("");
+    if let Some(message) = first.strip_prefix("error: ") {
+        let position = lines.next().and_then(|l| {
+            let at = l.trim_start().strip_prefix("--> ")?;
+            let mut parts = at.rsplitn(3, ':');
+            let column = parts.next()?.parse().ok()?;
+            let line = parts.next()?.parse().ok()?;
+            Some((line, column))
+        });
+        return (message.to_owned(), position);
+    }
+    if let Some(rest) = first.strip_prefix("line ") {
+        let summary = rest.split_once(", column ").and_then(|(l, rest)| {
+            let (c, message) = rest.split_once(": ")?;
+            Some((message.to_owned(), (l.parse().ok()?, c.parse().ok()?)))
+        });
+        if let Some((message, position)) = summary {
+            return (message, Some(position));
+        }
+    }
+    (report.to_owned(), None)
+}
+
 /// A query error with its position: `str()` is the rendered report (the source line with a
 /// caret), the attributes its parts.
 pub fn query_to_py(py: Python<'_>, e: &QueryError, source: &str) -> PyErr {
@@ -94,4 +135,24 @@ pub fn internal(what: &str) -> PyErr {
 /// `gemp.InvalidArgumentError` (also a `ValueError`).
 pub fn invalid(py: Python<'_>, what: &str) -> PyErr {
     raise(py, "InvalidArgumentError", what, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reads_the_position_of_a_rendered_report() {
+        let report = "error: integer division by zero\n --> rules.cypher:2:31\n  |\n2 | x\n";
+        assert_eq!(
+            super::read_report(report),
+            ("integer division by zero".into(), Some((2, 31)))
+        );
+        assert_eq!(
+            super::read_report("line 3, column 7: unknown label `X`"),
+            ("unknown label `X`".into(), Some((3, 7)))
+        );
+        assert_eq!(
+            super::read_report("no position"),
+            ("no position".into(), None)
+        );
+    }
 }
