@@ -129,7 +129,7 @@ fn nulls(items: &[&Item<'_>]) -> Option<NullBuffer> {
 }
 
 /// Strings as `string`, or `large_string` when their bytes pass `i32::MAX`.
-fn strings<'a>(n: usize, values: impl Iterator<Item = Option<String>> + Clone) -> ArrayRef {
+fn strings(n: usize, values: impl Iterator<Item = Option<String>> + Clone) -> ArrayRef {
     let bytes: usize = values.clone().map(|s| s.map_or(0, |s| s.len())).sum();
     if bytes < i32::MAX as usize {
         let mut b = StringBuilder::with_capacity(n, bytes);
@@ -183,10 +183,7 @@ fn build(model: &Model, kind: &Kind, items: &[&Item<'_>]) -> ArrayRef {
                 Arc::new(b.finish())
             }
         }
-        Kind::Mixed => strings(
-            n,
-            items.iter().map(|i| (!is_null(i)).then(|| text(model, i))),
-        ),
+        Kind::Mixed => strings(n, items.iter().map(|i| (!is_null(i)).then(|| text(i)))),
         Kind::Node => nodes(items),
         Kind::Rel => rels(model, items),
         Kind::List(inner) => {
@@ -251,7 +248,7 @@ fn nodes(items: &[&Item<'_>]) -> ArrayRef {
                     labels.append_value(l);
                     label_count += 1;
                 }
-                props.append_value(node_properties(&x));
+                props.append_value(node_properties(x));
             }
             _ => {
                 ids.append_value(0);
@@ -351,12 +348,12 @@ fn rel_properties(model: &Model, r: &RelRef<'_>) -> String {
 }
 
 /// A value as `gemp match` prints it in a table.
-fn text(model: &Model, item: &Item<'_>) -> String {
+fn text(item: &Item<'_>) -> String {
     match item {
         Item::Node(n) => format!("({}:{})", n.key(), n.labels().join(":")),
         Item::Rel(r) => format!("[{}:{}]", r.id(), r.rel_type()),
         Item::List(xs) => {
-            let parts: Vec<String> = xs.iter().map(|x| text(model, x)).collect();
+            let parts: Vec<String> = xs.iter().map(text).collect();
             format!("[{}]", parts.join(", "))
         }
         Item::Value(v) => v.to_string(),
