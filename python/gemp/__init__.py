@@ -516,6 +516,12 @@ class Result:
         return self._native.elapsed
 
     @property
+    def columns_elapsed(self) -> float:
+        """Seconds spent building the Arrow columns from the engine's rows (part of
+        :meth:`Graph.execute`; :meth:`to_arrow` itself copies nothing)."""
+        return self._native.columns_elapsed
+
+    @property
     def semantics(self) -> str:
         """The matching semantics the query ran under."""
         return self._native.semantics

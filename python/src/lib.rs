@@ -238,15 +238,22 @@ impl PyGraph {
                 };
             let ran = r.with_runner(&options, |runner| {
                 let m = runner.execute(&query, &options)?;
-                let table = Table::build(r.graph.model(), &m)
+                let start = std::time::Instant::now();
+                let table = Table::build(&m)
                     .map_err(|e| gemp::Error::Model(format!("building Arrow columns: {e}")))?;
+                let columns_elapsed = start.elapsed().as_secs_f64();
                 let timings = m.timings();
+                let count = m.count();
+                let partial = m.is_partial();
+                // Freeing the rows (one allocation each) waits until the answer is sent.
+                r.discard_later(m);
                 Ok::<_, gemp::Error>(PyQueryResult {
                     table,
-                    count: m.count(),
-                    partial: m.is_partial(),
+                    count,
+                    partial,
                     backend: timings.backend,
                     elapsed: timings.total.as_secs_f64(),
+                    columns_elapsed,
                     semantics: options.semantics.name().to_owned(),
                     warnings: warnings.iter().map(|w| w.to_string()).collect(),
                 })
@@ -456,6 +463,7 @@ struct PyQueryResult {
     partial: bool,
     backend: String,
     elapsed: f64,
+    columns_elapsed: f64,
     semantics: String,
     warnings: Vec<String>,
 }
@@ -496,6 +504,11 @@ impl PyQueryResult {
     #[getter]
     fn elapsed(&self) -> f64 {
         self.elapsed
+    }
+
+    #[getter]
+    fn columns_elapsed(&self) -> f64 {
+        self.columns_elapsed
     }
 
     #[getter]

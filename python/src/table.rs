@@ -20,7 +20,9 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{Int64Builder, LargeStringBuilder, StringBuilder};
+use arrow_array::builder::{
+    BooleanBuilder, Float64Builder, Int64Builder, LargeStringBuilder, StringBuilder,
+};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type};
 use arrow_array::{
@@ -29,8 +31,9 @@ use arrow_array::{
 };
 use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
-use gemp::api::{Item, Matches, NodeRef, RelRef};
-use gemp::model::{Model, Value, ValueRef};
+use gemp::api::embedding::Val;
+use gemp::api::{Matches, NodeRef, RelRef};
+use gemp::model::ValueRef;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value as Json;
@@ -42,23 +45,48 @@ pub struct Table {
 }
 
 impl Table {
-    /// Builds the columns of `matches` (on the graph's thread: nodes and relationships are read
-    /// from `model`).
-    pub fn build(model: &Model, matches: &Matches<'_>) -> Result<Table, arrow_schema::ArrowError> {
-        let names = matches.columns();
-        let mut columns: Vec<Vec<Item<'_>>> = names.iter().map(|_| Vec::new()).collect();
-        for row in matches.rows() {
-            for (c, item) in columns.iter_mut().zip(row.items()) {
-                c.push(item);
+    /// Builds the columns of `matches` from its rows in place (strings are copied once, into
+    /// the Arrow buffers; nodes and relationships are read from the graph). Two passes over the
+    /// rows, each row once: the columns' types, then their values.
+    pub fn build(matches: &Matches<'_>) -> Result<Table, arrow_schema::ArrowError> {
+        let out = matches.output();
+        let rows = out.rows.len();
+        let width = out.columns.len();
+        let mut kinds = vec![Kind::Null; width];
+        let mut bytes = vec![0usize; width];
+        for row in &out.rows {
+            for ((k, b), v) in kinds.iter_mut().zip(&mut bytes).zip(row) {
+                match (&*k, v) {
+                    (Kind::Int, Val::Int(_))
+                    | (Kind::Float, Val::Float(_) | Val::Int(_))
+                    | (Kind::Bool, Val::Bool(_))
+                    | (Kind::Node, Val::Node(_))
+                    | (Kind::Rel, Val::Rel(_))
+                    | (_, Val::Null) => {}
+                    (Kind::Str, Val::Str(s)) => *b += s.len(),
+                    _ => {
+                        if let Val::Str(s) = v {
+                            *b += s.len();
+                        }
+                        *k = unify(std::mem::replace(k, Kind::Null), kind(v));
+                    }
+                }
             }
         }
-        let rows = columns.first().map_or(0, Vec::len);
-        let mut fields = Vec::with_capacity(names.len());
-        let mut arrays = Vec::with_capacity(names.len());
-        for (name, items) in names.iter().zip(&columns) {
-            let kind = items.iter().fold(Kind::Null, |k, i| unify(k, kind(i)));
-            let refs: Vec<&Item<'_>> = items.iter().collect();
-            let array = build(model, &kind, &refs);
+        let mut columns: Vec<Column<'_, '_>> = kinds
+            .iter()
+            .zip(&bytes)
+            .map(|(k, &b)| Column::new(k, rows, b))
+            .collect();
+        for row in &out.rows {
+            for (c, v) in columns.iter_mut().zip(row) {
+                c.push(v);
+            }
+        }
+        let mut fields = Vec::with_capacity(width);
+        let mut arrays = Vec::with_capacity(width);
+        for ((name, kind), column) in out.columns.iter().zip(&kinds).zip(columns) {
+            let array = column.finish(matches, kind);
             fields.push(Field::new(name, array.data_type().clone(), true));
             arrays.push(array);
         }
@@ -76,6 +104,64 @@ impl Table {
     }
 }
 
+/// A column being filled, row by row: scalars straight into their Arrow builder, the rest
+/// (nodes, relationships, lists, mixed types) gathered and built at the end.
+enum Column<'r, 'm> {
+    Null(usize),
+    Bool(BooleanBuilder),
+    Int(Int64Builder),
+    Float(Float64Builder),
+    Str(StringBuilder),
+    LargeStr(LargeStringBuilder),
+    Other(Vec<&'r Val<'m>>),
+}
+
+impl<'r, 'm> Column<'r, 'm> {
+    fn new(kind: &Kind, rows: usize, bytes: usize) -> Self {
+        match kind {
+            Kind::Null => Column::Null(rows),
+            Kind::Bool => Column::Bool(BooleanBuilder::with_capacity(rows)),
+            Kind::Int => Column::Int(Int64Builder::with_capacity(rows)),
+            Kind::Float => Column::Float(Float64Builder::with_capacity(rows)),
+            Kind::Str if bytes < i32::MAX as usize => {
+                Column::Str(StringBuilder::with_capacity(rows, bytes))
+            }
+            Kind::Str => Column::LargeStr(LargeStringBuilder::with_capacity(rows, bytes)),
+            _ => Column::Other(Vec::with_capacity(rows)),
+        }
+    }
+
+    fn push(&mut self, v: &'r Val<'m>) {
+        match (self, v) {
+            (Column::Null(_), _) => {}
+            (Column::Bool(b), Val::Bool(x)) => b.append_value(*x),
+            (Column::Int(b), Val::Int(x)) => b.append_value(*x),
+            (Column::Float(b), Val::Float(x)) => b.append_value(*x),
+            (Column::Float(b), Val::Int(x)) => b.append_value(*x as f64),
+            (Column::Str(b), Val::Str(x)) => b.append_value(x),
+            (Column::LargeStr(b), Val::Str(x)) => b.append_value(x),
+            (Column::Bool(b), _) => b.append_null(),
+            (Column::Int(b), _) => b.append_null(),
+            (Column::Float(b), _) => b.append_null(),
+            (Column::Str(b), _) => b.append_null(),
+            (Column::LargeStr(b), _) => b.append_null(),
+            (Column::Other(values), v) => values.push(v),
+        }
+    }
+
+    fn finish(self, m: &Matches<'_>, kind: &Kind) -> ArrayRef {
+        match self {
+            Column::Null(rows) => new_null_array(&DataType::Null, rows),
+            Column::Bool(mut b) => Arc::new(b.finish()),
+            Column::Int(mut b) => Arc::new(b.finish()),
+            Column::Float(mut b) => Arc::new(b.finish()),
+            Column::Str(mut b) => Arc::new(b.finish()),
+            Column::LargeStr(mut b) => Arc::new(b.finish()),
+            Column::Other(values) => build(m, kind, &values),
+        }
+    }
+}
+
 /// The type a column's values share.
 #[derive(Debug, Clone, PartialEq)]
 enum Kind {
@@ -90,20 +176,18 @@ enum Kind {
     Mixed,
 }
 
-fn kind(item: &Item<'_>) -> Kind {
-    match item {
-        Item::Node(_) => Kind::Node,
-        Item::Rel(_) => Kind::Rel,
-        Item::List(items) => Kind::List(Box::new(
+fn kind(v: &Val<'_>) -> Kind {
+    match v {
+        Val::Null => Kind::Null,
+        Val::Bool(_) => Kind::Bool,
+        Val::Int(_) => Kind::Int,
+        Val::Float(_) => Kind::Float,
+        Val::Str(_) => Kind::Str,
+        Val::Node(_) => Kind::Node,
+        Val::Rel(_) => Kind::Rel,
+        Val::List(items) => Kind::List(Box::new(
             items.iter().fold(Kind::Null, |k, i| unify(k, kind(i))),
         )),
-        Item::Value(v) => match v {
-            Value::Null => Kind::Null,
-            Value::Bool(_) => Kind::Bool,
-            Value::Int(_) => Kind::Int,
-            Value::Float(_) => Kind::Float,
-            Value::Str(_) => Kind::Str,
-        },
     }
 }
 
@@ -117,92 +201,81 @@ fn unify(a: Kind, b: Kind) -> Kind {
     }
 }
 
-fn is_null(item: &Item<'_>) -> bool {
-    matches!(item, Item::Value(Value::Null))
-}
-
-fn nulls(items: &[&Item<'_>]) -> Option<NullBuffer> {
-    if !items.iter().any(|i| is_null(i)) {
+fn nulls(values: &[&Val<'_>]) -> Option<NullBuffer> {
+    if !values.iter().any(|v| v.is_null()) {
         return None;
     }
-    Some(NullBuffer::from_iter(items.iter().map(|i| !is_null(i))))
+    Some(NullBuffer::from_iter(values.iter().map(|v| !v.is_null())))
 }
 
 /// Strings as `string`, or `large_string` when their bytes pass `i32::MAX`.
-fn strings(n: usize, values: impl Iterator<Item = Option<String>> + Clone) -> ArrayRef {
-    let bytes: usize = values.clone().map(|s| s.map_or(0, |s| s.len())).sum();
+fn strings(values: &[Option<&str>]) -> ArrayRef {
+    let bytes: usize = values.iter().map(|s| s.map_or(0, str::len)).sum();
     if bytes < i32::MAX as usize {
-        let mut b = StringBuilder::with_capacity(n, bytes);
-        values.for_each(|v| b.append_option(v));
+        let mut b = StringBuilder::with_capacity(values.len(), bytes);
+        values.iter().for_each(|v| b.append_option(*v));
         Arc::new(b.finish())
     } else {
-        let mut b = LargeStringBuilder::with_capacity(n, bytes);
-        values.for_each(|v| b.append_option(v));
+        let mut b = LargeStringBuilder::with_capacity(values.len(), bytes);
+        values.iter().for_each(|v| b.append_option(*v));
         Arc::new(b.finish())
     }
 }
 
-fn build(model: &Model, kind: &Kind, items: &[&Item<'_>]) -> ArrayRef {
-    let n = items.len();
+fn build(m: &Matches<'_>, kind: &Kind, values: &[&Val<'_>]) -> ArrayRef {
+    let n = values.len();
     match kind {
         Kind::Null => new_null_array(&DataType::Null, n),
-        Kind::Bool => Arc::new(BooleanArray::from_iter(items.iter().map(|i| match i {
-            Item::Value(Value::Bool(b)) => Some(*b),
+        Kind::Bool => Arc::new(BooleanArray::from_iter(values.iter().map(|v| match v {
+            Val::Bool(b) => Some(*b),
             _ => None,
         }))),
-        Kind::Int => Arc::new(Int64Array::from_iter(items.iter().map(|i| match i {
-            Item::Value(Value::Int(x)) => Some(*x),
+        Kind::Int => Arc::new(Int64Array::from_iter(values.iter().map(|v| match v {
+            Val::Int(x) => Some(*x),
             _ => None,
         }))),
-        Kind::Float => Arc::new(Float64Array::from_iter(items.iter().map(|i| match i {
-            Item::Value(Value::Float(x)) => Some(*x),
-            Item::Value(Value::Int(x)) => Some(*x as f64),
+        Kind::Float => Arc::new(Float64Array::from_iter(values.iter().map(|v| match v {
+            Val::Float(x) => Some(*x),
+            Val::Int(x) => Some(*x as f64),
             _ => None,
         }))),
         Kind::Str => {
-            let bytes: usize = items
+            let texts: Vec<Option<&str>> = values
                 .iter()
-                .map(|i| match i {
-                    Item::Value(Value::Str(s)) => s.len(),
-                    _ => 0,
-                })
-                .sum();
-            fn value<'a>(i: &'a Item<'_>) -> Option<&'a str> {
-                match i {
-                    Item::Value(Value::Str(s)) => Some(s.as_str()),
+                .map(|v| match v {
+                    Val::Str(s) => Some(s.as_ref()),
                     _ => None,
-                }
-            }
-            if bytes < i32::MAX as usize {
-                let mut b = StringBuilder::with_capacity(n, bytes);
-                items.iter().for_each(|i| b.append_option(value(i)));
-                Arc::new(b.finish())
-            } else {
-                let mut b = LargeStringBuilder::with_capacity(n, bytes);
-                items.iter().for_each(|i| b.append_option(value(i)));
-                Arc::new(b.finish())
-            }
+                })
+                .collect();
+            strings(&texts)
         }
-        Kind::Mixed => strings(n, items.iter().map(|i| (!is_null(i)).then(|| text(i)))),
-        Kind::Node => nodes(items),
-        Kind::Rel => rels(model, items),
+        Kind::Mixed => {
+            let texts: Vec<Option<String>> = values
+                .iter()
+                .map(|v| (!v.is_null()).then(|| text(m, v)))
+                .collect();
+            let refs: Vec<Option<&str>> = texts.iter().map(|t| t.as_deref()).collect();
+            strings(&refs)
+        }
+        Kind::Node => nodes(m, values),
+        Kind::Rel => rels(m, values),
         Kind::List(inner) => {
             let mut offsets = Vec::with_capacity(n + 1);
             offsets.push(0i32);
-            let mut flat: Vec<&Item<'_>> = Vec::new();
-            for i in items {
-                if let Item::List(xs) = i {
+            let mut flat: Vec<&Val<'_>> = Vec::new();
+            for v in values {
+                if let Val::List(xs) = v {
                     flat.extend(xs.iter());
                 }
                 offsets.push(i32::try_from(flat.len()).expect("a list column under 2^31 values"));
             }
-            let values = build(model, inner, &flat);
-            let field = Arc::new(Field::new("item", values.data_type().clone(), true));
+            let items = build(m, inner, &flat);
+            let field = Arc::new(Field::new("item", items.data_type().clone(), true));
             Arc::new(ListArray::new(
                 field,
                 OffsetBuffer::new(offsets.into()),
-                values,
-                nulls(items),
+                items,
+                nulls(values),
             ))
         }
     }
@@ -231,24 +304,26 @@ fn rel_fields() -> Fields {
     ])
 }
 
-fn nodes(items: &[&Item<'_>]) -> ArrayRef {
-    let n = items.len();
+fn nodes(m: &Matches<'_>, values: &[&Val<'_>]) -> ArrayRef {
+    let n = values.len();
     let mut ids = Int64Builder::with_capacity(n);
     let mut keys = StringBuilder::new();
     let mut labels = StringBuilder::new();
-    let mut label_offsets = vec![0i32];
+    let mut label_offsets = Vec::with_capacity(n + 1);
+    label_offsets.push(0i32);
     let mut props = StringBuilder::new();
     let mut label_count = 0usize;
-    for i in items {
-        match i {
-            Item::Node(x) => {
-                ids.append_value(i64::from(x.id()));
+    for v in values {
+        match v {
+            Val::Node(id) => {
+                let x = m.node(*id);
+                ids.append_value(i64::from(*id));
                 keys.append_value(x.key());
                 for l in x.labels() {
                     labels.append_value(l);
                     label_count += 1;
                 }
-                props.append_value(node_properties(x));
+                props.append_value(node_properties(&x));
             }
             _ => {
                 ids.append_value(0);
@@ -256,9 +331,8 @@ fn nodes(items: &[&Item<'_>]) -> ArrayRef {
                 props.append_value("{}");
             }
         }
-        label_offsets.push(label_count as i32);
+        label_offsets.push(i32::try_from(label_count).expect("under 2^31 labels"));
     }
-    let fields = node_fields();
     let labels = ListArray::new(
         Arc::new(Field::new("item", DataType::Utf8, true)),
         OffsetBuffer::new(label_offsets.into()),
@@ -266,32 +340,33 @@ fn nodes(items: &[&Item<'_>]) -> ArrayRef {
         None,
     );
     Arc::new(StructArray::new(
-        fields,
+        node_fields(),
         vec![
             Arc::new(ids.finish()),
             Arc::new(keys.finish()),
             Arc::new(labels),
             Arc::new(props.finish()),
         ],
-        nulls(items),
+        nulls(values),
     ))
 }
 
-fn rels(model: &Model, items: &[&Item<'_>]) -> ArrayRef {
-    let n = items.len();
+fn rels(m: &Matches<'_>, values: &[&Val<'_>]) -> ArrayRef {
+    let n = values.len();
     let mut ids = Int64Builder::with_capacity(n);
     let mut types = StringBuilder::new();
     let mut srcs = Int64Builder::with_capacity(n);
     let mut dsts = Int64Builder::with_capacity(n);
     let mut props = StringBuilder::new();
-    for i in items {
-        match i {
-            Item::Rel(r) => {
-                ids.append_value(i64::from(r.id()));
+    for v in values {
+        match v {
+            Val::Rel(id) => {
+                let r = m.rel(*id);
+                ids.append_value(i64::from(*id));
                 types.append_value(r.rel_type());
                 srcs.append_value(i64::from(r.source().id()));
                 dsts.append_value(i64::from(r.target().id()));
-                props.append_value(rel_properties(model, r));
+                props.append_value(rel_properties(&r));
             }
             _ => {
                 ids.append_value(0);
@@ -311,7 +386,7 @@ fn rels(model: &Model, items: &[&Item<'_>]) -> ArrayRef {
             Arc::new(dsts.finish()),
             Arc::new(props.finish()),
         ],
-        nulls(items),
+        nulls(values),
     ))
 }
 
@@ -327,36 +402,35 @@ pub fn value_json(v: ValueRef<'_>) -> Json {
     }
 }
 
-fn node_properties(n: &NodeRef<'_>) -> String {
-    let map: serde_json::Map<String, Json> = n
-        .properties()
+fn properties_json<'g>(props: Vec<(&'g str, ValueRef<'g>)>) -> String {
+    let map: serde_json::Map<String, Json> = props
         .into_iter()
         .map(|(k, v)| (k.to_owned(), value_json(v)))
         .collect();
     Json::Object(map).to_string()
 }
 
-fn rel_properties(model: &Model, r: &RelRef<'_>) -> String {
-    let map: serde_json::Map<String, Json> = model
-        .edge_columns()
-        .iter()
-        .map(|c| (c.name.clone(), c.get(r.id() as usize)))
-        .filter(|(_, v)| !v.is_null())
-        .map(|(k, v)| (k, value_json(v)))
-        .collect();
-    Json::Object(map).to_string()
+fn node_properties(n: &NodeRef<'_>) -> String {
+    properties_json(n.properties())
+}
+
+fn rel_properties(r: &RelRef<'_>) -> String {
+    properties_json(r.properties())
 }
 
 /// A value as `gemp match` prints it in a table.
-fn text(item: &Item<'_>) -> String {
-    match item {
-        Item::Node(n) => format!("({}:{})", n.key(), n.labels().join(":")),
-        Item::Rel(r) => format!("[{}:{}]", r.id(), r.rel_type()),
-        Item::List(xs) => {
-            let parts: Vec<String> = xs.iter().map(text).collect();
+fn text(m: &Matches<'_>, v: &Val<'_>) -> String {
+    match v {
+        Val::Node(id) => {
+            let n = m.node(*id);
+            format!("({}:{})", n.key(), n.labels().join(":"))
+        }
+        Val::Rel(id) => format!("[{id}:{}]", m.rel(*id).rel_type()),
+        Val::List(xs) => {
+            let parts: Vec<String> = xs.iter().map(|x| text(m, x)).collect();
             format!("[{}]", parts.join(", "))
         }
-        Item::Value(v) => v.to_string(),
+        other => other.to_string(),
     }
 }
 

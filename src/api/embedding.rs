@@ -24,8 +24,10 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::{Graph, Query, RunOptions, Runner};
+use super::{Graph, Matches, NodeRef, Query, RelRef, RunOptions, Runner};
 use crate::error::Result;
+/// A value of a result row as the engines produce it ([`Matches::output`]'s rows).
+pub use crate::matcher::eval::Val;
 pub use crate::matcher::Semantics;
 use crate::pattern::binder::Params;
 pub use crate::pattern::binder::QueryWarning;
@@ -69,6 +71,37 @@ impl Runner<'_> {
     /// How this runner's engine runs `query` with `options` (as `gemp explain` prints it).
     pub fn explain(&self, query: &Query, options: &RunOptions) -> Result<String> {
         self.session.explain(&query.bound, &options.match_options())
+    }
+}
+
+impl<'g> Matches<'g> {
+    /// Node `id` of the graph the rows come from (a [`Val::Node`] of [`Matches::output`]'s
+    /// rows), for a consumer that reads the raw rows column by column.
+    pub fn node(&self, id: u32) -> NodeRef<'g> {
+        NodeRef {
+            model: self.model,
+            id,
+        }
+    }
+
+    /// Relationship `id` of the graph the rows come from (a [`Val::Rel`]).
+    pub fn rel(&self, id: u32) -> RelRef<'g> {
+        RelRef {
+            model: self.model,
+            id,
+        }
+    }
+}
+
+impl<'g> RelRef<'g> {
+    /// Every property the relationship has, in column order.
+    pub fn properties(&self) -> Vec<(&'g str, crate::model::ValueRef<'g>)> {
+        self.model
+            .edge_columns()
+            .iter()
+            .map(|c| (c.name.as_str(), c.get(self.id as usize)))
+            .filter(|(_, v)| !v.is_null())
+            .collect()
     }
 }
 
