@@ -378,7 +378,8 @@ class Graph:
         timeout: Optional[float] = None,
     ) -> int:
         """The number of rows ``query`` returns, without materialising them (see
-        :meth:`execute` for the arguments)."""
+        :meth:`execute` for the arguments). A query that returns one aggregate
+        (``RETURN count(*)``) has one row: read its value with ``execute(query)[0][0]``."""
         return self.execute(
             query, params, semantics, backend, limit, timeout, count_only=True
         ).count

@@ -155,8 +155,19 @@ pub fn wait_with<R: Send>(
                 if let Err(interrupt) = py.check_signals() {
                     on_interrupt();
                     // The run stops at its next deadline check; its partial answer is dropped.
-                    let _ = py.allow_threads(move || rx.recv());
-                    return Err(interrupt);
+                    // A second Ctrl-C stops waiting for that (the graph's thread finishes the
+                    // run in the background; the graph's next call waits for it).
+                    loop {
+                        let (back, answer) = py.allow_threads(move || {
+                            let answer = rx.recv_timeout(Duration::from_millis(50));
+                            (rx, answer)
+                        });
+                        rx = back;
+                        match answer {
+                            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+                            _ => return Err(interrupt),
+                        }
+                    }
                 }
             }
             Err(RecvTimeoutError::Disconnected) => return Err(failed()),
