@@ -46,47 +46,28 @@ pub struct Table {
 
 impl Table {
     /// Builds the columns of `matches` from its rows in place (strings are copied once, into
-    /// the Arrow buffers; nodes and relationships are read from the graph). Two passes over the
-    /// rows, each row once: the columns' types, then their values.
+    /// the Arrow buffers; nodes and relationships are read from the graph). One pass over the
+    /// rows fills a column whose values share one scalar type straight into its Arrow builder
+    /// (the type read from its first non-null value); any other column is built after it, by
+    /// type inference over the column's values.
     pub fn build(matches: &Matches<'_>) -> Result<Table, arrow_schema::ArrowError> {
         let out = matches.output();
         let rows = out.rows.len();
         let width = out.columns.len();
-        let mut kinds = vec![Kind::Null; width];
-        let mut bytes = vec![0usize; width];
-        for row in &out.rows {
-            for ((k, b), v) in kinds.iter_mut().zip(&mut bytes).zip(row) {
-                match (&*k, v) {
-                    (Kind::Int, Val::Int(_))
-                    | (Kind::Float, Val::Float(_) | Val::Int(_))
-                    | (Kind::Bool, Val::Bool(_))
-                    | (Kind::Node, Val::Node(_))
-                    | (Kind::Rel, Val::Rel(_))
-                    | (_, Val::Null) => {}
-                    (Kind::Str, Val::Str(s)) => *b += s.len(),
-                    _ => {
-                        if let Val::Str(s) = v {
-                            *b += s.len();
-                        }
-                        *k = unify(std::mem::replace(k, Kind::Null), kind(v));
-                    }
-                }
-            }
-        }
-        let mut columns: Vec<Column<'_, '_>> = kinds
-            .iter()
-            .zip(&bytes)
-            .map(|(k, &b)| Column::new(k, rows, b))
-            .collect();
+        let mut columns: Vec<Column> = (0..width).map(|_| Column::Pending(0)).collect();
         for row in &out.rows {
             for (c, v) in columns.iter_mut().zip(row) {
-                c.push(v);
+                c.push(v, rows);
             }
         }
         let mut fields = Vec::with_capacity(width);
         let mut arrays = Vec::with_capacity(width);
-        for ((name, kind), column) in out.columns.iter().zip(&kinds).zip(columns) {
-            let array = column.finish(matches, kind);
+        for (i, (name, column)) in out.columns.iter().zip(columns).enumerate() {
+            let array = column.finish(|| {
+                let values: Vec<&Val<'_>> = out.rows.iter().map(|r| &r[i]).collect();
+                let kind = values.iter().fold(Kind::Null, |k, v| unify(k, kind(v)));
+                build(matches, &kind, &values)
+            });
             fields.push(Field::new(name, array.data_type().clone(), true));
             arrays.push(array);
         }
@@ -104,60 +85,72 @@ impl Table {
     }
 }
 
-/// A column being filled, row by row: scalars straight into their Arrow builder, the rest
-/// (nodes, relationships, lists, mixed types) gathered and built at the end.
-enum Column<'r, 'm> {
-    Null(usize),
+/// A column being filled, row by row.
+enum Column {
+    /// Only nulls so far (how many).
+    Pending(usize),
     Bool(BooleanBuilder),
     Int(Int64Builder),
     Float(Float64Builder),
-    Str(StringBuilder),
-    LargeStr(LargeStringBuilder),
-    Other(Vec<&'r Val<'m>>),
+    /// Strings, with their bytes so far (past `i32::MAX` the column is built as `Other`).
+    Str(StringBuilder, usize),
+    /// Values of several types, or nodes, relationships or lists: built column-wise at the end.
+    Other,
 }
 
-impl<'r, 'm> Column<'r, 'm> {
-    fn new(kind: &Kind, rows: usize, bytes: usize) -> Self {
-        match kind {
-            Kind::Null => Column::Null(rows),
-            Kind::Bool => Column::Bool(BooleanBuilder::with_capacity(rows)),
-            Kind::Int => Column::Int(Int64Builder::with_capacity(rows)),
-            Kind::Float => Column::Float(Float64Builder::with_capacity(rows)),
-            Kind::Str if bytes < i32::MAX as usize => {
-                Column::Str(StringBuilder::with_capacity(rows, bytes))
-            }
-            Kind::Str => Column::LargeStr(LargeStringBuilder::with_capacity(rows, bytes)),
-            _ => Column::Other(Vec::with_capacity(rows)),
-        }
-    }
-
-    fn push(&mut self, v: &'r Val<'m>) {
-        match (self, v) {
-            (Column::Null(_), _) => {}
+impl Column {
+    fn push(&mut self, v: &Val<'_>, rows: usize) {
+        match (&mut *self, v) {
+            (_, Val::Null) => match self {
+                Column::Pending(n) => *n += 1,
+                Column::Bool(b) => b.append_null(),
+                Column::Int(b) => b.append_null(),
+                Column::Float(b) => b.append_null(),
+                Column::Str(b, _) => b.append_null(),
+                Column::Other => {}
+            },
             (Column::Bool(b), Val::Bool(x)) => b.append_value(*x),
             (Column::Int(b), Val::Int(x)) => b.append_value(*x),
             (Column::Float(b), Val::Float(x)) => b.append_value(*x),
             (Column::Float(b), Val::Int(x)) => b.append_value(*x as f64),
-            (Column::Str(b), Val::Str(x)) => b.append_value(x),
-            (Column::LargeStr(b), Val::Str(x)) => b.append_value(x),
-            (Column::Bool(b), _) => b.append_null(),
-            (Column::Int(b), _) => b.append_null(),
-            (Column::Float(b), _) => b.append_null(),
-            (Column::Str(b), _) => b.append_null(),
-            (Column::LargeStr(b), _) => b.append_null(),
-            (Column::Other(values), v) => values.push(v),
+            (Column::Str(b, bytes), Val::Str(x)) if *bytes + x.len() < i32::MAX as usize => {
+                *bytes += x.len();
+                b.append_value(x);
+            }
+            (Column::Pending(nulls), v) => {
+                let nulls = *nulls;
+                *self = match v {
+                    Val::Bool(_) => Column::Bool(BooleanBuilder::with_capacity(rows)),
+                    Val::Int(_) => Column::Int(Int64Builder::with_capacity(rows)),
+                    Val::Float(_) => Column::Float(Float64Builder::with_capacity(rows)),
+                    Val::Str(_) => Column::Str(StringBuilder::with_capacity(rows, rows * 8), 0),
+                    _ => Column::Other,
+                };
+                match self {
+                    Column::Bool(b) => b.append_nulls(nulls),
+                    Column::Int(b) => b.append_nulls(nulls),
+                    Column::Float(b) => b.append_nulls(nulls),
+                    Column::Str(b, _) => b.append_nulls(nulls),
+                    _ => {}
+                }
+                if !matches!(self, Column::Other) {
+                    self.push(v, rows);
+                }
+            }
+            (Column::Other, _) => {}
+            // A second type (an integer column meeting a float included: rebuilt as doubles).
+            _ => *self = Column::Other,
         }
     }
 
-    fn finish(self, m: &Matches<'_>, kind: &Kind) -> ArrayRef {
+    fn finish(self, other: impl FnOnce() -> ArrayRef) -> ArrayRef {
         match self {
-            Column::Null(rows) => new_null_array(&DataType::Null, rows),
+            Column::Pending(rows) => new_null_array(&DataType::Null, rows),
             Column::Bool(mut b) => Arc::new(b.finish()),
             Column::Int(mut b) => Arc::new(b.finish()),
             Column::Float(mut b) => Arc::new(b.finish()),
-            Column::Str(mut b) => Arc::new(b.finish()),
-            Column::LargeStr(mut b) => Arc::new(b.finish()),
-            Column::Other(values) => build(m, kind, &values),
+            Column::Str(mut b, _) => Arc::new(b.finish()),
+            Column::Other => other(),
         }
     }
 }
