@@ -46,12 +46,14 @@ use crate::session::{Backend, TaskReport};
 use crate::session::{EngineKind, PrepareOptions, PreparedQuery, Session, SessionOptions};
 use crate::transform::{ApplyOptions, ChangeReport, Rules};
 
+pub mod embedding;
 mod kept_session;
 mod live;
 mod transaction;
 
+pub use crate::exec::control::CancelFlag;
+pub use embedding::QueryError;
 use kept_session::{SessionKey, SessionSlot};
-
 pub use live::{LiveQuery, MatchDiff};
 pub use transaction::Transaction;
 
@@ -409,6 +411,8 @@ pub struct RunOptions {
     pub count_only: bool,
     /// Query parameters (`$name`).
     pub params: Params,
+    /// Stop after this many pattern matches (`gemp match --limit`); `None`: every match.
+    pub limit: Option<u64>,
 }
 
 impl RunOptions {
@@ -467,6 +471,12 @@ impl RunOptions {
         self
     }
 
+    /// Stops after `n` pattern matches (`gemp match --limit`).
+    pub fn limit(mut self, n: u64) -> Self {
+        self.limit = Some(n);
+        self
+    }
+
     /// Sets parameter `$name`.
     pub fn param(mut self, name: &str, value: Value) -> Self {
         self.params.insert(name.to_owned(), value);
@@ -485,7 +495,7 @@ impl RunOptions {
             semantics: self.semantics.unwrap_or_default(),
             timeout: self.timeout,
             count_only: self.count_only,
-            limit: None,
+            limit: self.limit,
         }
     }
 }

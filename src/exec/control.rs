@@ -1,7 +1,9 @@
 //! The contract between a search and what receives its matches ([`Sink`]), and the shared stop
 //! conditions every engine honours ([`Control`]: LIMIT reached, `--timeout`, `--memory-limit`).
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Pivot candidates per parallel task, for every engine that splits its search by pivot.
@@ -27,6 +29,8 @@ pub struct Control {
     deadline: Option<Instant>,
     /// Matches reported so far, across workers (used for LIMIT).
     pub emitted: AtomicU64,
+    /// The caller's cancel flag ([`CancelFlag`]), watched like the deadline.
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Control {
@@ -34,6 +38,7 @@ impl Control {
     pub fn new(deadline: Option<Instant>) -> Self {
         Control {
             deadline,
+            cancel: current_cancel_flag(),
             ..Default::default()
         }
     }
@@ -66,13 +71,66 @@ impl Control {
             self.stop();
             return false;
         }
-        if let Some(d) = self.deadline {
-            if Instant::now() >= d {
-                self.timed_out.store(true, Ordering::Relaxed);
-                self.stop();
-                return false;
-            }
+        // A cancelled run ([`CancelFlag`]) stops as if its deadline had passed.
+        let cancelled = self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed));
+        if cancelled || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.timed_out.store(true, Ordering::Relaxed);
+            self.stop();
+            return false;
         }
         !self.stopped()
     }
+}
+
+thread_local! {
+    /// The flag of the innermost [`CancelFlag::scope`] on this thread.
+    static CURRENT: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+}
+
+/// Stops running queries from another thread (a Ctrl-C handler, a UI's stop button).
+///
+/// Runs started inside [`CancelFlag::scope`] — on the calling thread — watch the flag where they
+/// watch their deadline (`timeout`): once it is raised they stop as if the deadline had passed
+/// and return what they found so far, marked partial (`Matches::is_partial` in the API). A caller
+/// that raised the flag should discard that result.
+#[derive(Debug, Clone, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    /// A flag not raised.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Raises the flag: every run started in its scope stops soon (at its next deadline check).
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// True once raised.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Runs `f` with this flag watched by the runs it starts on this thread.
+    pub fn scope<R>(&self, f: impl FnOnce() -> R) -> R {
+        struct Restore(Option<Arc<AtomicBool>>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                CURRENT.with(|c| *c.borrow_mut() = self.0.take());
+            }
+        }
+        let previous = CURRENT.with(|c| c.borrow_mut().replace(Arc::clone(&self.0)));
+        let _restore = Restore(previous);
+        f()
+    }
+}
+
+/// The flag of the innermost [`CancelFlag::scope`] on this thread (read when a run's stop
+/// control is made).
+pub fn current_cancel_flag() -> Option<Arc<AtomicBool>> {
+    CURRENT.with(|c| c.borrow().clone())
 }

@@ -15,8 +15,9 @@ use crate::exec::{MatchOptions, Semantics};
 use crate::io::{subgraph_bench, LoadOptions, LoadReport};
 use crate::model::Model;
 use crate::pattern::ast;
-use crate::pattern::binder::{self, Params};
+use crate::pattern::binder::{self, Params, QueryWarning};
 use crate::pattern::ir::BoundQuery;
+use crate::pattern::QueryError;
 
 /// What a query is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -163,6 +164,33 @@ pub fn prepare(
         semantics_from,
         lenient: options.lenient,
     })
+}
+
+/// [`prepare`] keeping a syntax or binding error's structure (kind, message, position, hint) and
+/// returning the binder's warnings, for embeddings that show positions themselves (the Python
+/// package). A bad `// gemp:` line is a semantic [`QueryError`] without a position.
+pub fn prepare_detailed(
+    model: &Model,
+    source: &str,
+    options: &PrepareOptions,
+) -> std::result::Result<(PreparedQuery, Vec<QueryWarning>), QueryError> {
+    let declared = crate::pattern::directives::parse(source)
+        .map_err(|e| QueryError::semantic(e.to_string(), None))?
+        .semantics;
+    let ast = crate::pattern::parse_query(source)?;
+    let (bound, warnings) =
+        binder::bind_parsed(&ast, source, model, &options.params, options.lenient)?;
+    let (semantics, semantics_from) = semantics_for(None, options.semantics, declared);
+    let prepared = PreparedQuery {
+        source: source.to_owned(),
+        name: None,
+        parsed: Parsed::Cypher(Box::new(ast)),
+        bound,
+        semantics,
+        semantics_from,
+        lenient: options.lenient,
+    };
+    Ok((prepared, warnings))
 }
 
 /// Prepares the query file at `path` against `model`: Cypher, or a `.graph` query graph (see
