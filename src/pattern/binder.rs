@@ -234,14 +234,10 @@ fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Opt
 impl Binder<'_> {
     /// A query and the queries joined to it by `UNION [ALL]`, which must return the same columns.
     fn query(&self, q: &ast::Query) -> BResult<BoundQuery> {
-        let Some(mut next) = q.union.as_deref() else {
+        if q.union.is_empty() {
             return self.query_part(q);
-        };
-        let alone = |q: &ast::Query| ast::Query {
-            union: None,
-            ..q.clone()
-        };
-        let mut head = self.query_part(&alone(q))?;
+        }
+        let mut head = self.query_part(q)?;
         let columns = |b: &BoundQuery| -> Vec<String> {
             b.stages
                 .last()
@@ -249,9 +245,9 @@ impl Binder<'_> {
                 .unwrap_or_default()
         };
         let want = columns(&head);
-        let mut parts = Vec::new();
-        loop {
-            let part = self.query_part(&alone(&next.query))?;
+        let mut parts = Vec::with_capacity(q.union.len());
+        for next in &q.union {
+            let part = self.query_part(&next.query)?;
             let got = columns(&part);
             if got != want {
                 return Err(QueryError::semantic(
@@ -271,10 +267,6 @@ impl Binder<'_> {
                 all: next.all,
                 query: part,
             });
-            match next.query.union.as_deref() {
-                Some(u) => next = u,
-                None => break,
-            }
         }
         head.clauses.get_or_insert_with(Default::default).union = parts;
         Ok(head)
