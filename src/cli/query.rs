@@ -269,10 +269,9 @@ pub(super) fn parse_params(list: &[String]) -> anyhow::Result<Params> {
         let Some((k, v)) = kv.split_once('=') else {
             bail!("--param takes NAME=VALUE, got `{kv}`");
         };
-        p.insert(
-            k.trim_start_matches('$').to_owned(),
-            binder::parse_param_value(v),
-        );
+        let k = k.trim_start_matches('$');
+        let value = binder::parse_param(k, v).map_err(|e| anyhow::anyhow!(e))?;
+        p.insert(k.to_owned(), value);
     }
     Ok(p)
 }
