@@ -1013,3 +1013,22 @@ fn non_finite_floats_round_trip_through_json() {
         r#"Str("{\"$float\":\"NaN\",\"other\":1}")"#
     );
 }
+
+/// Issue 31, item 16: a byte-order mark before a JSON graph is skipped (it was a bare "expected
+/// value at line 1 column 1"), from memory and from a file.
+#[test]
+fn a_bom_before_a_json_graph_is_skipped() {
+    let text = "\u{feff}{\"nodes\": [{\"id\": \"a\", \"labels\": [\"P\"]}]}";
+    let (m, _) = json_graph::read_str(text, None).unwrap();
+    assert_eq!(m.node_count(), 1);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bom.json");
+    std::fs::write(&p, text).unwrap();
+    let (m, _) = gemp::io::load(&[p], Format::Auto, &strict()).unwrap();
+    assert_eq!(m.labels().name(m.node_labels(0)[0]), Some("P"));
+    // An error after the mark still has its line and column.
+    let err = json_graph::read_str("\u{feff}{\"nodes\": [\n  {\"id\": \"a\",}\n]}", None)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "2:14: trailing comma at line 2 column 14");
+}

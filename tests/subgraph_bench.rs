@@ -115,3 +115,12 @@ fn a_bad_or_missing_header_is_reported_at_its_line() {
         );
     }
 }
+
+/// A byte-order mark before the `t` header is skipped.
+#[test]
+fn a_bom_before_the_header_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, "\u{feff}t 2 1\nv 0 1 1\nv 1 1 1\ne 0 1\n");
+    let (m, _) = subgraph_bench::load(&p, &LoadOptions::default()).unwrap();
+    assert_eq!((m.node_count(), m.edge_count()), (2, 2));
+}

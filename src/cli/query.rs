@@ -301,8 +301,7 @@ pub fn load_query(
         let semantics = semantics_for(path, args.semantics, None);
         return Ok((crate::pattern::bench_query::bind(&g, model), semantics));
     }
-    let source =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let source = crate::io::input::read_utf8(path)?;
     let declared = crate::pattern::directives::parse(&source)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
         .semantics;
@@ -541,10 +540,10 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     }
     let mut failures = 0;
     let mut partials = 0;
-    println!(
-        "{:<40} {:>14} {:>10}  status",
+    super::print_report(format_args!(
+        "{:<40} {:>14} {:>10}  status\n",
         "query", "results", "seconds"
-    );
+    ))?;
     for (q, (name, _)) in args.queries.iter().zip(&names) {
         let start = Instant::now();
         let mut single_aggregate = false;
@@ -566,20 +565,25 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
                     &path,
                     &write_options,
                 )?);
-                if args.count {
-                    writeln!(f, "{}", count_text(&model, &out, single_aggregate))?;
-                } else {
-                    write_rows(&mut f, &model, args.format, &out.columns, &out.rows)?;
-                }
-                if out.partial {
-                    partials += 1;
-                    let reason = partial_reason(opts.timeout);
+                // Write errors name the file ("No space left on device" said nothing else).
+                let mut written = || -> anyhow::Result<()> {
                     if args.count {
-                        writeln!(f, "# {reason}: partial count")?;
+                        writeln!(f, "{}", count_text(&model, &out, single_aggregate))?;
                     } else {
-                        write_partial_marker(&mut f, args.format, out.count, &reason)?;
+                        write_rows(&mut f, &model, args.format, &out.columns, &out.rows)?;
                     }
-                }
+                    if out.partial {
+                        let reason = partial_reason(opts.timeout);
+                        if args.count {
+                            writeln!(f, "# {reason}: partial count")?;
+                        } else {
+                            write_partial_marker(&mut f, args.format, out.count, &reason)?;
+                        }
+                    }
+                    Ok(())
+                };
+                written().with_context(|| format!("writing {}", path.display()))?;
+                partials += usize::from(out.partial);
                 f.into_inner()
                     .map_err(|e| crate::error::Error::io(&path, e.into_error()))?
                     .commit()?;
@@ -600,12 +604,20 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
                 } else {
                     "ok"
                 };
-                println!("{name:<40} {:>14} {secs:>10.3}  {status}", out.count);
+                let count = out.count;
+                super::print_report(format_args!(
+                    "{name:<40} {count:>14} {secs:>10.3}  {status}\n"
+                ))?;
             }
             Err(e) => {
                 failures += 1;
-                println!("{name:<40} {:>14} {secs:>10.3}  error", "-");
-                eprintln!("error: {}: {}", q.display(), e);
+                super::print_report(format_args!("{name:<40} {:>14} {secs:>10.3}  error\n", "-"))?;
+                // With its causes, the file named once.
+                let (msg, file) = (super::format_error(&e), q.display().to_string());
+                match msg.starts_with(&file) {
+                    true => eprintln!("error: {msg}"),
+                    false => eprintln!("error: {file}: {msg}"),
+                }
             }
         }
     }

@@ -156,7 +156,9 @@ pub fn load_into(
         let mut text = Vec::new();
         std::io::Read::read_to_end(&mut input.reader, &mut text)
             .map_err(|e| super::input::read_error(&path, e))?;
-        let graph: JsonGraph = serde_json::from_slice(&text).map_err(|e| {
+        // A byte-order mark (some Windows editors write one) is not JSON: skipped.
+        let text = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&text);
+        let graph: JsonGraph = serde_json::from_slice(text).map_err(|e| {
             Error::parse(
                 Some(path.clone()),
                 e.line() as u64,
@@ -169,7 +171,7 @@ pub fn load_into(
             &graph,
             metamodel,
             &mut opposites,
-            &mut Locator::new(&text),
+            &mut Locator::new(text),
             file,
             options,
             report,
@@ -192,6 +194,7 @@ pub fn read_str_with(
     metamodel: Option<&Metamodel>,
     options: &LoadOptions,
 ) -> Result<(Model, LoadReport)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let graph: JsonGraph = serde_json::from_str(text)
         .map_err(|e| Error::parse(None, e.line() as u64, e.column() as u64, e.to_string()))?;
     let mut builder = ModelBuilder::new();

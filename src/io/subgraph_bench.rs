@@ -64,7 +64,12 @@ pub fn parse(path: &Path, options: &LoadOptions, report: &mut LoadReport) -> Res
             break;
         }
         line_no += 1;
-        let mut toks = line.split_whitespace();
+        // A byte-order mark before the first line is not part of it.
+        let text = match line_no {
+            1 => line.strip_prefix('\u{feff}').unwrap_or(&line),
+            _ => &line,
+        };
+        let mut toks = text.split_whitespace();
         let Some(kind) = toks.next() else { continue };
         // Nothing can be read without the header (vertex ids are checked against it): a bad or
         // missing one stops the load at its line, whatever the malformed-row policy.
