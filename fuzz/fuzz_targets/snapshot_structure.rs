@@ -44,13 +44,15 @@ fn model() -> Model {
         b.set_node_property(n, title, ValueRef::Str(&format!("Title {t} a")))
             .unwrap();
         if t % 3 != 0 {
-            b.set_node_property(n, year, ValueRef::Int(1950 + t)).unwrap();
+            b.set_node_property(n, year, ValueRef::Int(1950 + t))
+                .unwrap();
         }
         if t % 4 == 0 {
             b.set_node_property(n, rating, ValueRef::Float(t as f64 / 10.0))
                 .unwrap();
         }
-        b.set_node_property(n, adult, ValueRef::Bool(t == 7)).unwrap();
+        b.set_node_property(n, adult, ValueRef::Bool(t == 7))
+            .unwrap();
         b.set_node_property(n, genre, ValueRef::Str(["Drama", "Comedy"][t as usize % 2]))
             .unwrap();
     }
@@ -59,8 +61,12 @@ fn model() -> Model {
         b.set_node_property(n, name, ValueRef::Str(&format!("Jack {p}")))
             .unwrap();
         for k in 0..3 {
-            let t = b.node_id(&format!("tt{:03}", (p * 7 + k * 5) % 24)).unwrap();
-            let e = b.add_edge(n, t, if k == 2 { director } else { actor }).unwrap();
+            let t = b
+                .node_id(&format!("tt{:03}", (p * 7 + k * 5) % 24))
+                .unwrap();
+            let e = b
+                .add_edge(n, t, if k == 2 { director } else { actor })
+                .unwrap();
             b.set_edge_property(e, ord, ValueRef::Int(k)).unwrap();
             if k == 0 {
                 b.set_edge_property(e, chars, ValueRef::Str("[\"Self\"]"))
@@ -101,8 +107,7 @@ fuzz_target!(|data: &[u8]| {
     let seed = seed();
     let mut bytes = seed.bytes.clone();
     for cmd in data.chunks_exact(8) {
-        let (name, range, elem) = &seed.sections[cmd[0] as usize % seed.sections.len()];
-        let _ = name;
+        let (_, range, elem) = &seed.sections[cmd[0] as usize % seed.sections.len()];
         let section = &mut bytes[range.clone()];
         let n = section.len() / elem;
         if n == 0 {
@@ -131,7 +136,11 @@ fuzz_target!(|data: &[u8]| {
                 let mut v = [0u8; 8];
                 v[..e].copy_from_slice(&section[at..at + e]);
                 let x = u64::from_le_bytes(v);
-                let x = if cmd[1] % 6 == 3 { x.wrapping_add(1) } else { x.wrapping_sub(1) };
+                let x = if cmd[1] % 6 == 3 {
+                    x.wrapping_add(1)
+                } else {
+                    x.wrapping_sub(1)
+                };
                 section[at..at + e].copy_from_slice(&x.to_le_bytes()[..e]);
             }
             // One byte.
