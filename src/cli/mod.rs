@@ -86,6 +86,7 @@ enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     logging::init(cli.verbose, cli.quiet);
+    exit_quietly_on_closed_stdout();
     if !cli.quiet {
         gemp::io::input::set_progress_display(Some(std::sync::Arc::new(
             progress::IndicatifDisplay,
@@ -152,6 +153,38 @@ pub enum Outcome {
 
 /// The exit status of a partial result.
 pub const EXIT_PARTIAL: u8 = 3;
+
+/// Prints `text` on stdout for a command whose product is a file (`transform -o`, `batch --out`):
+/// a reader that went away (`| head`) does not stop the command, which still writes its file and
+/// ends with its own status; other write errors are errors.
+fn print_report(text: std::fmt::Arguments<'_>) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_fmt(text).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Ends the process quietly with status 0 when `print!` panics because stdout is a closed pipe
+/// (`gemp info m.gemp | head`), as `match` does when its reader goes away: the commands whose
+/// product is their stdout are done when nobody reads it. (Commands whose product is a file print
+/// through [`print_report`] and go on.)
+fn exit_quietly_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info)
+    }));
+}
 
 /// True when `e` (or a cause) is a write to a closed pipe.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

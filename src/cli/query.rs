@@ -269,10 +269,9 @@ pub(super) fn parse_params(list: &[String]) -> anyhow::Result<Params> {
         let Some((k, v)) = kv.split_once('=') else {
             bail!("--param takes NAME=VALUE, got `{kv}`");
         };
-        p.insert(
-            k.trim_start_matches('$').to_owned(),
-            binder::parse_param_value(v),
-        );
+        let k = k.trim_start_matches('$');
+        let value = binder::parse_param(k, v).map_err(|e| anyhow::anyhow!(e))?;
+        p.insert(k.to_owned(), value);
     }
     Ok(p)
 }
@@ -505,10 +504,10 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     }
     let mut failures = 0;
     let mut partials = 0;
-    println!(
-        "{:<40} {:>14} {:>10}  status",
+    super::print_report(format_args!(
+        "{:<40} {:>14} {:>10}  status\n",
         "query", "results", "seconds"
-    );
+    ))?;
     for (q, (name, _)) in args.queries.iter().zip(&names) {
         let start = Instant::now();
         let mut single_aggregate = false;
@@ -530,20 +529,25 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
                     &path,
                     &write_options,
                 )?);
-                if args.count {
-                    writeln!(f, "{}", count_text(&model, &out, single_aggregate))?;
-                } else {
-                    write_rows(&mut f, &model, args.format, &out.columns, &out.rows)?;
-                }
-                if out.partial {
-                    partials += 1;
-                    let reason = partial_reason(opts.timeout);
+                // Write errors name the file ("No space left on device" said nothing else).
+                let mut written = || -> anyhow::Result<()> {
                     if args.count {
-                        writeln!(f, "# {reason}: partial count")?;
+                        writeln!(f, "{}", count_text(&model, &out, single_aggregate))?;
                     } else {
-                        write_partial_marker(&mut f, args.format, out.count, &reason)?;
+                        write_rows(&mut f, &model, args.format, &out.columns, &out.rows)?;
                     }
-                }
+                    if out.partial {
+                        let reason = partial_reason(opts.timeout);
+                        if args.count {
+                            writeln!(f, "# {reason}: partial count")?;
+                        } else {
+                            write_partial_marker(&mut f, args.format, out.count, &reason)?;
+                        }
+                    }
+                    Ok(())
+                };
+                written().with_context(|| format!("writing {}", path.display()))?;
+                partials += usize::from(out.partial);
                 f.into_inner()
                     .map_err(|e| gemp::error::Error::io(&path, e.into_error()))?
                     .commit()?;
@@ -564,12 +568,20 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
                 } else {
                     "ok"
                 };
-                println!("{name:<40} {:>14} {secs:>10.3}  {status}", out.count);
+                let count = out.count;
+                super::print_report(format_args!(
+                    "{name:<40} {count:>14} {secs:>10.3}  {status}\n"
+                ))?;
             }
             Err(e) => {
                 failures += 1;
-                println!("{name:<40} {:>14} {secs:>10.3}  error", "-");
-                eprintln!("error: {}: {}", q.display(), e);
+                super::print_report(format_args!("{name:<40} {:>14} {secs:>10.3}  error\n", "-"))?;
+                // With its causes, the file named once.
+                let (msg, file) = (super::format_error(&e), q.display().to_string());
+                match msg.starts_with(&file) {
+                    true => eprintln!("error: {msg}"),
+                    false => eprintln!("error: {file}: {msg}"),
+                }
             }
         }
     }

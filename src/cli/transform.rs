@@ -80,8 +80,7 @@ pub fn transform(args: TransformArgs) -> anyhow::Result<()> {
     if let Some((path, options)) = &target {
         gemp::util::safe_write::check(path, options)?;
     }
-    let text = std::fs::read_to_string(&args.rules)
-        .with_context(|| format!("reading {}", args.rules.display()))?;
+    let text = gemp::io::input::read_utf8(&args.rules)?;
     let rules = Rules::parse(&text, Some(&args.rules.display().to_string()))?;
     let options = ApplyOptions {
         until_fixpoint: args.until_fixpoint,
@@ -97,9 +96,9 @@ pub fn transform(args: TransformArgs) -> anyhow::Result<()> {
             "fixpoint_reached": report.fixpoint_reached,
             "totals": report.totals(),
         });
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        super::print_report(format_args!("{}\n", serde_json::to_string_pretty(&value)?))?;
     } else {
-        print!("{}", report.to_table());
+        super::print_report(format_args!("{}", report.to_table()))?;
     }
     if args.until_fixpoint && !report.fixpoint_reached {
         log::warn!(

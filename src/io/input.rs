@@ -535,6 +535,36 @@ pub fn open(path: &Path) -> Result<Input> {
     })
 }
 
+/// Reads a text file (a query, a rule file) that must be UTF-8: bytes that are not are an error
+/// naming the file, line and column and the first bad byte (`read_to_string` said only "stream did
+/// not contain valid UTF-8").
+pub fn read_utf8(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let before = &bytes[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count() as u64
+            + 1;
+        Error::parse(
+            Some(path.to_path_buf()),
+            line,
+            column,
+            format!(
+                "not UTF-8 (byte 0x{:02X}); save the file as UTF-8",
+                bytes[at]
+            ),
+        )
+    })
+}
+
 /// Maps a read error to a message that names the file (a truncated .gz reads as "unexpected end").
 pub fn read_error(path: &Path, e: std::io::Error) -> Error {
     if e.kind() == std::io::ErrorKind::UnexpectedEof {

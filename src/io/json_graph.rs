@@ -12,6 +12,11 @@
 //! - Property values: strings, integers, floats and booleans are stored as such; `null` is no
 //!   value; nested objects and arrays are stored as their JSON text (a string property), and
 //!   exported back as that string.
+//! - Non-finite floats, which JSON numbers cannot hold, are written as `{"$float": "NaN"}`,
+//!   `{"$float": "Infinity"}` and `{"$float": "-Infinity"}`, and read back as floats, so an export
+//!   loads back to the same values and column types. An object is never otherwise written as a
+//!   property value (nested values are exported as their text, a string), so the form cannot be
+//!   mistaken for another value of an exported model; a string `"NaN"` stays a string.
 //! - An edge naming an id that no node has (in its file or one loaded before it) is a dangling
 //!   reference: with `--strict` an error naming the file, line and column of the edge; otherwise
 //!   the edge is kept, to a node without labels (a dangling node, counted in the load report). A repeated node id and an edge with an empty
@@ -75,7 +80,11 @@ struct JsonGraph {
     edges: Vec<JsonEdge>,
 }
 
-/// A JSON property value as a model value (nested values as JSON text).
+/// The key of the one-entry object that holds a non-finite float (see the module docs).
+pub const NON_FINITE_KEY: &str = "$float";
+
+/// A JSON property value as a model value (nested values as JSON text; `{"$float": "NaN"}`,
+/// `{"$float": "Infinity"}`, `{"$float": "-Infinity"}` as the non-finite floats).
 pub fn json_to_value(v: &Json) -> Value {
     match v {
         Json::Null => Value::Null,
@@ -85,11 +94,26 @@ pub fn json_to_value(v: &Json) -> Value {
             None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
         },
         Json::String(s) => Value::Str(s.clone()),
+        Json::Object(o) if o.len() == 1 => match non_finite(o) {
+            Some(f) => Value::Float(f),
+            None => Value::Str(v.to_string()),
+        },
         other => Value::Str(other.to_string()),
     }
 }
 
-/// A model value as JSON (non-finite floats as strings, which JSON cannot hold).
+/// The float of `{"$float": "NaN" | "Infinity" | "-Infinity"}` (also `inf`, `-inf`, `+Infinity`).
+fn non_finite(o: &Map<String, Json>) -> Option<f64> {
+    match o.get(NON_FINITE_KEY)?.as_str()? {
+        "NaN" => Some(f64::NAN),
+        "Infinity" | "+Infinity" | "inf" | "+inf" => Some(f64::INFINITY),
+        "-Infinity" | "-inf" => Some(f64::NEG_INFINITY),
+        _ => None,
+    }
+}
+
+/// A model value as JSON (non-finite floats, which JSON numbers cannot hold, as
+/// `{"$float": "NaN" | "Infinity" | "-Infinity"}`, which [`json_to_value`] reads back).
 pub fn value_to_json(v: ValueRef<'_>) -> Json {
     match v {
         ValueRef::Null => Json::Null,
@@ -97,7 +121,18 @@ pub fn value_to_json(v: ValueRef<'_>) -> Json {
         ValueRef::Int(i) => Json::from(i),
         ValueRef::Float(f) => serde_json::Number::from_f64(f)
             .map(Json::Number)
-            .unwrap_or_else(|| Json::String(f.to_string())),
+            .unwrap_or_else(|| {
+                let name = if f.is_nan() {
+                    "NaN"
+                } else if f > 0.0 {
+                    "Infinity"
+                } else {
+                    "-Infinity"
+                };
+                let mut o = Map::new();
+                o.insert(NON_FINITE_KEY.into(), Json::String(name.into()));
+                Json::Object(o)
+            }),
         ValueRef::Str(s) => Json::String(s.to_owned()),
     }
 }
@@ -121,7 +156,9 @@ pub fn load_into(
         let mut text = Vec::new();
         std::io::Read::read_to_end(&mut input.reader, &mut text)
             .map_err(|e| super::input::read_error(&path, e))?;
-        let graph: JsonGraph = serde_json::from_slice(&text).map_err(|e| {
+        // A byte-order mark (some Windows editors write one) is not JSON: skipped.
+        let text = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&text);
+        let graph: JsonGraph = serde_json::from_slice(text).map_err(|e| {
             Error::parse(
                 Some(path.clone()),
                 e.line() as u64,
@@ -134,7 +171,7 @@ pub fn load_into(
             &graph,
             metamodel,
             &mut opposites,
-            &mut Locator::new(&text),
+            &mut Locator::new(text),
             file,
             options,
             report,
@@ -157,6 +194,7 @@ pub fn read_str_with(
     metamodel: Option<&Metamodel>,
     options: &LoadOptions,
 ) -> Result<(Model, LoadReport)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let graph: JsonGraph = serde_json::from_str(text)
         .map_err(|e| Error::parse(None, e.line() as u64, e.column() as u64, e.to_string()))?;
     let mut builder = ModelBuilder::new();

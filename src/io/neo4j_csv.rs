@@ -660,7 +660,8 @@ impl RecordParser {
         self.bytes += line.len();
         let body = line
             .strip_suffix(b"\n")
-            .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+            .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+            .or_else(|| line.strip_suffix(b"\r"));
         let mut state = self.state.unwrap_or(QuoteState::FieldStart);
         let (delimiter, quote) = (self.delimiter, self.quote);
         for (i, &b) in line.iter().enumerate() {
@@ -723,6 +724,8 @@ struct Lines<R> {
     /// The number of the next line read from `reader`.
     next: u64,
     back: std::collections::VecDeque<(u64, Vec<u8>)>,
+    /// The rest of a chunk read up to `\n` after a bare carriage return (see `next_line`).
+    rest: Vec<u8>,
 }
 
 impl<R: std::io::BufRead> Lines<R> {
@@ -732,6 +735,7 @@ impl<R: std::io::BufRead> Lines<R> {
             reader,
             next: 1,
             back: Default::default(),
+            rest: Vec::new(),
         };
         if let Some((no, mut first)) = lines.next_line(path)? {
             if first.starts_with("\u{feff}".as_bytes()) {
@@ -746,13 +750,23 @@ impl<R: std::io::BufRead> Lines<R> {
         if let Some(l) = self.back.pop_front() {
             return Ok(Some(l));
         }
-        let mut buf = Vec::new();
-        let n = self
-            .reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| super::input::read_error(path, e))?;
-        if n == 0 {
-            return Ok(None);
+        let mut buf = std::mem::take(&mut self.rest);
+        if buf.is_empty() {
+            let n = self
+                .reader
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| super::input::read_error(path, e))?;
+            if n == 0 {
+                return Ok(None);
+            }
+        }
+        // A carriage return not followed by a line feed ends a line too (classic Mac line
+        // endings, which some spreadsheets still write): without this a CR-only file was one
+        // line, its header swallowing the data ("unknown type `LABEL1`").
+        let bare_cr =
+            memchr::memchr_iter(b'\r', &buf).find(|&i| i + 1 < buf.len() && buf[i + 1] != b'\n');
+        if let Some(i) = bare_cr {
+            self.rest = buf.split_off(i + 1);
         }
         self.next += 1;
         Ok(Some((self.next - 1, buf)))

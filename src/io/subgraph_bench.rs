@@ -35,8 +35,13 @@ pub struct BenchGraph {
 
 fn num<T: std::str::FromStr>(tok: Option<&str>, what: &str) -> std::result::Result<T, String> {
     let tok = tok.ok_or_else(|| format!("missing {what}"))?;
-    tok.parse()
-        .map_err(|_| format!("{what} `{tok}` is not a number"))
+    tok.parse().map_err(|_| {
+        if !tok.is_empty() && tok.bytes().all(|b| b.is_ascii_digit()) {
+            format!("{what} `{tok}` is too large")
+        } else {
+            format!("{what} `{tok}` is not a number")
+        }
+    })
 }
 
 /// Parses a benchmark graph file. Malformed lines are counted in `report` (strict: an error).
@@ -59,19 +64,47 @@ pub fn parse(path: &Path, options: &LoadOptions, report: &mut LoadReport) -> Res
             break;
         }
         line_no += 1;
-        let mut toks = line.split_whitespace();
+        // A byte-order mark before the first line is not part of it.
+        let text = match line_no {
+            1 => line.strip_prefix('\u{feff}').unwrap_or(&line),
+            _ => &line,
+        };
+        let mut toks = text.split_whitespace();
         let Some(kind) = toks.next() else { continue };
+        // Nothing can be read without the header (vertex ids are checked against it): a bad or
+        // missing one stops the load at its line, whatever the malformed-row policy.
+        if header.is_none() {
+            let fatal =
+                |message: String| Err(Error::parse(Some(path.to_path_buf()), line_no, 0, message));
+            if kind != "t" {
+                return fatal(format!(
+                    "expected the `t N M` header (N vertices, M edges) as the first line, found a `{}` line",
+                    kind.chars().take(20).collect::<String>()
+                ));
+            }
+            let parsed = (|| -> std::result::Result<(usize, usize), String> {
+                let n: usize = num(toks.next(), "vertex count")?;
+                let m: usize = num(toks.next(), "edge count")?;
+                if n > crate::model::MAX_ELEMENTS {
+                    return Err(format!(
+                        "{n} vertices is more than a model holds ({} at most)",
+                        crate::model::MAX_ELEMENTS
+                    ));
+                }
+                Ok((n, m))
+            })();
+            match parsed {
+                Ok(h) => {
+                    header = Some(h);
+                    report.files[file].rows += 1;
+                    continue;
+                }
+                Err(message) => return fatal(format!("bad `t N M` header: {message}")),
+            }
+        }
         let parsed: std::result::Result<(), String> = (|| {
             match (kind, header) {
-                ("t", None) => {
-                    let n: usize = num(toks.next(), "vertex count")?;
-                    let m: usize = num(toks.next(), "edge count")?;
-                    if n > crate::model::MAX_ELEMENTS {
-                        return Err(format!("{n} vertices is more than a model holds"));
-                    }
-                    header = Some((n, m));
-                }
-                ("t", Some(_)) => return Err("a second `t` header".into()),
+                ("t", _) => return Err("a second `t` header".into()),
                 (_, None) => return Err("expected the `t N M` header first".into()),
                 ("v", Some((n, _))) => {
                     let id: usize = num(toks.next(), "vertex id")?;
@@ -104,7 +137,7 @@ pub fn parse(path: &Path, options: &LoadOptions, report: &mut LoadReport) -> Res
     let Some((n, m)) = header else {
         return Err(Error::BadFile {
             path: path.to_path_buf(),
-            message: "empty file, expected a `t N M` header".into(),
+            message: "empty file (no line but blank ones), expected a `t N M` header".into(),
         });
     };
     vertices.sort_by_key(|v| v.0);

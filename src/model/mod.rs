@@ -126,8 +126,15 @@ impl Model {
     /// also check that string heaps are UTF-8 (needed for bytes from a file; strings a builder
     /// collected from `&str` are UTF-8 by construction).
     pub(crate) fn from_parts(p: ModelParts, check_utf8: bool) -> Result<Model> {
+        let started = std::time::Instant::now();
         let model = Model::assemble(p)?;
         model.validate(check_utf8)?;
+        log::debug!(
+            "model of {} nodes and {} edges validated in {:.1} ms",
+            model.node_count(),
+            model.edge_count(),
+            started.elapsed().as_secs_f64() * 1e3
+        );
         Ok(model)
     }
 
@@ -245,6 +252,108 @@ impl Model {
         }
         for c in &self.edge_columns {
             check_column(c, m, check_utf8)?;
+        }
+        let started = std::time::Instant::now();
+        self.check_orders()?;
+        log::debug!(
+            "orders and cross-references checked in {:.1} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        Ok(())
+    }
+
+    /// The orders and cross-references the matchers rely on beyond ids being in range (each a
+    /// pass over the nodes on all cores, after [`Model::validate`]'s range checks): every node's
+    /// labels strictly increasing; every label's index list strictly increasing and holding exactly
+    /// the nodes that carry the label; every adjacency list sorted by (type, neighbour); and the
+    /// in-CSR the mirror of the out-CSR (each edge once, at its target, naming its source and
+    /// type). A file built to break one of these (checksums recomputed) is refused here instead of
+    /// panicking a matcher later.
+    fn check_orders(&self) -> Result<()> {
+        use rayon::prelude::*;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let n = self.node_count() as u32;
+        let m = self.edge_count();
+        let fail = |what: String| Err(Error::Model(format!("corrupt model: {what}")));
+        let label_name = |l: u32| self.labels.name(l).unwrap_or("?").to_string();
+        // Labels per node; the index holds as many entries as there are (node, label) pairs.
+        let bad_node = (0..n)
+            .into_par_iter()
+            .with_min_len(1 << 14)
+            .find_any(|&v| self.node_labels(v).windows(2).any(|w| w[0] >= w[1]));
+        if let Some(v) = bad_node {
+            return fail(format!("the labels of node {v} are not sorted"));
+        }
+        if self.label_index.len() != self.node_labels.len() {
+            return fail(format!(
+                "the label index has {} entries for {} node labels",
+                self.label_index.len(),
+                self.node_labels.len()
+            ));
+        }
+        for l in 0..self.labels.len() as u32 {
+            let nodes = self.nodes_with_label(l);
+            let unsorted = nodes
+                .par_windows(2)
+                .with_min_len(1 << 14)
+                .position_any(|w| w[0] >= w[1]);
+            if let Some(i) = unsorted {
+                return fail(format!(
+                    "the label index of `{}` is not sorted (entry {})",
+                    label_name(l),
+                    i + 1
+                ));
+            }
+            let stray = nodes
+                .par_iter()
+                .with_min_len(1 << 14)
+                .find_any(|&&v| !self.has_label(v, l));
+            if let Some(v) = stray {
+                return fail(format!(
+                    "the label index of `{}` lists node {v}, which does not carry it",
+                    label_name(l)
+                ));
+            }
+        }
+        // Adjacency lists sorted by (type, neighbour).
+        for (adj, name) in [(&self.out, "out"), (&self.inc, "in")] {
+            let unsorted = (0..n).into_par_iter().with_min_len(1 << 12).find_any(|&v| {
+                let r = adj.range(v);
+                let (t, nb) = (&adj.types[r.clone()], &adj.neighbors[r]);
+                (1..t.len()).any(|i| (t[i - 1], nb[i - 1]) > (t[i], nb[i]))
+            });
+            if let Some(v) = unsorted {
+                return fail(format!(
+                    "the {name} list of node {v} is not sorted by type and neighbour"
+                ));
+            }
+        }
+        // The in-CSR mirrors the out-CSR: entry p of v's in-list names edge e = edge_ids[p], which
+        // must run from the entry's neighbour to v with the entry's type, each edge exactly once.
+        let seen: Vec<AtomicU64> = (0..m.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let mismatch = (0..n)
+            .into_par_iter()
+            .with_min_len(1 << 12)
+            .find_map_any(|v| {
+                for p in self.inc.range(v) {
+                    let e = self.inc.edge_ids[p] as usize;
+                    let u = self.inc.neighbors[p];
+                    let bit = 1u64 << (e % 64);
+                    let twice = seen[e / 64].fetch_or(bit, Ordering::Relaxed) & bit != 0;
+                    if twice
+                        || self.out.neighbors[e] != v
+                        || self.out.types[e] != self.inc.types[p]
+                        || !self.out.range(u).contains(&e)
+                    {
+                        return Some((v, e));
+                    }
+                }
+                None
+            });
+        if let Some((v, e)) = mismatch {
+            return fail(format!(
+                "the in list of node {v} does not match the out lists at edge {e}"
+            ));
         }
         Ok(())
     }

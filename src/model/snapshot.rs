@@ -268,6 +268,119 @@ fn align_up(x: usize) -> usize {
     x.div_ceil(ALIGN) * ALIGN
 }
 
+/// The sections of snapshot `bytes` by what they hold (`label_index`, `out.offsets`,
+/// `group0.startYear.validity`…), each with its byte range and element size, in file order. Reads
+/// only the header, table and metadata (no checksum is verified). For tests and fuzzing, which
+/// mutate a section's contents and then [`reseal`] the file so that the mutation reaches the
+/// structural validation instead of stopping at a checksum.
+#[doc(hidden)]
+pub fn section_map(bytes: &[u8]) -> Result<Vec<(String, std::ops::Range<usize>, usize)>> {
+    let (table_end, meta_end) = head_bounds(bytes)?;
+    let meta: Meta = serde_json::from_slice(&bytes[table_end..meta_end])
+        .map_err(|e| Error::Model(format!("bad metadata: {e}")))?;
+    let mut names: Vec<(usize, String)> = Vec::new();
+    let mut name = |i: usize, n: String| names.push((i, n));
+    name(meta.node_label_offsets, "node_label_offsets".into());
+    name(meta.node_labels, "node_labels".into());
+    name(meta.label_index_offsets, "label_index_offsets".into());
+    name(meta.label_index, "label_index".into());
+    for (a, d) in [(&meta.out, "out"), (&meta.inc, "inc")] {
+        name(a.offsets, format!("{d}.offsets"));
+        name(a.neighbors, format!("{d}.neighbors"));
+        name(a.types, format!("{d}.types"));
+        name(a.edge_ids, format!("{d}.edge_ids"));
+    }
+    name(meta.keys.offsets, "keys.offsets".into());
+    name(meta.keys.bytes, "keys.bytes".into());
+    let columns = meta
+        .groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, gm)| gm.columns.iter().map(move |c| (format!("group{g}"), c)))
+        .chain(meta.edge_columns.iter().map(|c| ("edges".to_string(), c)));
+    for (owner, c) in columns {
+        let base = format!("{owner}.{}", c.name);
+        if let Some(h) = &c.heap {
+            name(h.offsets, format!("{base}.offsets"));
+            name(h.bytes, format!("{base}.bytes"));
+        }
+        if !matches!(c.kind, ColumnKind::Str) {
+            name(c.data, format!("{base}.data"));
+        }
+        name(c.validity, format!("{base}.validity"));
+    }
+    let mut out = Vec::new();
+    for (i, n) in names {
+        let e = HEADER_LEN + i * ENTRY_LEN;
+        if e + ENTRY_LEN > table_end {
+            return Err(Error::Model(format!("metadata names missing section {i}")));
+        }
+        let offset = u64_le(bytes, e) as usize;
+        let len = u64_le(bytes, e + 8) as usize;
+        let elem = u32_le(bytes, e + 24) as usize;
+        if offset.checked_add(len).is_none_or(|end| end > bytes.len()) {
+            return Err(Error::Model(format!("section {i} lies outside the file")));
+        }
+        out.push((n, offset..offset + len, elem));
+    }
+    out.sort_by_key(|(_, r, _)| r.start);
+    Ok(out)
+}
+
+/// Recomputes every checksum of snapshot `bytes` (each section's, then the header's) after the
+/// caller changed section contents in place: what a file built to be wrong looks like, which only
+/// the structural validation can refuse. For tests and fuzzing.
+#[doc(hidden)]
+pub fn reseal(bytes: &mut [u8]) -> Result<()> {
+    let (table_end, meta_end) = head_bounds(bytes)?;
+    let count = (table_end - HEADER_LEN) / ENTRY_LEN;
+    for i in 0..count {
+        let e = HEADER_LEN + i * ENTRY_LEN;
+        let offset = u64_le(bytes, e) as usize;
+        let len = u64_le(bytes, e + 8) as usize;
+        let Some(section) = offset
+            .checked_add(len)
+            .and_then(|end| bytes.get(offset..end))
+        else {
+            return Err(Error::Model(format!("section {i} lies outside the file")));
+        };
+        let sum = xxh3_64(section);
+        bytes[e + 16..e + 24].copy_from_slice(&sum.to_le_bytes());
+    }
+    let sum = header_checksum(
+        &bytes[..24],
+        &bytes[HEADER_LEN..table_end],
+        &bytes[table_end..meta_end],
+    );
+    bytes[24..32].copy_from_slice(&sum.to_le_bytes());
+    Ok(())
+}
+
+fn u32_le(b: &[u8], o: usize) -> u32 {
+    u32::from_le_bytes(b[o..o + 4].try_into().unwrap_or([0; 4]))
+}
+
+fn u64_le(b: &[u8], o: usize) -> u64 {
+    u64::from_le_bytes(b[o..o + 8].try_into().unwrap_or([0; 8]))
+}
+
+/// The ends of the section table and of the metadata of snapshot `bytes` (magic and bounds
+/// checked, nothing else).
+fn head_bounds(bytes: &[u8]) -> Result<(usize, usize)> {
+    if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
+        return Err(Error::Model("not a gemp snapshot".into()));
+    }
+    let count = u32_le(bytes, 12) as usize;
+    let table_end = HEADER_LEN + count * ENTRY_LEN;
+    let meta_end = usize::try_from(u64_le(bytes, 16))
+        .ok()
+        .and_then(|m| table_end.checked_add(m));
+    match meta_end {
+        Some(m) if m <= bytes.len() => Ok((table_end, m)),
+        _ => Err(Error::Model("snapshot head extends past the end".into())),
+    }
+}
+
 /// Options for [`open_with`].
 #[derive(Debug, Clone)]
 pub struct OpenOptions {
@@ -513,6 +626,15 @@ impl Reader {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        for (names, what) in [
+            (&meta.labels, "label"),
+            (&meta.rel_types, "relationship type"),
+        ] {
+            let mut seen = std::collections::HashSet::with_capacity(names.len());
+            if let Some(dup) = names.iter().find(|n| !seen.insert(n.as_str())) {
+                return Err(self.err(format!("{what} `{dup}` is named twice")));
+            }
+        }
         for g in &groups {
             if g.label != super::NO_LABEL && g.label as usize >= meta.labels.len() {
                 return Err(self.err("group label out of range"));
@@ -535,6 +657,9 @@ impl Reader {
                 .map(|c| self.column(c))
                 .collect::<Result<_>>()?,
         };
-        Model::from_parts(parts, true).map_err(|e| self.err(e.to_string()))
+        Model::from_parts(parts, true).map_err(|e| match e {
+            Error::Model(message) => self.err(message),
+            e => self.err(e.to_string()),
+        })
     }
 }

@@ -75,8 +75,10 @@ pub struct Query {
     /// The reading clauses after the `MATCH` clauses (and before the first `WITH`), in order:
     /// `OPTIONAL MATCH` and `UNWIND`.
     pub trailing: Vec<ReadingClause>,
-    /// `UNION [ALL]` and the query after it.
-    pub union: Option<Box<UnionClause>>,
+    /// The queries joined after this one by `UNION [ALL]`, in order; each has no `union` of its
+    /// own. A flat list rather than a chain, so that neither building, printing, comparing, cloning
+    /// nor dropping a query of thousands of `UNION`s recurses once per query.
+    pub union: Vec<UnionClause>,
 }
 
 /// `UNWIND list AS alias`: one row per element of the list (none for an empty list or null).
@@ -117,7 +119,7 @@ pub struct UnionClause {
     pub all: bool,
     /// The `UNION [ALL]` keywords.
     pub span: Span,
-    /// The query after it (which may have a `UNION` of its own).
+    /// The query after it (whose own `union` is empty).
     pub query: Query,
 }
 

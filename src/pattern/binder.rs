@@ -27,19 +27,93 @@ use crate::model::{Model, PropType, Value};
 /// Query parameters (`$name`), from the command line or an embedding program.
 pub type Params = HashMap<String, Value>;
 
-/// Parses a `--param name=value` value: JSON scalars and lists of scalars are typed
-/// (`42`, `1.5`, `true`, `null`, `"x"`), anything else is a string.
+/// Parses a `--param name=value` value leniently, as [`parse_param`] does, except that what
+/// `parse_param` refuses (a list, a map, a number out of range) becomes the string `text`, with
+/// a warning logged (`log::warn!`) saying so. Type-changing parses are warned about either way.
 pub fn parse_param_value(text: &str) -> Value {
+    parse_param("", text).unwrap_or_else(|e| {
+        log::warn!("{e}; it is passed as the string {text:?}");
+        Value::Str(text.to_owned())
+    })
+}
+
+/// Parses the value of `--param name=value`: a JSON scalar is typed (`42`, `1.5`, `true`, `null`,
+/// `"x"`); other text is a string (`Jack`). Nothing changes type silently:
+/// - a JSON list or map is refused (parameters are scalars; write the list in the query, e.g.
+///   `IN [2000, 2001]`): it was the string `[2000,2001]`, so `IN $p` matched nothing;
+/// - a JSON number out of range is refused (an integer beyond 64 bits, a float beyond `f64`):
+///   it was a string or a rounded float;
+/// - text that reads as a number but is not JSON (`007`, `+5`, `.5`, `NaN`) is the string, with a
+///   warning (`log::warn!`) naming the number it is not.
+pub fn parse_param(name: &str, text: &str) -> Result<Value, String> {
+    let shown = if name.is_empty() {
+        format!("parameter value `{text}`")
+    } else {
+        format!("--param {name}={text}")
+    };
+    let quote = |what: &str| {
+        format!(
+            "{what}; to pass the text as a string, quote it as JSON: --param '{}=\"{text}\"'",
+            if name.is_empty() { "NAME" } else { name }
+        )
+    };
+    let trimmed = text.trim();
+    // JSON's number syntax (which serde_json refuses beyond the float range).
+    static JSON_NUMBER: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let json_number = |t: &str| {
+        JSON_NUMBER
+            .get_or_init(|| {
+                regex::Regex::new(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$")
+                    .expect("a valid pattern")
+            })
+            .is_match(t)
+    };
     match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(serde_json::Value::Null) => Value::Null,
-        Ok(serde_json::Value::Bool(b)) => Value::Bool(b),
-        Ok(serde_json::Value::Number(n)) => n
-            .as_i64()
-            .map(Value::Int)
-            .or_else(|| n.as_f64().map(Value::Float))
-            .unwrap_or_else(|| Value::Str(text.to_owned())),
-        Ok(serde_json::Value::String(s)) => Value::Str(s),
-        _ => Value::Str(text.to_owned()),
+        Ok(serde_json::Value::Null) => Ok(Value::Null),
+        Ok(serde_json::Value::Bool(b)) => Ok(Value::Bool(b)),
+        Ok(serde_json::Value::Number(n)) => {
+            if let Some(i) = n.as_i64() {
+                return Ok(Value::Int(i));
+            }
+            let integer = !trimmed.contains(['.', 'e', 'E']);
+            match n.as_f64() {
+                Some(f) if !integer && f.is_finite() => Ok(Value::Float(f)),
+                _ if integer => Err(quote(&format!(
+                    "{shown}: the integer is out of range ({} to {}); write it with a decimal point \
+                     (`{trimmed}.0`) for a float",
+                    i64::MIN,
+                    i64::MAX
+                ))),
+                _ => Err(quote(&format!("{shown}: the number is out of the float range"))),
+            }
+        }
+        Ok(serde_json::Value::String(s)) => Ok(Value::Str(s)),
+        Ok(serde_json::Value::Array(_)) | Ok(serde_json::Value::Object(_)) => Err(quote(&format!(
+            "{shown}: list and map parameters are not supported (a parameter is one number, \
+             string, boolean or null); write the list in the query, e.g. `IN [2000, 2001]`"
+        ))),
+        Err(_) if json_number(trimmed) => Err(quote(&format!(
+            "{shown}: the number is out of the float range"
+        ))),
+        Err(_) => {
+            let number = trimmed
+                .parse::<i64>()
+                .map(|i| i.to_string())
+                .ok()
+                .or_else(|| trimmed.parse::<f64>().ok().map(|f| format!("{f:?}")));
+            if let Some(number) = number {
+                let hint = if number.parse::<f64>().is_ok_and(|f| f.is_finite()) {
+                    format!("write {number} for the number")
+                } else {
+                    "JSON numbers are finite".to_string()
+                };
+                log::warn!(
+                    "{shown} is not a JSON number, so it is the string {text:?} ({hint}; quote it as \
+                     JSON to pass the string without this warning)"
+                );
+            }
+            Ok(Value::Str(text.to_owned()))
+        }
     }
 }
 
@@ -247,14 +321,10 @@ fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Opt
 impl Binder<'_> {
     /// A query and the queries joined to it by `UNION [ALL]`, which must return the same columns.
     fn query(&self, q: &ast::Query) -> BResult<BoundQuery> {
-        let Some(mut next) = q.union.as_deref() else {
+        if q.union.is_empty() {
             return self.query_part(q);
-        };
-        let alone = |q: &ast::Query| ast::Query {
-            union: None,
-            ..q.clone()
-        };
-        let mut head = self.query_part(&alone(q))?;
+        }
+        let mut head = self.query_part(q)?;
         let columns = |b: &BoundQuery| -> Vec<String> {
             b.stages
                 .last()
@@ -262,9 +332,9 @@ impl Binder<'_> {
                 .unwrap_or_default()
         };
         let want = columns(&head);
-        let mut parts = Vec::new();
-        loop {
-            let part = self.query_part(&alone(&next.query))?;
+        let mut parts = Vec::with_capacity(q.union.len());
+        for next in &q.union {
+            let part = self.query_part(&next.query)?;
             let got = columns(&part);
             if got != want {
                 return Err(QueryError::semantic(
@@ -284,10 +354,6 @@ impl Binder<'_> {
                 all: next.all,
                 query: part,
             });
-            match next.query.union.as_deref() {
-                Some(u) => next = u,
-                None => break,
-            }
         }
         head.clauses.get_or_insert_with(Default::default).union = parts;
         Ok(head)
@@ -780,6 +846,27 @@ impl Binder<'_> {
         }
     }
 
+    /// Records a warning when the right side of `x IN list` (`list`, bound as `bound`) is a
+    /// literal or parameter that is not a list (nor null): `IN` is then never true.
+    fn check_in_list(&self, e: &ast::Expr, list: &ast::Expr, bound: &Expr) {
+        let Expr::Literal(v) = bound else { return };
+        let Some(kind) = Kind::of_value(v) else {
+            return;
+        };
+        let what = match &list.kind {
+            ExprKind::Param(p) => format!("${p} (the {} {})", kind.name(), shown(v)),
+            _ => format!("a {}", kind.name()),
+        };
+        let message = format!(
+            "`{}` looks for a value in {what}, which is not a list: it is never true",
+            self.text_of(e)
+        );
+        self.warnings.borrow_mut().push(QueryWarning {
+            message,
+            span: e.span,
+        });
+    }
+
     /// The query text of `e` (a short rendering when the text is not at hand).
     fn text_of(&self, e: &ast::Expr) -> String {
         if let Some(t) = self.source.and_then(|s| s.get(e.span.start..e.span.end)) {
@@ -931,7 +1018,11 @@ impl Binder<'_> {
                     }
                 }
             }
-            ExprKind::In { expr, list } => Expr::In(boxed(expr)?, boxed(list)?),
+            ExprKind::In { expr, list: l } => {
+                let bound = boxed(l)?;
+                self.check_in_list(e, l, &bound);
+                Expr::In(boxed(expr)?, bound)
+            }
             ExprKind::IsNull { expr, negated } => Expr::IsNull(boxed(expr)?, *negated),
             ExprKind::PatternPredicate(path) => Expr::Exists(Box::new(self.sub_pattern(
                 std::slice::from_ref(path),

@@ -242,14 +242,20 @@ pub struct Lexer<'a> {
 }
 
 impl<'a> Lexer<'a> {
-    /// A lexer over `src`.
+    /// A lexer over `src`. A byte-order mark at its start (which some Windows editors write) is
+    /// skipped: it is not part of the query, and line 1, column 1 is the character after it.
     pub fn new(src: &'a str) -> Self {
+        let pos = if src.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        };
         Lexer {
             src,
-            pos: 0,
+            pos,
             line: 1,
             column: 1,
-            last_end: (0, 1, 1),
+            last_end: (pos, 1, 1),
             done: false,
         }
     }

@@ -222,7 +222,7 @@ pub fn prepare_file(model: &Model, path: &Path, options: &PrepareOptions) -> Res
             lenient: false,
         });
     }
-    let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let source = crate::io::input::read_utf8(path)?;
     prepare(model, &source, Some(&name), options)
 }
 

@@ -295,3 +295,206 @@ fn a_timed_out_row_by_row_query_answers_only_true_matches() {
     assert!(took < Duration::from_secs(20), "long row: ran {took:?}");
     assert_eq!(data, ["0"]);
 }
+
+/// Issue 31, item 9: thousands of `UNION ALL` branches are a flat list, not a recursion per
+/// branch (5,000 overflowed the stack, status 134): 5,000 and 100,000 branches answer every row;
+/// `UNION` (distinct) over 5,000 branches keeps the distinct rows; `explain` and `batch` take
+/// them too; deeply nested parentheses, lists and operator chains are a clean error naming the
+/// limit.
+#[test]
+fn thousands_of_union_branches_run_and_deep_nesting_is_a_clean_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: String| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_owned()
+    };
+    for n in [5_000, 100_000] {
+        let branches: Vec<String> = (0..n)
+            .map(|i| format!("UNWIND [{i}] AS x RETURN x"))
+            .collect();
+        let q = write("all.cypher", branches.join(" UNION ALL "));
+        let out = gemp(&["-q", "match", &q, "--count"]);
+        assert_eq!(out.status.code(), Some(0), "{n}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout).trim(), n.to_string(), "{n} branches");
+        if n == 5_000 {
+            let out = gemp(&["-q", "match", &q, "--format", "csv"]);
+            let rows: Vec<String> = text(&out.stdout)
+                .lines()
+                .skip(1)
+                .map(String::from)
+                .collect();
+            let expected: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+            assert_eq!(rows, expected);
+            let out = gemp(&["-q", "explain", &q]);
+            assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+            assert!(text(&out.stdout).contains(&format!("UNION ALL (query {n}):")));
+            let out_dir = dir.path().join("batch");
+            let out = gemp(&["-q", "batch", &q, "--out", out_dir.to_str().unwrap()]);
+            assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+            let lines = std::fs::read_to_string(out_dir.join("all.jsonl")).unwrap();
+            assert_eq!(lines.lines().count(), n);
+        }
+    }
+    let branches: Vec<String> = (0..5_000)
+        .map(|i| {
+            format!(
+                "MATCH (t:Title) WHERE id(t) = {} RETURN id(t) % 7 AS x",
+                i % 50
+            )
+        })
+        .collect();
+    let q = write("distinct.cypher", branches.join(" UNION "));
+    let out = gemp(&["-q", "match", &q, "--count"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "7");
+    for (what, expr) in [
+        (
+            "parentheses",
+            format!("{}x{}", "(".repeat(100_000), ")".repeat(100_000)),
+        ),
+        (
+            "lists",
+            format!("{}x{}", "[".repeat(100_000), "]".repeat(100_000)),
+        ),
+        ("NOT", format!("{}true", "NOT ".repeat(100_000))),
+        ("a chain of +", vec!["x"; 100_000].join(" + ")),
+    ] {
+        let q = write("deep.cypher", format!("UNWIND [1] AS x RETURN {expr} AS y"));
+        let out = gemp(&["-q", "match", &q]);
+        assert_eq!(out.status.code(), Some(1), "{what}");
+        let err = text(&out.stderr);
+        assert!(
+            err.starts_with("error: expression nested too deeply"),
+            "{what}: {}",
+            &err[..err.len().min(300)]
+        );
+        assert!(
+            err.contains("gemp accepts at most 256 levels of nested expressions"),
+            "{what}"
+        );
+    }
+}
+
+/// Issue 31, item 16: `batch` keeps the cause of an error and names the file: a query that is not
+/// UTF-8 says where (it said only "reading q.cypher"), a result file that cannot be written names
+/// it (it said only "No space left on device"; here the file-size limit gives EFBIG on the same
+/// path); a byte-order mark before a query is skipped (it was a syntax error).
+#[test]
+fn batch_errors_keep_their_cause_and_name_the_file_and_a_bom_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.cypher");
+    std::fs::write(&bad, b"MATCH (t:Title) RETURN \xff\xfe count(*)").unwrap();
+    let bom = dir.path().join("bom.cypher");
+    std::fs::write(&bom, "\u{feff}MATCH (t:Title) RETURN count(*) AS n").unwrap();
+    let folder = dir.path().join("folder.cypher");
+    std::fs::create_dir(&folder).unwrap();
+    let out_dir = dir.path().join("out");
+    let (b, m, f, o) = (
+        bad.to_str().unwrap(),
+        bom.to_str().unwrap(),
+        folder.to_str().unwrap(),
+        out_dir.to_str().unwrap(),
+    );
+    let out = gemp(&["-q", "batch", b, m, f, "--out", o]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "error: {b}:1:24: not UTF-8 (byte 0xFF); save the file as UTF-8\n\
+             error: {f}: Is a directory (os error 21)\n\
+             error: 2 of 3 queries failed\n"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("bom.jsonl")).unwrap(),
+        "{\"n\":3000}\n"
+    );
+    let out = gemp(&["-q", "match", m, "--format", "csv"]);
+    assert_eq!(text(&out.stdout), "n\n3000\n", "{}", text(&out.stderr));
+
+    // A result file that cannot be written: the error names it.
+    let all = dir.path().join("all.cypher");
+    std::fs::write(&all, "MATCH (t:Title) RETURN t.primaryTitle").unwrap();
+    let out_dir = dir.path().join("small");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f 8; exec '{}' -q batch '{}' --out '{}'",
+            env!("CARGO_BIN_EXE_gemp"),
+            all.display(),
+            out_dir.display()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "error: writing {}: File too large (os error 27)\n",
+            out_dir.join("all.jsonl").display()
+        )
+    );
+}
+
+/// The closing bracket of the issue: `gemp transform --json | head` panicked on the closed pipe.
+/// Every command ends quietly (status 0, nothing on stderr) when its reader goes away; a command
+/// whose product is a file (`transform -o`, `batch --out`) still writes it.
+#[test]
+fn a_closed_stdout_ends_every_command_quietly_and_files_are_still_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = common::load_snapshot(dir.path(), &common::root().join("datasets/imdb-sample"));
+    let s = snap.to_str().unwrap();
+    let rules = dir.path().join("r.cypher");
+    std::fs::write(&rules, "MATCH (t:Title) SET t.seen = true").unwrap();
+    let query = dir.path().join("q.cypher");
+    std::fs::write(&query, "MATCH (t:Title) RETURN t.primaryTitle").unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let (r, q) = (rules.to_str().unwrap(), query.to_str().unwrap());
+    let cases: Vec<(Vec<String>, Option<String>)> = vec![
+        (
+            vec!["transform", "--model", s, r, "--json", "-o", &p("a.gemp")],
+            Some(p("a.gemp")),
+        ),
+        (
+            vec!["transform", "--model", s, r, "-o", &p("b.gemp")],
+            Some(p("b.gemp")),
+        ),
+        (
+            vec!["batch", "--model", s, q, "--out", &p("out")],
+            Some(p("out/q.jsonl")),
+        ),
+        (vec!["info", s], None),
+        (vec!["info", s, "--json"], None),
+        (vec!["explain", "--model", s, q], None),
+        (vec!["match", "--model", s, q], None),
+        (vec!["export", s, "--format", "json"], None),
+    ]
+    .into_iter()
+    .map(|(a, f)| (a.into_iter().map(String::from).collect(), f))
+    .collect();
+    for (args, file) in cases {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gemp"))
+            .arg("-q")
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before gemp writes anything.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stderr), "", "{args:?}");
+        if let Some(f) = file {
+            assert!(Path::new(&f).is_file(), "{args:?}: {f} written");
+        }
+    }
+    let written = gemp::model::snapshot::open(Path::new(&p("a.gemp"))).unwrap();
+    assert_eq!(written.node_count(), 7000);
+}

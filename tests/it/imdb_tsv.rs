@@ -1036,3 +1036,93 @@ fn strict_loads_fail_on_a_dangling_reference() {
         )
     );
 }
+
+/// Issue 31, item 7: a second row for a key (tconst in title.basics, title.ratings and
+/// title.episode; nconst in name.basics) is a malformed row reported with its file and line, and
+/// the first row is kept (it silently overwrote the first); `--strict` makes it an error there.
+#[test]
+fn duplicate_keys_are_malformed_rows_and_the_first_row_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let basics = write(
+        dir.path(),
+        "title.basics.tsv",
+        &format!("{BASICS}tt0000002\tshort\tImpostor\tImpostor\t0\t2020\t\\N\t\\N\tDrama\n"),
+    );
+    let names = write(
+        dir.path(),
+        "name.basics.tsv",
+        &format!("{NAMES}nm0000001\tSomeone Else\t1950\t\\N\t\\N\t\\N\n"),
+    );
+    let ratings = write(
+        dir.path(),
+        "title.ratings.tsv",
+        &format!("{RATINGS}tt0000001\t1.0\t99\n"),
+    );
+    let episodes = write(
+        dir.path(),
+        "title.episode.tsv",
+        &format!("{EPISODES}tt0000004\ttt0000001\t9\t9\n"),
+    );
+    let paths = vec![basics.clone(), names, ratings, episodes];
+    let (m, report) = load(&paths);
+    let got: Vec<(String, u64, String)> = report
+        .malformed
+        .iter()
+        .map(|b| {
+            (
+                b.file.file_name().unwrap().to_string_lossy().into_owned(),
+                b.line,
+                b.message.clone(),
+            )
+        })
+        .collect();
+    let expected = [
+        (
+            "title.basics.tsv",
+            7,
+            "duplicate tconst `tt0000002`: an earlier title.basics.tsv row defines it",
+        ),
+        (
+            "name.basics.tsv",
+            5,
+            "duplicate nconst `nm0000001`: an earlier name.basics.tsv row defines it",
+        ),
+        (
+            "title.ratings.tsv",
+            4,
+            "duplicate tconst `tt0000001`: an earlier title.ratings.tsv row defines it",
+        ),
+        (
+            "title.episode.tsv",
+            3,
+            "duplicate tconst `tt0000004`: an earlier title.episode.tsv row defines it",
+        ),
+    ]
+    .map(|(f, l, s)| (f.to_string(), l, s.to_string()));
+    assert_eq!(got, expected);
+    assert_eq!(report.malformed_count(), 4);
+    // The first rows' values and labels, not the duplicates'.
+    assert_eq!(
+        prop(&m, "tt0000002", "primaryTitle"),
+        Value::Str("The \"Quoted\" Film".into())
+    );
+    assert_eq!(labels(&m, "tt0000002"), vec!["Movie", "Title"]);
+    assert_eq!(prop(&m, "nm0000001", "birthYear"), Value::Int(1899));
+    assert_eq!(prop(&m, "tt0000001", "numVotes"), Value::Int(2000));
+    assert_eq!(prop(&m, "tt0000004", "seasonNumber"), Value::Int(1));
+    let episode_of = m.rel_types().get("EPISODE_OF").unwrap();
+    let ep = m.node_by_key("tt0000004").unwrap();
+    assert_eq!(m.out().neighbors_of_type(ep, episode_of).len(), 1);
+
+    let strict = LoadOptions {
+        strict: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        load_err(&paths, &strict),
+        format!(
+            "{}:7: duplicate tconst `tt0000002`: an earlier title.basics.tsv row defines it",
+            basics.display()
+        )
+    );
+}

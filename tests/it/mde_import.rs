@@ -928,3 +928,107 @@ fn dangling_references_fail_strict_loads_in_every_format() {
     let x = deep_xmi(3).replace("<c up=\"//@c.0\">", "<c up=\"//@c.9\">");
     assert!(xmi::read_str(&x, None, &strict()).is_err());
 }
+
+/// Issue 31, item 6: non-finite floats (from a transform, a CSV) are exported to JSON as
+/// `{"$float": "NaN" | "Infinity" | "-Infinity"}` (JSON numbers cannot hold them) and load back as
+/// the same floats in a float column; they came back as strings, making the column a string column.
+/// A string `"NaN"` stays a string; an object that is not exactly that form stays its JSON text.
+#[test]
+fn non_finite_floats_round_trip_through_json() {
+    use gemp::model::{ModelBuilder, PropType, ValueRef};
+    let mut b = ModelBuilder::new();
+    let x = b.node_property("x");
+    let s = b.node_property("s");
+    let w = b.edge_property("w");
+    let values = [1.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.25];
+    let nodes: Vec<u32> = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let n = b.add_node(&format!("n{i}"), &["P"]);
+            b.set_node_property(n, x, ValueRef::Float(v)).unwrap();
+            b.set_node_property(n, s, ValueRef::Str(["NaN", "{\"$float\":\"NaN\"}"][i % 2]))
+                .unwrap();
+            n
+        })
+        .collect();
+    let r = b.rel_type("R");
+    for (i, &v) in values.iter().enumerate().skip(1) {
+        let e = b.add_edge(nodes[i - 1], nodes[i], r).unwrap();
+        b.set_edge_property(e, w, ValueRef::Float(v)).unwrap();
+    }
+    let m = b.freeze().unwrap();
+    let mut text = Vec::new();
+    json_graph::write(&m, &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert!(
+        text.contains(r#"{"id":"n1","labels":["P"],"properties":{"x":{"$float":"NaN"},"s":"{\"$float\":\"NaN\"}"}}"#),
+        "{text}"
+    );
+    assert!(text.contains(r#""x":{"$float":"Infinity"}"#), "{text}");
+    assert!(text.contains(r#""x":{"$float":"-Infinity"}"#), "{text}");
+    let (back, _) = json_graph::read_str(&text, None).unwrap();
+    let column = |m: &Model, name: &str| {
+        m.groups()[0]
+            .columns
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap()
+            .prop_type()
+    };
+    assert_eq!(column(&back, "x"), PropType::Float);
+    assert_eq!(column(&back, "s"), PropType::Str);
+    let bits = |m: &Model, name: &str| -> Vec<String> {
+        (0..values.len())
+            .map(|i| {
+                let n = m.node_by_key(&format!("n{i}")).unwrap();
+                format!("{:?}", m.node_property(n, name))
+            })
+            .collect()
+    };
+    assert_eq!(bits(&back, "x"), bits(&m, "x"));
+    assert_eq!(bits(&back, "s"), bits(&m, "s"));
+    let ws = |m: &Model| -> Vec<String> {
+        (0..m.edge_count() as u32)
+            .map(|e| format!("{:?}", m.edge_property(e, "w")))
+            .collect()
+    };
+    assert_eq!(ws(&back), ws(&m));
+    assert_eq!(back.edge_columns()[0].prop_type(), PropType::Float);
+    // Hand-written input: the other spellings, and objects that are not the form.
+    let (h, _) = json_graph::read_str(
+        r#"{"nodes": [{"id": "a", "properties": {"p": {"$float": "inf"}, "q": {"$float": "1.5"},
+            "r": {"$float": "NaN", "other": 1}}}]}"#,
+        None,
+    )
+    .unwrap();
+    let a = h.node_by_key("a").unwrap();
+    assert_eq!(format!("{:?}", h.node_property(a, "p")), "Float(inf)");
+    assert_eq!(
+        format!("{:?}", h.node_property(a, "q")),
+        r#"Str("{\"$float\":\"1.5\"}")"#
+    );
+    assert_eq!(
+        format!("{:?}", h.node_property(a, "r")),
+        r#"Str("{\"$float\":\"NaN\",\"other\":1}")"#
+    );
+}
+
+/// Issue 31, item 16: a byte-order mark before a JSON graph is skipped (it was a bare "expected
+/// value at line 1 column 1"), from memory and from a file.
+#[test]
+fn a_bom_before_a_json_graph_is_skipped() {
+    let text = "\u{feff}{\"nodes\": [{\"id\": \"a\", \"labels\": [\"P\"]}]}";
+    let (m, _) = json_graph::read_str(text, None).unwrap();
+    assert_eq!(m.node_count(), 1);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bom.json");
+    std::fs::write(&p, text).unwrap();
+    let (m, _) = gemp::io::load(&[p], Format::Auto, &strict()).unwrap();
+    assert_eq!(m.labels().name(m.node_labels(0)[0]), Some("P"));
+    // An error after the mark still has its line and column.
+    let err = json_graph::read_str("\u{feff}{\"nodes\": [\n  {\"id\": \"a\",}\n]}", None)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "2:14: trailing comma at line 2 column 14");
+}

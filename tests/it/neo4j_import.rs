@@ -428,3 +428,55 @@ fn odd_inputs_with_the_admin_options_never_panic() {
         }
     }
 }
+
+/// Issue 31, item 16: a CSV with classic Mac line endings (a bare carriage return ends each line)
+/// loads like its LF twin (it was one line, its header swallowing the data: "unknown type
+/// `LABEL1`"), a quoted carriage return staying inside its field; malformed rows are reported at
+/// their CR-separated line. A byte-order mark before the header is skipped.
+#[test]
+fn cr_only_line_endings_and_a_bom_load_like_lf() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let lf = "id:ID,name,age:int,:LABEL\n1,\"a\rb\",3,Label1\n2,c,x,Label1\n3,d,5,Label1\n";
+    let rels = ":START_ID,:END_ID,:TYPE\n1,3,KNOWS\n";
+    std::fs::create_dir(d.join("cr")).unwrap();
+    std::fs::create_dir(d.join("lf")).unwrap();
+    write(&d.join("lf"), "nodes.csv", lf);
+    write(&d.join("lf"), "rels.csv", rels);
+    write(
+        &d.join("cr"),
+        "nodes.csv",
+        &format!("\u{feff}{}", lf.replace('\n', "\r")),
+    );
+    write(&d.join("cr"), "rels.csv", &rels.replace('\n', "\r"));
+    let load =
+        |sub: &str| gemp::io::load(&[d.join(sub)], Format::Auto, &LoadOptions::default()).unwrap();
+    let ((cr, cr_report), (lf, _)) = (load("cr"), load("lf"));
+    // Node 2's age is not an integer: a malformed row, skipped in both.
+    assert_eq!((cr.node_count(), cr.edge_count()), (2, 1));
+    assert_eq!((lf.node_count(), lf.edge_count()), (2, 1));
+    let row = |m: &gemp::model::Model, key: &str| {
+        let n = m.node_by_key(key).unwrap();
+        format!(
+            "{:?} {:?} {:?}",
+            m.node_property(n, "name"),
+            m.node_property(n, "age"),
+            m.node_labels(n)
+                .iter()
+                .map(|&l| m.labels().name(l).unwrap())
+                .collect::<Vec<_>>()
+        )
+    };
+    for key in ["1", "3"] {
+        assert_eq!(row(&cr, key), row(&lf, key), "node {key}");
+    }
+    assert_eq!(cr.node_by_key("2"), None);
+    assert_eq!(row(&cr, "1"), r#"Str("a\rb") Int(3) ["Label1"]"#);
+    let bad: Vec<(u64, String)> = cr_report
+        .malformed
+        .iter()
+        .map(|m| (m.line, m.message.clone()))
+        .collect();
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert_eq!(bad[0].0, 4, "{bad:?}");
+}

@@ -80,3 +80,111 @@ fn the_cli_prints_the_warning_on_stderr() {
         "{stderr}"
     );
 }
+
+/// Issue 31, item 17: no `--param` parse changes the type silently. A list (`IN $p` with
+/// `p=[2000,2001]` matched nothing: it was the string "[2000,2001]") and a number out of range (it
+/// became a string) are refused with a message saying what to write; text that reads as a number
+/// but is not JSON is a string with a warning; `IN` over a parameter that is not a list warns.
+#[test]
+fn every_param_parse_that_changes_the_type_warns_or_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = dir.path().join("q.cypher");
+    std::fs::write(
+        &q,
+        "MATCH (t:Title) WHERE t.startYear IN $p RETURN count(*) AS n",
+    )
+    .unwrap();
+    let run = |value: &str| {
+        let out = gemp(&[
+            "match",
+            q.to_str().unwrap(),
+            "--param",
+            &format!("p={value}"),
+            "--format",
+            "csv",
+        ]);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let refused = [
+        (
+            "[2000,2001]",
+            "error: --param p=[2000,2001]: list and map parameters are not supported (a parameter \
+             is one number, string, boolean or null); write the list in the query, e.g. \
+             `IN [2000, 2001]`; to pass the text as a string, quote it as JSON: \
+             --param 'p=\"[2000,2001]\"'\n",
+        ),
+        (
+            "{\"a\":1}",
+            "error: --param p={\"a\":1}: list and map parameters are not supported (a parameter \
+             is one number, string, boolean or null); write the list in the query, e.g. \
+             `IN [2000, 2001]`; to pass the text as a string, quote it as JSON: \
+             --param 'p=\"{\"a\":1}\"'\n",
+        ),
+        (
+            "99999999999999999999",
+            "error: --param p=99999999999999999999: the integer is out of range \
+             (-9223372036854775808 to 9223372036854775807); write it with a decimal point \
+             (`99999999999999999999.0`) for a float; to pass the text as a string, quote it as \
+             JSON: --param 'p=\"99999999999999999999\"'\n",
+        ),
+        (
+            "1e400",
+            "error: --param p=1e400: the number is out of the float range; to pass the text as a \
+             string, quote it as JSON: --param 'p=\"1e400\"'\n",
+        ),
+    ];
+    for (value, message) in refused {
+        let (code, stdout, stderr) = run(value);
+        assert_eq!(code, Some(1), "{value}");
+        assert_eq!(stdout, "", "{value}");
+        assert_eq!(stderr, message, "{value}");
+    }
+    let not_a_list = |shown: &str| {
+        format!(
+            "[WARN] query line 1, column 23: `t.startYear IN $p` looks for a value in $p (the \
+             {shown}), which is not a list: it is never true"
+        )
+    };
+    let warned = [
+        (
+            "007",
+            vec![
+                "[WARN] --param p=007 is not a JSON number, so it is the string \"007\" (write 7 \
+                 for the number; quote it as JSON to pass the string without this warning)"
+                    .to_string(),
+                not_a_list("string \"007\""),
+            ],
+        ),
+        (
+            "NaN",
+            vec![
+                "[WARN] --param p=NaN is not a JSON number, so it is the string \"NaN\" (JSON \
+                 numbers are finite; quote it as JSON to pass the string without this warning)"
+                    .to_string(),
+                not_a_list("string \"NaN\""),
+            ],
+        ),
+        ("2000", vec![not_a_list("number 2000")]),
+        ("\"Jack\"", vec![not_a_list("string \"Jack\"")]),
+    ];
+    for (value, warnings) in warned {
+        let (code, stdout, stderr) = run(value);
+        assert_eq!(code, Some(0), "{value}: {stderr}");
+        assert_eq!(stdout, "n\n0\n", "{value}");
+        assert_eq!(stderr.lines().collect::<Vec<_>>(), warnings, "{value}");
+    }
+    // Typed scalars as before, without a warning.
+    let p = |text: &str| gemp::pattern::binder::parse_param("p", text);
+    use gemp::model::Value;
+    assert_eq!(p("42"), Ok(Value::Int(42)));
+    assert_eq!(p("-9223372036854775808"), Ok(Value::Int(i64::MIN)));
+    assert_eq!(p("1.5e3"), Ok(Value::Float(1500.0)));
+    assert_eq!(p("true"), Ok(Value::Bool(true)));
+    assert_eq!(p("null"), Ok(Value::Null));
+    assert_eq!(p("\"[1]\""), Ok(Value::Str("[1]".into())));
+    assert_eq!(p("Jack"), Ok(Value::Str("Jack".into())));
+}

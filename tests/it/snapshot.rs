@@ -1,5 +1,7 @@
 //! Snapshot round-trips and rejection of truncated, bit-flipped and hostile files.
 
+use crate::common;
+
 use gemp::model::snapshot::{self, OpenOptions};
 use gemp::model::{Model, ModelBuilder, ValueRef};
 
@@ -185,4 +187,189 @@ fn other_versions_and_non_snapshots_are_rejected() {
     );
     let err = snapshot::open(std::path::Path::new("/nonexistent/x.gemp")).unwrap_err();
     assert!(err.to_string().contains("/nonexistent/x.gemp"), "{err}");
+}
+
+/// `bytes` with `mutate` applied to the section named `section` (see `snapshot::section_map`) and
+/// every checksum recomputed: a file built to be wrong, which only structural validation refuses.
+fn crafted(bytes: &[u8], section: &str, mutate: impl FnOnce(&mut [u8])) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    let map = snapshot::section_map(&b).unwrap();
+    let (_, range, _) = map
+        .iter()
+        .find(|(n, _, _)| n == section)
+        .unwrap_or_else(|| panic!("no section {section} in {map:?}"));
+    mutate(&mut b[range.clone()]);
+    snapshot::reseal(&mut b).unwrap();
+    b
+}
+
+fn swap_u32(s: &mut [u8], i: usize, j: usize) {
+    for k in 0..4 {
+        s.swap(4 * i + k, 4 * j + k);
+    }
+}
+
+fn set_u32(s: &mut [u8], i: usize, v: u32) {
+    s[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+/// Issue 31, item 8: a snapshot whose checksums were recomputed after its arrays were changed is
+/// refused on opening, naming what is wrong, for each structural invariant the matchers rely on.
+#[test]
+fn crafted_snapshots_with_valid_checksums_are_refused_structurally() {
+    let m = sample();
+    let bytes = write_bytes(&m);
+    let resealed = crafted(&bytes, "label_index", |_| {});
+    assert_eq!(
+        resealed, bytes,
+        "resealing an unchanged file changes nothing"
+    );
+    let label0 = m.labels().name(0).unwrap().to_string();
+    let n0 = m.nodes_with_label(0).len();
+    let node_labels_len = m.node_label_csr().1.len();
+    let first_multi = (0..m.node_count() as u32)
+        .find(|&v| m.node_labels(v).len() > 1)
+        .unwrap();
+    let first_multi_at = m.node_label_csr().0[first_multi as usize] as usize;
+    // The first node with an out-list of two edges of one type to different targets.
+    let (sorted_node, sorted_at) = (0..m.node_count() as u32)
+        .find_map(|v| {
+            let r = m.out().range(v);
+            (r.len() >= 2
+                && m.out().types[r.start] == m.out().types[r.start + 1]
+                && m.out().neighbors[r.start] != m.out().neighbors[r.start + 1])
+                .then_some((v, r.start))
+        })
+        .unwrap();
+    let in_node = (0..m.node_count() as u32)
+        .find(|&v| m.inc().degree(v) >= 2)
+        .unwrap();
+    let in_at = m.inc().range(in_node).start;
+    let cases: Vec<(&str, Vec<u8>, String)> = vec![
+        (
+            "two label index entries swapped (the issue's file)",
+            crafted(&bytes, "label_index", |s| {
+                swap_u32(s, 0, node_labels_len - 1)
+            }),
+            format!("the label index of `{label0}` is not sorted (entry 1)"),
+        ),
+        (
+            "a label index entry naming a node without the label",
+            crafted(&bytes, "label_index", |s| {
+                set_u32(s, n0 - 1, m.node_count() as u32 - 1)
+            }),
+            format!(
+                "the label index of `{label0}` lists node {}, which does not carry it",
+                m.node_count() - 1
+            ),
+        ),
+        (
+            "a node's labels out of order",
+            crafted(&bytes, "node_labels", |s| {
+                swap_u32(s, first_multi_at, first_multi_at + 1)
+            }),
+            format!("the labels of node {first_multi} are not sorted"),
+        ),
+        (
+            "an out-list out of order",
+            crafted(&bytes, "out.neighbors", |s| {
+                swap_u32(s, sorted_at, sorted_at + 1)
+            }),
+            format!("the out list of node {sorted_node} is not sorted by type and neighbour"),
+        ),
+        (
+            "an in-list naming one edge twice",
+            crafted(&bytes, "inc.edge_ids", |s| {
+                let e = u32::from_le_bytes(s[4 * in_at..4 * in_at + 4].try_into().unwrap());
+                set_u32(s, in_at + 1, e)
+            }),
+            format!(
+                "the in list of node {in_node} does not match the out lists at edge {}",
+                m.inc().edge_id_at(in_at)
+            ),
+        ),
+        (
+            "CSR offsets not monotone",
+            crafted(&bytes, "out.offsets", |s| set_u32(s, 1, u32::MAX / 2)),
+            "out are not monotone".to_string(),
+        ),
+    ];
+    for (what, b, message) in cases {
+        let err = match snapshot::from_bytes(&b, &OpenOptions::default()) {
+            Ok(_) => panic!("{what}: accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(
+            err,
+            format!("snapshot <memory>: corrupt model: {message}"),
+            "{what}"
+        );
+    }
+}
+
+/// The CLI on such a file: `info`, `match` and `transform` end with a clean error (status 1, one
+/// line naming the file and the problem), not a panic in the matcher (status 101 before).
+#[test]
+fn a_crafted_snapshot_is_a_clean_error_in_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = common::load_snapshot(dir.path(), &common::root().join("datasets/imdb-sample"));
+    let m = snapshot::open(&good).unwrap();
+    let title = m.labels().get("Title").unwrap();
+    let bytes = std::fs::read(&good).unwrap();
+    // The first Title entry swapped with the last Person entry: the swap of the issue.
+    let person = m.labels().get("Person").unwrap();
+    let at = |l: u32, i: usize| {
+        let offsets: Vec<usize> = (0..=m.labels().len() as u32)
+            .map(|k| (0..k).map(|j| m.nodes_with_label(j).len()).sum())
+            .collect();
+        offsets[l as usize] + i
+    };
+    let (i, j) = (
+        at(title, 0),
+        at(person, m.nodes_with_label(person).len() - 1),
+    );
+    let bad = dir.path().join("bad.gemp");
+    std::fs::write(&bad, crafted(&bytes, "label_index", |s| swap_u32(s, i, j))).unwrap();
+    let first_bad = if title < person { "Title" } else { "Person" };
+    let entry = if title < person {
+        1
+    } else {
+        m.nodes_with_label(person).len() - 1
+    };
+    let expected = format!(
+        "error: snapshot {}: corrupt model: the label index of `{first_bad}` is not sorted (entry {entry})\n",
+        bad.display()
+    );
+    let query = dir.path().join("q.cypher");
+    std::fs::write(
+        &query,
+        "MATCH (p:Person)-[:ACTOR]->(t:Title) WHERE t.primaryTitle CONTAINS 'a' RETURN count(*)",
+    )
+    .unwrap();
+    let rules = dir.path().join("r.cypher");
+    std::fs::write(&rules, "MATCH (t:Title) SET t.seen = true").unwrap();
+    let (b, q, r) = (
+        bad.to_str().unwrap(),
+        query.to_str().unwrap(),
+        rules.to_str().unwrap(),
+    );
+    let out_path = dir.path().join("out.gemp");
+    for args in [
+        vec!["-q", "info", b],
+        vec!["-q", "match", "--model", b, q],
+        vec![
+            "-q",
+            "transform",
+            "--model",
+            b,
+            r,
+            "-o",
+            out_path.to_str().unwrap(),
+        ],
+    ] {
+        let out = common::gemp(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), expected, "{args:?}");
+    }
+    assert!(!out_path.exists());
 }

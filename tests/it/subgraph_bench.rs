@@ -67,3 +67,60 @@ fn inconsistent_files_are_errors() {
     assert!(err("t 4000000000 1\nv 0 1 0\n").contains("have no `v` line"));
     assert!(err("v 0 1 0\n").contains("empty file") || err("v 0 1 0\n").contains("header"));
 }
+
+/// Issue 31, item 15: a bad or missing `t N M` header is an error at its line saying what is
+/// wrong with it (it said "empty file" for both), in the default mode as in `--strict`; only a
+/// file of blank lines is "empty".
+#[test]
+fn a_bad_or_missing_header_is_reported_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for strict in [false, true] {
+        let opts = LoadOptions {
+            strict,
+            ..Default::default()
+        };
+        let p = |text: &str| file(&dir, text);
+        let err = |text: &str| {
+            subgraph_bench::load(&p(text), &opts)
+                .unwrap_err()
+                .to_string()
+        };
+        let g = dir.path().join("g.graph");
+        let g = g.display();
+        assert_eq!(
+            err("t 4294967296 1\nv 0 1 0\n"),
+            format!("{g}:1: bad `t N M` header: 4294967296 vertices is more than a model holds (4294967294 at most)")
+        );
+        assert_eq!(
+            err("\n\nt 99999999999999999999999 1\n"),
+            format!(
+                "{g}:3: bad `t N M` header: vertex count `99999999999999999999999` is too large"
+            )
+        );
+        assert_eq!(
+            err("t 3\nv 0 1 0\n"),
+            format!("{g}:1: bad `t N M` header: missing edge count")
+        );
+        assert_eq!(
+            err("t x 1\n"),
+            format!("{g}:1: bad `t N M` header: vertex count `x` is not a number")
+        );
+        assert_eq!(
+            err("\nv 0 1 0\nv 1 1 0\ne 0 1\n"),
+            format!("{g}:2: expected the `t N M` header (N vertices, M edges) as the first line, found a `v` line")
+        );
+        assert_eq!(
+            err("\n  \n"),
+            format!("{g}: empty file (no line but blank ones), expected a `t N M` header")
+        );
+    }
+}
+
+/// A byte-order mark before the `t` header is skipped.
+#[test]
+fn a_bom_before_the_header_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, "\u{feff}t 2 1\nv 0 1 1\nv 1 1 1\ne 0 1\n");
+    let (m, _) = subgraph_bench::load(&p, &LoadOptions::default()).unwrap();
+    assert_eq!((m.node_count(), m.edge_count()), (2, 2));
+}

@@ -376,3 +376,90 @@ fn re_exporting_neo4j_csv_leaves_only_the_new_export() {
     assert!(again.model().rel_types().get("next").is_none());
     assert_eq!(count(&again, "MATCH (s:Segment) RETURN s"), 3);
 }
+
+/// Issue 31, item 6, end to end: a transform makes NaN and ±infinity (float division by zero),
+/// `gemp export --format json` writes them, `gemp load` of that export gives float columns with
+/// the same values (they were strings, and the columns string columns).
+#[test]
+fn non_finite_floats_survive_export_and_load_as_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    std::fs::write(
+        p("m.json"),
+        r#"{"nodes": [{"id": "a", "labels": ["P"], "properties": {"x": 1.5}},
+                      {"id": "b", "labels": ["P"], "properties": {"x": 2.5}},
+                      {"id": "c", "labels": ["P"], "properties": {"x": 3.5}}],
+            "edges": [{"source": "a", "target": "b", "type": "R", "properties": {"w": 0.5}}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        p("nan.cypher"),
+        "MATCH (n:P) WHERE n.x = 1.5 SET n.x = -1.0 / 0.0;\n\
+         MATCH (n:P) WHERE n.x = 2.5 SET n.x = 0.0 / 0.0;\n\
+         MATCH (n:P) WHERE n.x = 3.5 SET n.x = 1.0 / 0.0;\n\
+         MATCH ()-[r:R]->() SET r.w = 0.0 / 0.0",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = gemp(args);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    run(&[
+        "-q",
+        "transform",
+        "--model",
+        &p("m.json"),
+        &p("nan.cypher"),
+        "-o",
+        &p("t.gemp"),
+    ]);
+    run(&[
+        "-q",
+        "export",
+        &p("t.gemp"),
+        "--format",
+        "json",
+        "-o",
+        &p("e.json"),
+    ]);
+    let exported = std::fs::read_to_string(p("e.json")).unwrap();
+    assert!(
+        exported.contains(r#"{"id":"b","labels":["P"],"properties":{"x":{"$float":"NaN"}}}"#),
+        "{exported}"
+    );
+    run(&["-q", "load", &p("e.json"), "-o", &p("back.gemp")]);
+    let info = run(&["-q", "info", &p("back.gemp")]);
+    let types: Vec<&str> = info
+        .lines()
+        .filter(|l| l.trim_start().starts_with("P.x") || l.trim_start().starts_with("w "))
+        .map(|l| l.split_whitespace().nth(1).unwrap())
+        .collect();
+    assert_eq!(types, ["float", "float"], "{info}");
+    std::fs::write(
+        p("q.cypher"),
+        "MATCH (n:P)-[r:R]->() RETURN n.x AS x, r.w AS w, n.x < 0 AS negative",
+    )
+    .unwrap();
+    let rows = run(&[
+        "-q",
+        "match",
+        "--model",
+        &p("back.gemp"),
+        &p("q.cypher"),
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(rows, "x,w,negative\n-inf,NaN,true\n");
+    // Exporting the reloaded model gives the same file.
+    run(&[
+        "-q",
+        "export",
+        &p("back.gemp"),
+        "--format",
+        "json",
+        "-o",
+        &p("again.json"),
+    ]);
+    assert_eq!(std::fs::read_to_string(p("again.json")).unwrap(), exported);
+}

@@ -96,6 +96,35 @@ impl<V: Copy> Vocabulary<V> {
     }
 }
 
+/// Node ids (of the builder) that a row of one kind of file has already defined: a growable bit
+/// set, one bit per node, so a second row for the same key is found in O(1).
+#[derive(Default)]
+struct Defined(Vec<u64>);
+
+impl Defined {
+    /// Marks `node`; false when it was already marked.
+    #[inline]
+    fn insert(&mut self, node: u32) -> bool {
+        let (word, bit) = (node as usize / 64, 1u64 << (node % 64));
+        if word >= self.0.len() {
+            self.0.resize((word + 1).next_power_of_two(), 0);
+        }
+        let fresh = self.0[word] & bit == 0;
+        self.0[word] |= bit;
+        fresh
+    }
+}
+
+/// The row for `key` is a second one for it in a `file` (title.basics, title.ratings…): a
+/// malformed row like any other (skipped and reported with its file and line; an error under
+/// `strict`), so the first row of a key is the one kept and nothing is silently overwritten.
+fn duplicate(column: &str, key: &str, file: ImdbFile) -> RowError {
+    RowError::Bad(format!(
+        "duplicate {column} `{key}`: an earlier {} row defines it",
+        file.file_name()
+    ))
+}
+
 /// The state of one `load_into` call.
 pub(crate) struct Loader<'a> {
     b: &'a mut ModelBuilder,
@@ -115,6 +144,8 @@ pub(crate) struct Loader<'a> {
     /// The builder started empty, so every node with a canonical id went through the numeric
     /// maps: one missing there is new and needs no key lookup.
     maps_complete: bool,
+    /// Nodes defined by a title.basics / name.basics / title.ratings / title.episode row.
+    defined: [Defined; 4],
 }
 
 impl<'a> Loader<'a> {
@@ -138,6 +169,23 @@ impl<'a> Loader<'a> {
             episode_of: None,
             crew_edges: track_crew_edges.then(HashSet::new),
             maps_complete,
+            defined: Default::default(),
+        }
+    }
+
+    /// Marks `node` as defined by a row of `file` (`file`'s key column `column` holding `key`);
+    /// a second row for it is [`duplicate`].
+    fn define(&mut self, file: ImdbFile, node: u32, column: &str, key: &str) -> RowResult {
+        let set = match file {
+            ImdbFile::TitleBasics => 0,
+            ImdbFile::NameBasics => 1,
+            ImdbFile::TitleRatings => 2,
+            _ => 3,
+        };
+        if self.defined[set].insert(node) {
+            Ok(())
+        } else {
+            Err(duplicate(column, key, file))
         }
     }
 
@@ -410,6 +458,7 @@ impl<'a> Loader<'a> {
             let title_type = str_field(title_type);
 
             let node = l.node(tconst, false)?;
+            l.define(ImdbFile::TitleBasics, node, "tconst", tconst)?;
             let title = l.title_label();
             l.b.add_label(node, title);
             if let Some(t) = title_type.filter(|t| !t.is_empty()) {
@@ -444,6 +493,7 @@ impl<'a> Loader<'a> {
             let death = int_field(death, "deathYear")?;
 
             let node = l.node(nconst, false)?;
+            l.define(ImdbFile::NameBasics, node, "nconst", nconst)?;
             let person = l.person_label();
             l.b.add_label(node, person);
             l.set_node(node, p[0], str_value(str_field(name)))?;
@@ -496,6 +546,7 @@ impl<'a> Loader<'a> {
             let votes = int_field(votes, "numVotes")?;
 
             let node = l.node(tconst, true)?;
+            l.define(ImdbFile::TitleRatings, node, "tconst", tconst)?;
             l.set_node(node, p[0], rating.map_or(ValueRef::Null, ValueRef::Float))?;
             l.set_node(node, p[1], int_value(votes))?;
             Ok(())
@@ -548,6 +599,7 @@ impl<'a> Loader<'a> {
             let episode = int_field(episode, "episodeNumber")?;
 
             let node = l.node(tconst, true)?;
+            l.define(ImdbFile::TitleEpisode, node, "tconst", tconst)?;
             if let Some(parent) = parent {
                 let series = l.node(parent, true)?;
                 let ty = match l.episode_of {

@@ -504,7 +504,7 @@ impl Display for Query {
         if let Some(ret) = &self.ret {
             write!(f, "{sep}RETURN {ret}")?;
         }
-        if let Some(u) = &self.union {
+        for u in &self.union {
             let keyword = if u.all { "UNION ALL" } else { "UNION" };
             write!(f, "\n{keyword}\n{}", u.query)?;
         }

@@ -34,7 +34,7 @@ impl Statement {
             span: self.span,
             leading: Vec::new(),
             trailing: Vec::new(),
-            union: None,
+            union: Vec::new(),
         })
     }
 }

@@ -66,15 +66,16 @@ impl Parser<'_> {
             // The query looked complete because lexing stopped early.
             return Err(Box::new(e));
         }
-        // Chain the parts from the last: each holds the UNION that follows it.
+        // The first part holds the others, each with the UNION before it.
+        let mut parts = parts.into_iter();
         let mut query = parts
-            .pop()
+            .next()
             .unwrap_or_else(|| unreachable_query(self.prev_span));
-        while let Some(mut before) = parts.pop() {
-            let (all, span) = unions.pop().unwrap_or((false, self.prev_span));
-            before.union = Some(Box::new(UnionClause { all, span, query }));
-            query = before;
-        }
+        query.union = unions
+            .into_iter()
+            .zip(parts)
+            .map(|((all, span), query)| UnionClause { all, span, query })
+            .collect();
         Ok(query)
     }
 
@@ -158,7 +159,7 @@ impl Parser<'_> {
             span: start.to(self.prev_span),
             leading,
             trailing,
-            union: None,
+            union: Vec::new(),
         })
     }
 
@@ -411,6 +412,6 @@ fn unreachable_query(span: Span) -> Query {
         span,
         leading: Vec::new(),
         trailing: Vec::new(),
-        union: None,
+        union: Vec::new(),
     }
 }

@@ -101,10 +101,12 @@ fn unwind_optional_match_and_union_parse_in_order() {
     assert_eq!(m.paths[0].clause, 1);
     assert!(matches!(&q.trailing[1], ReadingClause::Unwind(u) if u.alias.name == "c"));
     assert_eq!(q.with_clauses[0].unwinds.len(), 1);
-    let union = q.union.as_ref().expect("a UNION");
+    let [union] = &q.union[..] else {
+        panic!("one UNION");
+    };
     assert!(union.all);
     assert_eq!(union.query.matches.len(), 1);
-    assert!(union.query.union.is_none());
+    assert!(union.query.union.is_empty());
 }
 
 #[test]

@@ -284,6 +284,6 @@ fn query(matches: Vec<PathPattern>) -> Query {
         span: Span::default(),
         leading: Vec::new(),
         trailing: Vec::new(),
-        union: None,
+        union: Vec::new(),
     }
 }
