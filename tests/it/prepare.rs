@@ -173,3 +173,38 @@ fn a_second_query_on_one_graph_opens_no_second_device_context() {
     let _runner = graph.runner(&RunOptions::opencl()).unwrap();
     assert_eq!(gemp::gpu::contexts_opened_on_this_thread(), after_first + 1);
 }
+
+#[test]
+fn a_graph_with_its_kept_session_can_be_shared_between_threads() {
+    fn shared<T: Send + Sync>(_: &T) {}
+    let graph = Graph::from_json_str(GRAPH).unwrap();
+    let q = graph
+        .query("MATCH (p:Person) RETURN count(*) AS n")
+        .unwrap();
+    assert_eq!(
+        graph
+            .execute(&q, &RunOptions::host())
+            .unwrap()
+            .output()
+            .rows[0][0]
+            .to_string(),
+        "3"
+    );
+    shared(&graph);
+    let counts: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    graph
+                        .execute(&q, &RunOptions::host())
+                        .unwrap()
+                        .output()
+                        .rows[0][0]
+                        .to_string()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(counts, ["3", "3"]);
+}
