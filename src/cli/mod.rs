@@ -29,6 +29,8 @@ use clap::{Parser, Subcommand};
   gemp info imdb.gemp
   gemp info imdb.gemp --json
   gemp match --model imdb.gemp datasets/queries/four-actors-jack.cypher
+  gemp match --model imdb.gemp -c 'MATCH (t:Title) RETURN count(*)'
+  echo 'MATCH (p:Person) RETURN p LIMIT 3' | gemp match --model imdb.gemp -
   gemp explain --model imdb.gemp datasets/queries/couples.cypher
 
 Exit status:

@@ -53,6 +53,10 @@ pub struct QueryArgs {
     /// How the query files are written.
     #[arg(long, value_enum, default_value = "auto")]
     pub query_format: QueryFormat,
+    /// A Cypher query given as text instead of a file (`batch`: repeat for several; their
+    /// results are named query-1, query-2, …). A query file `-` is read from standard input.
+    #[arg(long = "query", short = 'c', value_name = "TEXT")]
+    pub query_text: Vec<String>,
     /// Skip verifying a snapshot's section checksums (structure is still validated).
     #[arg(long)]
     pub no_verify: bool,
@@ -147,8 +151,9 @@ impl QueryArgs {
   gemp match --model imdb.gemp q.cypher --backend opencl --device 1 --timings
   gemp match datasets/queries/four-actors-jack.cypher --filter gpsense --order gemp --join gpsense --timings")]
 pub struct MatchArgs {
-    /// The query file (.cypher, or a .graph query graph).
-    pub query: PathBuf,
+    /// The query file (.cypher, or a .graph query graph); `-` reads it from standard input.
+    #[arg(required_unless_present = "query_text", conflicts_with = "query_text")]
+    pub query: Option<PathBuf>,
     #[command(flatten)]
     pub common: QueryArgs,
     /// Output format.
@@ -187,8 +192,8 @@ pub struct MatchArgs {
   gemp batch --model hprd.gemp ../shared/data/hprd/queries/*.graph --out hprd-out --count
   gemp batch --model yeast.gemp yeast/queries/*.graph --out y --count --limit 100000 --timeout 10")]
 pub struct BatchArgs {
-    /// Query files.
-    #[arg(required = true)]
+    /// Query files (`-`: one query from standard input).
+    #[arg(required_unless_present = "query_text")]
     pub queries: Vec<PathBuf>,
     #[command(flatten)]
     pub common: QueryArgs,
@@ -225,8 +230,9 @@ pub struct BatchArgs {
   gemp explain --model imdb.gemp couples.cypher
   gemp explain datasets/queries/four-actors-jack.cypher --filter gpsense --join gpsense")]
 pub struct ExplainArgs {
-    /// The query file.
-    pub query: PathBuf,
+    /// The query file; `-` reads it from standard input.
+    #[arg(required_unless_present = "query_text", conflicts_with = "query_text")]
+    pub query: Option<PathBuf>,
     #[command(flatten)]
     pub common: QueryArgs,
 }
@@ -276,28 +282,88 @@ pub(super) fn parse_params(list: &[String]) -> anyhow::Result<Params> {
     Ok(p)
 }
 
-/// Reads and binds a query file through the library's one preparation
-/// ([`gemp::session::prepare`]); returns it with the semantics it runs under.
+/// Where a query comes from: a file, standard input (`-`) or `-c TEXT`.
+#[derive(Debug, Clone)]
+pub enum QueryInput {
+    /// A query file (Cypher, or a `.graph` query graph).
+    File(PathBuf),
+    /// Standard input, read once.
+    Stdin,
+    /// Query text given on the command line, with the name messages and result files use.
+    Text {
+        /// `query` (match, explain) or `query-N` (batch).
+        name: String,
+        /// The Cypher source.
+        text: String,
+    },
+}
+
+impl QueryInput {
+    /// The input a positional path names (`-` is standard input).
+    pub fn from_path(path: &Path) -> QueryInput {
+        if path.as_os_str() == "-" {
+            QueryInput::Stdin
+        } else {
+            QueryInput::File(path.to_path_buf())
+        }
+    }
+
+    /// The one query `match` and `explain` run: the file, or `-c TEXT`.
+    fn single(file: &Option<PathBuf>, args: &QueryArgs) -> anyhow::Result<QueryInput> {
+        match (file, args.query_text.as_slice()) {
+            (Some(path), []) => Ok(QueryInput::from_path(path)),
+            (None, [text]) => Ok(QueryInput::Text {
+                name: "query".into(),
+                text: text.clone(),
+            }),
+            (None, []) => anyhow::bail!("no query: give a query file, `-` or -c TEXT"),
+            _ => anyhow::bail!("one query at a time: a query file, `-` or one -c TEXT"),
+        }
+    }
+
+    /// How messages name it, and (as a file name) what batch names its result after.
+    pub fn display_path(&self) -> PathBuf {
+        match self {
+            QueryInput::File(p) => p.clone(),
+            QueryInput::Stdin => PathBuf::from("stdin.cypher"),
+            QueryInput::Text { name, .. } => PathBuf::from(format!("{name}.cypher")),
+        }
+    }
+}
+
+/// Reads and binds a query through the library's one preparation ([`gemp::session::prepare`]);
+/// returns it with the semantics it runs under.
 pub fn load_query(
-    path: &Path,
+    input: &QueryInput,
     model: &Model,
     args: &QueryArgs,
     params: &Params,
 ) -> anyhow::Result<(BoundQuery, Semantics)> {
-    let prepared = gemp::session::prepare::prepare_file(
-        model,
-        path,
-        &PrepareOptions {
-            params: params.clone(),
-            semantics: args.semantics,
-            language: match args.query_format {
-                QueryFormat::SubgraphBench => QueryLanguage::SubgraphBench,
-                QueryFormat::Cypher => QueryLanguage::Cypher,
-                QueryFormat::Auto => QueryLanguage::Auto,
-            },
-            lenient: false,
+    let options = PrepareOptions {
+        params: params.clone(),
+        semantics: args.semantics,
+        language: match args.query_format {
+            QueryFormat::SubgraphBench => QueryLanguage::SubgraphBench,
+            QueryFormat::Cypher => QueryLanguage::Cypher,
+            QueryFormat::Auto => QueryLanguage::Auto,
         },
-    )?;
+        lenient: false,
+    };
+    let prepared = match input {
+        QueryInput::File(path) => gemp::session::prepare::prepare_file(model, path, &options)?,
+        QueryInput::Stdin => {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+                .context("reading the query from standard input")?;
+            let text = String::from_utf8(bytes)
+                .map_err(|e| anyhow::anyhow!("<stdin>: the query is not UTF-8 ({e})"))?;
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            gemp::session::prepare::prepare(model, text, Some("<stdin>"), &options)?
+        }
+        QueryInput::Text { name, text } => {
+            gemp::session::prepare::prepare(model, text, Some(&format!("<{name}>")), &options)?
+        }
+    };
     let semantics = prepared.semantics();
     Ok((prepared.into_bound(), semantics))
 }
@@ -327,7 +393,8 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     let model = open_model(&args.common)?;
     let t_load = t0.elapsed();
     let params = params(&args.common)?;
-    let (query, semantics) = load_query(&args.query, &model, &args.common, &params)?;
+    let input = QueryInput::single(&args.query, &args.common)?;
+    let (query, semantics) = load_query(&input, &model, &args.common, &params)?;
     // `--count` of a query that returns one aggregate prints that aggregate's value.
     let single_aggregate = args.count && exec::is_single_aggregate(&query);
     let opts = options(
@@ -456,7 +523,8 @@ fn partial_reason(timeout: Option<Duration>) -> String {
 pub fn run_explain(args: ExplainArgs) -> anyhow::Result<()> {
     let model = open_model(&args.common)?;
     let params = params(&args.common)?;
-    let (query, semantics) = load_query(&args.query, &model, &args.common, &params)?;
+    let input = QueryInput::single(&args.query, &args.common)?;
+    let (query, semantics) = load_query(&input, &model, &args.common, &params)?;
     let session = args.common.open_session(&model)?;
     let options = MatchOptions {
         semantics,
@@ -486,12 +554,36 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     // One distinct result file per query (a/q.cypher and b/q.cypher: q and q-2), all checked
     // before any query runs.
     let write_options = gemp::util::safe_write::WriteOptions::force(args.force);
-    let names = super::batch_names::result_names(&args.queries);
+    let mut inputs: Vec<QueryInput> = args
+        .queries
+        .iter()
+        .map(|q| QueryInput::from_path(q))
+        .collect();
+    if inputs
+        .iter()
+        .filter(|q| matches!(q, QueryInput::Stdin))
+        .count()
+        > 1
+    {
+        anyhow::bail!("standard input (`-`) can hold one query of a batch");
+    }
+    inputs.extend(
+        args.common
+            .query_text
+            .iter()
+            .enumerate()
+            .map(|(i, text)| QueryInput::Text {
+                name: format!("query-{}", i + 1),
+                text: text.clone(),
+            }),
+    );
+    let shown: Vec<PathBuf> = inputs.iter().map(QueryInput::display_path).collect();
+    let names = super::batch_names::result_names(&shown);
     let result_path = |name: &str| {
         args.out
             .join(format!("{name}.{}", if args.count { "count" } else { ext }))
     };
-    for (q, (name, renamed)) in args.queries.iter().zip(&names) {
+    for (q, (name, renamed)) in shown.iter().zip(&names) {
         let path = result_path(name);
         if *renamed {
             log::warn!(
@@ -508,18 +600,19 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
         "{:<40} {:>14} {:>10}  status\n",
         "query", "results", "seconds"
     ))?;
-    for (q, (name, _)) in args.queries.iter().zip(&names) {
+    for ((input, q), (name, _)) in inputs.iter().zip(&shown).zip(&names) {
         let start = Instant::now();
         let mut single_aggregate = false;
-        let result = load_query(q, &model, &args.common, &params).and_then(|(query, semantics)| {
-            single_aggregate = args.count && exec::is_single_aggregate(&query);
-            let opts = MatchOptions {
-                semantics,
-                count_only: args.count && !single_aggregate,
-                ..opts.clone()
-            };
-            Ok(session.run(&query, &opts)?)
-        });
+        let result =
+            load_query(input, &model, &args.common, &params).and_then(|(query, semantics)| {
+                single_aggregate = args.count && exec::is_single_aggregate(&query);
+                let opts = MatchOptions {
+                    semantics,
+                    count_only: args.count && !single_aggregate,
+                    ..opts.clone()
+                };
+                Ok(session.run(&query, &opts)?)
+            });
         let secs = start.elapsed().as_secs_f64();
         match result {
             Ok((out, report)) => {
@@ -586,12 +679,12 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
         }
     }
     if failures > 0 {
-        bail!("{failures} of {} queries failed", args.queries.len());
+        bail!("{failures} of {} queries failed", inputs.len());
     }
     if partials > 0 {
         eprintln!(
             "warning: {partials} of {} results are partial (exit status 3)",
-            args.queries.len()
+            inputs.len()
         );
         return Ok(Outcome::Partial);
     }

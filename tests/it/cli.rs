@@ -466,3 +466,102 @@ fn dot_output_draws_each_node_and_relationship_once() {
     assert_eq!(persons, 1, "{dot}");
     assert!(titles >= 1 && titles <= n, "{dot}");
 }
+
+/// Queries given inline (`-c TEXT`) or on standard input (`-`) run as a query file would, in
+/// `match`, `explain` and `batch`; a syntax error points into the text.
+#[test]
+fn inline_and_piped_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = sample_snapshot(dir.path());
+    let model = snap.to_str().unwrap();
+    // The bundled sample has 3,000 titles and 4,000 persons.
+    let out = gemp(&[
+        "-q",
+        "match",
+        "--model",
+        model,
+        "--format",
+        "csv",
+        "-c",
+        "MATCH (t:Title) RETURN count(*) AS n",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "n\n3000\n");
+
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gemp"))
+        .args(["-q", "match", "--model", model, "--format", "csv", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        child.stdin.as_mut().unwrap(),
+        "\u{feff}// gemp: semantics=homomorphism\nMATCH (p:Person) RETURN count(*) AS n\n"
+            .as_bytes(),
+    )
+    .unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert!(piped.status.success());
+    assert_eq!(text(&piped.stdout), "n\n4000\n");
+
+    let out = gemp(&[
+        "-q",
+        "explain",
+        "--model",
+        model,
+        "-c",
+        "MATCH (t:Title) RETURN t",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("pattern: 1 nodes"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let results = dir.path().join("results");
+    let out = gemp(&[
+        "-q",
+        "batch",
+        "--model",
+        model,
+        "--count",
+        "-o",
+        results.to_str().unwrap(),
+        "-c",
+        "MATCH (t:Title) RETURN t",
+        "-c",
+        "MATCH (p:Person) RETURN p",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let count = |name: &str| std::fs::read_to_string(results.join(name)).unwrap();
+    assert_eq!(count("query-1.count").trim(), "3000");
+    assert_eq!(count("query-2.count").trim(), "4000");
+
+    let out = gemp(&[
+        "-q",
+        "match",
+        "--model",
+        model,
+        "-c",
+        "MATCH (t:Title RETURN t",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("--> <query>:1:16"), "{err}");
+
+    let out = gemp(&[
+        "-q",
+        "match",
+        "--model",
+        model,
+        "q.cypher",
+        "-c",
+        "MATCH (n) RETURN n",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a file and -c together are a usage error"
+    );
+}
