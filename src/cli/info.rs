@@ -13,8 +13,7 @@ use gemp::model::Schema;
   gemp info imdb.gemp
   gemp info datasets/imdb-sample --json")]
 pub struct InfoArgs {
-    /// A .gemp snapshot or anything `gemp load` reads.
-    #[arg(required = true)]
+    /// A .gemp snapshot or anything `gemp load` reads (default: the bundled sample, as `match`).
     pub inputs: Vec<PathBuf>,
     /// Input format.
     #[arg(long, value_enum, default_value = "auto")]
@@ -32,8 +31,8 @@ pub struct InfoArgs {
 
 /// `gemp info`.
 pub fn info(args: InfoArgs) -> anyhow::Result<()> {
-    let (model, _) =
-        super::load::load_model_with(&args.inputs, args.format, false, !args.no_verify)?;
+    let inputs = super::query::model_inputs(&args.inputs)?;
+    let (model, _) = super::load::load_model_with(&inputs, args.format, false, !args.no_verify)?;
     let schema = model.schema();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&schema)?);

@@ -237,28 +237,57 @@ pub struct ExplainArgs {
     pub common: QueryArgs,
 }
 
-/// The bundled IMDb sample, used when no `--model` is given.
-pub fn bundled_sample() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/imdb-sample")
+/// The environment variable that names the bundled sample's directory.
+pub const SAMPLE_ENV: &str = "GEMP_SAMPLE";
+
+/// Where the bundled IMDb sample (used when no `--model` is given) is looked for: `$GEMP_SAMPLE`
+/// alone when it is set; else beside the executable (`<bin>/datasets/imdb-sample`, an installed
+/// `<prefix>/share/gemp/imdb-sample`), then the source tree the binary was built from.
+pub fn sample_candidates() -> Vec<PathBuf> {
+    if let Some(dir) = std::env::var_os(SAMPLE_ENV) {
+        return vec![PathBuf::from(dir)];
+    }
+    let mut found = Vec::new();
+    if let Some(bin) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        found.push(bin.join("datasets/imdb-sample"));
+        found.push(bin.join("../share/gemp/imdb-sample"));
+    }
+    found.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/imdb-sample"));
+    found
+}
+
+/// The bundled IMDb sample, or an error saying where it was looked for and how to name it.
+pub fn bundled_sample() -> anyhow::Result<PathBuf> {
+    let candidates = sample_candidates();
+    if let Some(dir) = candidates.iter().find(|d| d.is_dir()) {
+        return Ok(dir.clone());
+    }
+    let looked: Vec<String> = candidates.iter().map(|d| d.display().to_string()).collect();
+    bail!(
+        "no --model given and the bundled sample was not found (looked in {}); give --model, or \
+         set {SAMPLE_ENV} to the sample's directory (datasets/imdb-sample in gemp's sources)",
+        looked.join(", ")
+    )
+}
+
+/// The model inputs: `--model`'s, else the bundled sample.
+pub fn model_inputs(model: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    if !model.is_empty() {
+        return Ok(model.to_vec());
+    }
+    let sample = bundled_sample()?;
+    log::info!(
+        "no --model given: using the bundled sample {}",
+        sample.display()
+    );
+    Ok(vec![sample])
 }
 
 fn open_model(args: &QueryArgs) -> anyhow::Result<Model> {
-    let inputs = if args.model.is_empty() {
-        let sample = bundled_sample();
-        if !sample.is_dir() {
-            bail!(
-                "no --model given and the bundled sample is not at {}",
-                sample.display()
-            );
-        }
-        log::info!(
-            "no --model given: using the bundled sample {}",
-            sample.display()
-        );
-        vec![sample]
-    } else {
-        args.model.clone()
-    };
+    let inputs = model_inputs(&args.model)?;
     let (model, _) =
         super::load::load_model_with(&inputs, args.model_format, false, !args.no_verify)?;
     Ok(model)

@@ -565,3 +565,67 @@ fn inline_and_piped_queries() {
         "a file and -c together are a usage error"
     );
 }
+
+/// An installed binary (`<prefix>/bin/gemp` with the sample in `<prefix>/share/gemp/imdb-sample`)
+/// finds its sample from any directory; `GEMP_SAMPLE` names another; a missing one is a clear
+/// error; `info` without a model uses the sample as `match` does.
+#[test]
+fn an_installed_binary_finds_its_sample_from_anywhere() {
+    let prefix = tempfile::tempdir().unwrap();
+    let bin = prefix.path().join("bin");
+    let share = prefix.path().join("share/gemp/imdb-sample");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&share).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_gemp"), bin.join("gemp")).unwrap();
+    for entry in std::fs::read_dir(root().join("datasets/imdb-sample")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), share.join(entry.file_name())).unwrap();
+    }
+    let elsewhere = tempfile::tempdir().unwrap();
+    let run = |args: &[&str], sample: Option<&Path>| {
+        let mut cmd = std::process::Command::new(bin.join("gemp"));
+        cmd.args(args)
+            .current_dir(elsewhere.path())
+            .env_remove("GEMP_SAMPLE");
+        if let Some(s) = sample {
+            cmd.env("GEMP_SAMPLE", s);
+        }
+        cmd.output().unwrap()
+    };
+    let out = run(
+        &[
+            "-v",
+            "match",
+            "--format",
+            "csv",
+            "-c",
+            "MATCH (t:Title) RETURN count(*) AS n",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "n\n3000\n");
+    let used = text(&out.stderr);
+    assert!(
+        used.contains("share/gemp/imdb-sample"),
+        "the installed copy: {used}"
+    );
+
+    let out = run(&["-q", "info", "--json"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("Title"));
+
+    let missing = elsewhere.path().join("nowhere");
+    let out = run(
+        &["-q", "match", "-c", "MATCH (t:Title) RETURN t"],
+        Some(&missing),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("bundled sample was not found")
+            && err.contains("nowhere")
+            && err.contains("GEMP_SAMPLE"),
+        "{err}"
+    );
+}
