@@ -1,5 +1,6 @@
 //! Result formatting: aligned table, JSON lines, CSV, DOT. Nodes print as their key and labels;
-//! in JSON lines a node is `{"id", "key", "labels"}` so a downstream tool can use it; DOT draws the
+//! in JSON lines a node is `{"id", "key", "labels", "properties"}` (a relationship `{"id", "type",
+//! "src", "dst", "properties"}`) so a downstream tool can use it; DOT draws the
 //! nodes and relationships the rows return as one Graphviz digraph.
 
 use std::io::Write;
@@ -178,12 +179,16 @@ pub fn text(model: &Model, v: &Val<'_>) -> String {
 pub fn to_json(model: &Model, v: &Val<'_>) -> Json {
     match v {
         Val::Node(n) => {
-            let labels = label_names(model, *n);
-            json!({"id": n, "key": model.node_key(*n), "labels": labels})
+            // Labels as the API and the JSON graph format list them: the primary label first.
+            let labels = gemp::io::json_graph::label_names(model, *n);
+            let properties = gemp::io::json_graph::node_properties(model, *n);
+            json!({"id": n, "key": model.node_key(*n), "labels": labels, "properties": properties})
         }
         Val::Rel(r) => {
             let (dst, ty) = model.edge_target(*r).unwrap_or((u32::MAX, u32::MAX));
-            json!({"id": r, "type": model.rel_types().name(ty), "src": model.edge_source(*r), "dst": dst})
+            let properties = gemp::io::json_graph::edge_properties(model, *r);
+            json!({"id": r, "type": model.rel_types().name(ty), "src": model.edge_source(*r), "dst": dst,
+                "properties": properties})
         }
         Val::List(items) => Json::Array(items.iter().map(|i| to_json(model, i)).collect()),
         Val::Float(f) if !f.is_finite() => Json::String(f.to_string()),

@@ -434,6 +434,18 @@ pub fn node_properties(model: &Model, n: u32) -> Map<String, Json> {
     props
 }
 
+/// The properties of relationship `e` as a JSON object (in column order).
+pub fn edge_properties(model: &Model, e: u32) -> Map<String, Json> {
+    let mut props = Map::new();
+    for c in model.edge_columns() {
+        let v = c.get(e as usize);
+        if !v.is_null() {
+            props.insert(c.name.clone(), value_to_json(v));
+        }
+    }
+    props
+}
+
 /// Writes `model` in the JSON graph format.
 pub fn write(model: &Model, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "{{\"nodes\": [")?;
@@ -456,13 +468,7 @@ pub fn write(model: &Model, out: &mut dyn Write) -> std::io::Result<()> {
         for e in out_adj.range(src) {
             let dst = out_adj.neighbors[e];
             let ty = model.rel_types().name(out_adj.types[e]).unwrap_or("");
-            let mut props = Map::new();
-            for c in model.edge_columns() {
-                let v = c.get(e);
-                if !v.is_null() {
-                    props.insert(c.name.clone(), value_to_json(v));
-                }
-            }
+            let props = edge_properties(model, e as u32);
             let edge = serde_json::json!({
                 "source": model.node_key(src).unwrap_or(""),
                 "target": model.node_key(dst).unwrap_or(""),

@@ -104,6 +104,10 @@ fn load_info_and_match_in_every_format() {
     ]);
     let v: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
     assert!(v["m"]["key"].as_str().unwrap().starts_with("tt"));
+    assert!(
+        v["m"]["properties"]["primaryTitle"].is_string(),
+        "nodes carry their properties: {v}"
+    );
     assert!(v["m"]["labels"]
         .as_array()
         .unwrap()

@@ -44,10 +44,18 @@ fn jsonl_keys_come_in_return_order() {
             line.find("\"mid\"").unwrap(),
         );
         assert!(z < a && a < m, "keys out of RETURN order: {line}");
-        // A node stays an object with its id first, then key and labels.
+        // A node stays an object with its id first, then key, labels and properties.
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let keys: Vec<&String> = v["mid"].as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["id", "key", "labels"], "{line}");
+        assert_eq!(keys, ["id", "key", "labels", "properties"], "{line}");
+        assert_eq!(
+            v["mid"]["labels"][0], "Person",
+            "the primary label first: {line}"
+        );
+        assert_eq!(
+            v["mid"]["properties"]["primaryName"], v["zeta"],
+            "the node's properties are its own: {line}"
+        );
     }
 }
 
