@@ -367,11 +367,13 @@ impl Prepared {
         if self.is_empty() {
             return 0;
         }
-        let attempt = |plan: &SearchPlan, name: &str, visits: u64| -> (bool, u64) {
+        // One run of `plan` with at most `visits` candidate visits: whether it finished, the
+        // matches it found and the candidates it visited.
+        let attempt = |plan: &SearchPlan, name: &str, visits: u64| -> (bool, u64, u64) {
             let budget = limit.map(|l| Budget::new(l, control));
             let mut counter = Counter::new(budget.as_ref());
             if control.stopped() {
-                return (true, counter.count);
+                return (true, counter.count, 0);
             }
             let searcher = self.searcher_for(plan, control).with_visit_budget(visits);
             searcher.run(&mut counter);
@@ -383,24 +385,40 @@ impl Prepared {
                 searcher.visited(),
                 if done { "" } else { " (gave up)" }
             );
-            (done, counter.count)
+            (done, counter.count, searcher.visited())
         };
-        let mut best = (self.choice.name, &self.plan, 0u64);
+        // The order that runs to the end when no trial finished: the one that found the most
+        // matches per candidate visited (trials get different budgets).
+        let mut best = (self.choice.name, &self.plan, 0.0f64);
         if !self.alternatives.is_empty() {
-            let first = (16.0 * self.choice.cost).clamp(TRIAL_VISITS as f64, 1e15) as u64;
+            // The cost model estimates the cost of every embedding; under a limit (the first N) an
+            // order that is cheap overall may still be slow to its first N, so its trial is capped
+            // and the orders compete on their rate of matches.
+            let mut first = (16.0 * self.choice.cost).clamp(TRIAL_VISITS as f64, 1e15) as u64;
+            if limit.is_some() {
+                first = first.min(LIMITED_FIRST_TRIAL_VISITS);
+            }
             let trials = std::iter::once((self.choice.name, &self.plan, first))
                 .chain(self.alternatives.iter().map(|(n, p)| (*n, p, TRIAL_VISITS)));
             for (name, plan, visits) in trials {
                 match attempt(plan, name, visits) {
-                    (true, count) => return count,
-                    (false, found) if found > best.2 => best = (name, plan, found),
-                    _ => {}
+                    (true, count, _) => return count,
+                    (false, found, visited) => {
+                        let rate = found as f64 / visited.max(1) as f64;
+                        if rate > best.2 {
+                            best = (name, plan, rate);
+                        }
+                    }
                 }
             }
         }
         attempt(best.1, best.0, u64::MAX).1
     }
 }
+
+/// Candidate visits of the chosen order's first trial under a limit (`--limit`, the first N
+/// embeddings): a few tens of milliseconds.
+pub const LIMITED_FIRST_TRIAL_VISITS: u64 = 1 << 21;
 
 /// Candidate visits each order gets in a counting trial (a few milliseconds).
 pub const TRIAL_VISITS: u64 = 1 << 18;
