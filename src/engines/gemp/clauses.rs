@@ -19,8 +19,10 @@
 //! had found nothing. A partial answer thus holds only true rows (the first ones, in order),
 //! and is marked partial.
 //!
-//! The rows that come out of the reading steps are held in memory (no streaming, no factorised
-//! counting): these clauses trade the core matcher's speed for generality.
+//! The rows that come out of the reading steps go into the first projection stage as they come
+//! (inside the deadline; a count or grouping does not hold them), but a row's extensions are held
+//! until the row is complete, and there is no output streaming or factorised counting: these
+//! clauses trade the core matcher's speed for generality.
 
 use std::time::{Duration, Instant};
 
