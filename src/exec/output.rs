@@ -86,7 +86,7 @@ pub fn row_budget(query: &BoundQuery, first: &Projector) -> Option<u64> {
     if first.is_streaming() && query.stages.len() == 1 {
         query.stages[0]
             .limit
-            .map(|l| l + query.stages[0].skip.unwrap_or(0))
+            .map(|l| l.saturating_add(query.stages[0].skip.unwrap_or(0)))
     } else {
         None
     }

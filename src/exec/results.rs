@@ -502,7 +502,10 @@ impl<'q, 'm> RowSink<'q, 'm> {
     /// (`ORDER BY … LIMIT` without `DISTINCT`).
     fn bound_rows(&mut self) {
         if let Some(k) = self.top_k {
-            if self.rows.len() >= 2 * k + TOP_K_SLACK {
+            // Saturating: `LIMIT 9223372036854775807` made `2 * k` wrap to a few rows, so every
+            // row sorted everything held so far (quadratic, beyond any `--timeout`). A limit
+            // beyond what memory can hold never cuts back: the buffer is every row seen.
+            if self.rows.len() >= k.saturating_mul(2).saturating_add(TOP_K_SLACK) {
                 let rows = std::mem::take(&mut self.rows);
                 self.rows = sort_rows(self.model, self.projector.proj, rows);
                 self.rows.truncate(k);

@@ -239,10 +239,18 @@ fn an_aggregate_is_never_printed_before_a_memory_error() {
     let snap = sample_snapshot(dir.path());
     let snap = snap.to_str().unwrap();
     let unwind = dir.path().join("unwind.cypher");
-    // Two million rows held before they are counted: far beyond 64 MiB.
+    // A list of four million values unwound, held while its rows are made: far beyond 64 MiB.
+    // (The rows themselves go into the count as they come.)
     std::fs::write(
         &unwind,
-        "UNWIND range(1, 2000000) AS x RETURN count(*) AS n",
+        "UNWIND range(1, 4000000) AS x RETURN count(*) AS n",
+    )
+    .unwrap();
+    // Two million distinct values counted after an `UNWIND`: the aggregate's state grows.
+    let distinct = dir.path().join("distinct.cypher");
+    std::fs::write(
+        &distinct,
+        "UNWIND range(1, 2000000) AS x RETURN count(DISTINCT x) AS n",
     )
     .unwrap();
     let grouped = dir.path().join("grouped.cypher");
@@ -253,6 +261,7 @@ fn an_aggregate_is_never_printed_before_a_memory_error() {
     .unwrap();
     for (query, stage) in [
         (&unwind, "the rows of the UNWIND and MATCH steps"),
+        (&distinct, "the result stage's grouping state"),
         (&grouped, "the result stage's grouping state"),
     ] {
         let name = query.file_name().unwrap().to_str().unwrap();

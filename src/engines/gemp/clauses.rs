@@ -19,8 +19,10 @@
 //! had found nothing. A partial answer thus holds only true rows (the first ones, in order),
 //! and is marked partial.
 //!
-//! The rows that come out of the reading steps are held in memory (no streaming, no factorised
-//! counting): these clauses trade the core matcher's speed for generality.
+//! The rows that come out of the reading steps go into the first projection stage as they come
+//! (inside the deadline; a count or grouping does not hold them), but a row's extensions are held
+//! until the row is complete, and there is no output streaming or factorised counting: these
+//! clauses trade the core matcher's speed for generality.
 
 use std::time::{Duration, Instant};
 
@@ -85,15 +87,30 @@ pub fn execute<'m>(
         searches: &searches,
         control: &control,
     };
-    let mut rows = Vec::new();
-    if !pipeline.run(0, vec![first], &mut rows) && crate::util::memory::tripped() {
-        // The session turns the run into the memory-limit error: no rows to project.
-        rows.clear();
-    }
+    // The rows that come out of the reading steps go into the first projection stage as they
+    // come (in order), so the deadline covers that stage's work and the rows are not held.
+    let projector = query.stages.first().map(Projector::new);
+    let dyn_oracle: &(dyn crate::exec::eval::ExistsOracle + Sync) = &oracle;
+    let mut sink = projector
+        .as_ref()
+        .map(|p| RowSink::new(model, p, Some(dyn_oracle)).counting_inputs());
+    let mut into_first = |rows: Vec<Row<'m>>| match &mut sink {
+        // A sink refuses inputs once the memory limit is reached: the run is then an error.
+        Some(sink) => rows
+            .iter()
+            .all(|row| sink.push(&row.nodes, &row.rels, &row.values)),
+        None => true,
+    };
+    let stopped = !pipeline.run(0, vec![first], &mut into_first);
     let partial = control.timed_out();
     let enumerate = start.elapsed();
     let start = Instant::now();
-    let (out_rows, columns) = project(model, query, clauses, &oracle, &rows);
+    let (out_rows, columns) = match (sink, &projector) {
+        // The session turns the run into the memory-limit error: no rows to project.
+        _ if stopped && crate::util::memory::tripped() => (Vec::new(), Vec::new()),
+        (Some(sink), Some(projector)) => project(model, query, clauses, projector, sink),
+        _ => (Vec::new(), Vec::new()),
+    };
     let timings = Timings {
         enumerate,
         results: start.elapsed(),
@@ -136,13 +153,13 @@ impl<'m> Pipeline<'_, 'm> {
         self.control.check_deadline()
     }
 
-    /// Runs the reading steps from number `i` on over `rows` and appends the rows that come out
-    /// of the last one to `out`, in order. Returns false once the run was stopped: the rows not
-    /// yet through every step are then dropped, and `out` holds only complete rows.
-    fn run(&self, i: usize, rows: Vec<Row<'m>>, out: &mut Vec<Row<'m>>) -> bool {
+    /// Runs the reading steps from number `i` on over `rows` and hands the rows that come out
+    /// of the last one to `out`, in order. Returns false once the run was stopped (or `out`
+    /// refused rows): the rows not yet through every step are then dropped, and `out` has been
+    /// given only complete rows.
+    fn run(&self, i: usize, rows: Vec<Row<'m>>, out: &mut dyn FnMut(Vec<Row<'m>>) -> bool) -> bool {
         let Some(step) = self.steps.get(i) else {
-            out.extend(rows);
-            return true;
+            return out(rows);
         };
         match step {
             ReadStep::Unwind { list, column } => {
@@ -290,26 +307,15 @@ fn unwind_projected<'m>(
     rows
 }
 
-/// The projection stages over the rows of the reading steps. Returns the final rows and columns.
+/// The projection stages after the first (`sink`, of `projector`, fed the rows of the reading
+/// steps). Returns the final rows and columns.
 fn project<'m>(
     model: &'m Model,
     query: &BoundQuery,
     clauses: &Clauses,
-    oracle: &RowOracle<'_>,
-    rows: &[Row<'m>],
+    projector: &Projector<'_>,
+    sink: RowSink<'_, 'm>,
 ) -> (Vec<Vec<Val<'m>>>, Vec<String>) {
-    let Some(first) = query.stages.first() else {
-        return (Vec::new(), Vec::new());
-    };
-    let projector = Projector::new(first);
-    let oracle: &(dyn crate::exec::eval::ExistsOracle + Sync) = oracle;
-    let mut sink = RowSink::new(model, &projector, Some(oracle)).counting_inputs();
-    for row in rows {
-        // A sink refuses inputs once the memory limit is reached: the run is then an error.
-        if !sink.push(&row.nodes, &row.rels, &row.values) {
-            break;
-        }
-    }
     let mut out = sink.finish();
     let mut columns = projector.columns();
     for (i, stage) in query.stages.iter().enumerate().skip(1) {

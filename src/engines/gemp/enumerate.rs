@@ -16,6 +16,11 @@ use crate::exec::{Control, Sink};
 use crate::model::{Model, ANY_TYPE};
 use crate::pattern::ir::{BoundQuery, CmpOp, Expr, NodeSlot, RelSlot, RelVar, SubPattern};
 
+/// Units of search work (candidates tried, 64 list entries gathered) between looks at the
+/// deadline: a look costs a clock read, a candidate at least a few nanoseconds, so the deadline
+/// is seen within milliseconds at no measurable cost.
+const CHECK_EVERY: u32 = 2048;
+
 /// A count-only shortcut for the last steps: `size` pattern nodes expanded the same way from the
 /// same bound node, independent of each other except for an optional total id order.
 #[derive(Debug, Clone)]
@@ -272,6 +277,11 @@ impl<'a> Enumerator<'a> {
 
     /// Binds step `i`'s node to `v` (via edge `e` when expanding), runs its checks, then goes on.
     fn bind(&self, i: usize, v: u32, e: u32, st: &mut State, sink: &mut dyn Sink) -> bool {
+        // Every candidate tried counts: a step whose filters reject almost every candidate (a
+        // scan over a cartesian product) never reaches `descend`, yet must stop at the deadline.
+        if !self.tick(st, 1) {
+            return false;
+        }
         let step = &self.plan.steps[i];
         st.nodes[step.node] = v;
         if let Some(x) = step.expand {
@@ -391,12 +401,20 @@ impl<'a> Enumerator<'a> {
     }
 
     /// Steps `i..`: the leaf, the tail-group shortcut, or the next expansion.
-    fn descend(&self, i: usize, st: &mut State, sink: &mut dyn Sink) -> bool {
-        st.ticks = st.ticks.wrapping_add(1);
-        if st.ticks % 4096 == 0 && !self.control.check_deadline() {
-            return false;
+    /// Counts `work` units of search (a candidate tried, a list scanned); false (after stopping)
+    /// once the deadline or memory limit passed, looked at every [`CHECK_EVERY`] units.
+    #[inline]
+    fn tick(&self, st: &mut State, work: u32) -> bool {
+        st.ticks = st.ticks.saturating_add(work);
+        if st.ticks >= CHECK_EVERY {
+            st.ticks = 0;
+            return self.control.check_deadline();
         }
-        if self.control.stopped() {
+        true
+    }
+
+    fn descend(&self, i: usize, st: &mut State, sink: &mut dyn Sink) -> bool {
+        if !self.tick(st, 1) || self.control.stopped() {
             return false;
         }
         if i == self.plan.steps.len() {
@@ -416,7 +434,14 @@ impl<'a> Enumerator<'a> {
         }
         let mut buf = std::mem::take(&mut st.bufs[i]);
         self.expand_candidates(i, st, &mut buf);
+        // Gathering and screening a long list (a scan step) is work even when every candidate is
+        // screened out.
+        let scanned = u32::try_from(buf.len() / 64).unwrap_or(u32::MAX);
         self.apply_screens(i, st, &mut buf);
+        if !self.tick(st, scanned) {
+            st.bufs[i] = buf;
+            return false;
+        }
         let mut go_on = true;
         for &(v, e) in buf.iter() {
             if self.is_used(i, v, st) {

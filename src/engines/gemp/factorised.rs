@@ -1106,6 +1106,11 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         w: &mut Worker,
         sink: &mut RowSink<'_, '_>,
     ) -> bool {
+        // Every candidate tried counts: a step whose filters reject almost every candidate never
+        // reaches `descend`, yet must stop at the deadline.
+        if !self.tick(w, 1) {
+            return false;
+        }
         let step = &self.fp.steps[i];
         if self.fp.semantics == Semantics::Isomorphism
             && self.fp.steps[..i].iter().any(|s| w.nodes[s.node] == v)
@@ -1158,12 +1163,20 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         self.descend(i + 1, w, sink)
     }
 
-    fn descend(&self, i: usize, w: &mut Worker, sink: &mut RowSink<'_, '_>) -> bool {
-        w.ticks = w.ticks.wrapping_add(1);
-        if w.ticks % 4096 == 0 && !self.control.check_deadline() {
-            return false;
+    /// Counts `work` units of search (a candidate tried, a list generated); false (after
+    /// stopping) once the deadline or memory limit passed, looked at every 2,048 units.
+    #[inline]
+    fn tick(&self, w: &mut Worker, work: u32) -> bool {
+        w.ticks = w.ticks.saturating_add(work);
+        if w.ticks >= 2048 {
+            w.ticks = 0;
+            return self.control.check_deadline();
         }
-        if self.control.stopped() {
+        true
+    }
+
+    fn descend(&self, i: usize, w: &mut Worker, sink: &mut RowSink<'_, '_>) -> bool {
+        if !self.tick(w, 1) || self.control.stopped() {
             return false;
         }
         if i == self.fp.steps.len() {
@@ -1172,6 +1185,11 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         }
         let mut buf = std::mem::take(&mut w.bufs[i]);
         self.generate(i, w, &mut buf);
+        // Generating a long list (a scan step) is work even when no candidate is kept.
+        if !self.tick(w, u32::try_from(buf.len() / 64).unwrap_or(u32::MAX)) {
+            w.bufs[i] = buf;
+            return false;
+        }
         let mut go_on = true;
         for &(v, reach) in &buf {
             if !self.try_bind(i, v, reach, w, sink) {
