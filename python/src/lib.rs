@@ -706,54 +706,9 @@ fn similarity_json(
     r: &gemp::similarity::retrieval::Retrieval,
     mappings: bool,
 ) -> Json {
-    use gemp::similarity::retrieval::CaseOutcome;
-    use gemp::similarity::{Outcome, SemanticGraph, StopReason};
-    fn edge_name(g: &SemanticGraph, e: usize) -> String {
-        let edge = &g.edges[e];
-        format!(
-            "{}-[{}]->{}",
-            g.nodes[edge.source].id, edge.kind, g.nodes[edge.target].id
-        )
-    }
-    let status = |o: &CaseOutcome| -> String {
-        match &o.outcome {
-            Outcome::Done(r) if r.exact => "optimal".into(),
-            Outcome::Done(_) => "pruned".into(),
-            Outcome::Stopped { reason, .. } => match reason {
-                StopReason::BelowBound => "early stop".into(),
-                StopReason::TimeLimit => "time limit".into(),
-                StopReason::Cancelled => "cancelled".into(),
-                StopReason::QueueCapacity => "queue capacity".into(),
-            },
-        }
-    };
-    let case = |o: &CaseOutcome| -> Json {
-        let s = o.outcome.stats();
-        let mut v = json!({
-            "case": cases[o.case].name,
-            "similarity": o.similarity(),
-            "status": status(o),
-            "expansions": s.expansions,
-            "generated": s.generated,
-            "max_queue": s.max_queue,
-            "case_oriented": s.case_oriented,
-            "time_ms": s.time.as_secs_f64() * 1e3,
-        });
-        if let Outcome::Stopped { upper_bound, .. } = &o.outcome {
-            v["upper_bound"] = json!(upper_bound);
-        }
-        if mappings {
-            if let Outcome::Done(res) = &o.outcome {
-                let c = &cases[o.case];
-                v["mapping"] = json!({
-                    "nodes": res.mapping.nodes.iter().enumerate().map(|(i, t)|
-                        json!({"query": q.nodes[i].id, "case": t.map(|t| c.nodes[t].id.clone())})).collect::<Vec<_>>(),
-                    "edges": res.mapping.edges.iter().enumerate().map(|(i, t)|
-                        json!({"query": edge_name(q, i), "case": t.map(|t| edge_name(c, t))})).collect::<Vec<_>>(),
-                });
-            }
-        }
-        v
+    // The same JSON as `gemp similarity --json` (gemp::similarity::report).
+    let case = |o: &gemp::similarity::retrieval::CaseOutcome| -> Json {
+        gemp::similarity::report::case_json(q, cases, o, mappings)
     };
     json!({
         "query": q.name,

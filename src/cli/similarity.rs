@@ -10,10 +10,11 @@ use serde_json::{json, Value};
 
 use gemp::similarity::load::load_graphs;
 use gemp::similarity::recipes;
+use gemp::similarity::report::{edge_name, status};
 use gemp::similarity::retrieval::{retrieve, CaseOutcome, Retrieval};
 use gemp::similarity::{
     variant_name, Algorithm, Improvements, Mapping, Outcome, SearchOptions, SemanticGraph,
-    SimilarityModel, StopReason,
+    SimilarityModel,
 };
 
 /// Where the searches run.
@@ -307,23 +308,6 @@ fn load_model(args: &SimilarityArgs) -> anyhow::Result<SimilarityModel> {
     }
 }
 
-fn status(o: &CaseOutcome) -> String {
-    match &o.outcome {
-        Outcome::Done(r) if r.exact => "optimal".into(),
-        Outcome::Done(_) => "pruned".into(),
-        Outcome::Stopped {
-            reason,
-            upper_bound,
-            ..
-        } => match reason {
-            StopReason::BelowBound => format!("early stop (≤ {upper_bound:.4})"),
-            StopReason::TimeLimit => format!("time limit (≤ {upper_bound:.4})"),
-            StopReason::Cancelled => "cancelled".into(),
-            StopReason::QueueCapacity => format!("queue capacity (≤ {upper_bound:.4})"),
-        },
-    }
-}
-
 fn print_table(
     args: &SimilarityArgs,
     variant: &str,
@@ -396,14 +380,6 @@ fn print_table(
     );
 }
 
-fn edge_name(g: &SemanticGraph, e: usize) -> String {
-    let edge = &g.edges[e];
-    format!(
-        "{}-[{}]->{}",
-        g.nodes[edge.source].id, edge.kind, g.nodes[edge.target].id
-    )
-}
-
 fn mapping_lines(q: &SemanticGraph, c: &SemanticGraph, m: &Mapping) -> Vec<String> {
     let mut lines = Vec::new();
     for (i, t) in m.nodes.iter().enumerate() {
@@ -429,32 +405,7 @@ fn case_json(
     cases: &[SemanticGraph],
     o: &CaseOutcome,
 ) -> Value {
-    let s = o.outcome.stats();
-    let mut v = json!({
-        "case": cases[o.case].name,
-        "similarity": o.similarity(),
-        "status": status(o),
-        "expansions": s.expansions,
-        "generated": s.generated,
-        "max_queue": s.max_queue,
-        "case_oriented": s.case_oriented,
-        "time_ms": s.time.as_secs_f64() * 1e3,
-    });
-    if let Outcome::Stopped { upper_bound, .. } = &o.outcome {
-        v["upper_bound"] = json!(upper_bound);
-    }
-    if args.mappings {
-        if let Outcome::Done(r) = &o.outcome {
-            let c = &cases[o.case];
-            v["mapping"] = json!({
-                "nodes": r.mapping.nodes.iter().enumerate().map(|(i, t)|
-                    json!({"query": q.nodes[i].id, "case": t.map(|t| c.nodes[t].id.clone())})).collect::<Vec<_>>(),
-                "edges": r.mapping.edges.iter().enumerate().map(|(i, t)|
-                    json!({"query": edge_name(q, i), "case": t.map(|t| edge_name(c, t))})).collect::<Vec<_>>(),
-            });
-        }
-    }
-    v
+    gemp::similarity::report::case_json(q, cases, o, args.mappings)
 }
 
 fn to_json(

@@ -12,6 +12,7 @@ pub mod load;
 pub mod measures;
 pub mod problem;
 pub mod recipes;
+pub mod report;
 pub mod retrieval;
 pub mod sim_model;
 pub mod taxonomy;
