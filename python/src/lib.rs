@@ -429,30 +429,8 @@ fn trust_json(
     data: &gemp::trust::TrustGraph,
     result: &gemp::trust::TrustResult,
 ) -> Json {
-    use gemp::trust::levenshtein::to_f64;
-    let t = result.timings;
-    json!({
-        "matchings": result.matchings.iter().map(|m| json!({
-            "score": m.score(),
-            "nodes": m.nodes.iter().map(|n| json!({
-                "template": template.name(n.template),
-                "template_value": template.value(n.template),
-                "data": n.data.map(|x| data.name(x).to_string()),
-                "data_value": n.data.map(|x| data.value(x)),
-                "similarity": to_f64(u64::from(n.similarity)),
-                "one_hop": to_f64(u64::from(n.one_hop)),
-            })).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "levels": result.levels.iter().map(|l| json!({
-            "candidates": l.candidates, "duplicates": l.duplicates, "kept": l.kept,
-        })).collect::<Vec<_>>(),
-        "timings_ms": {
-            "similarity": t.similarity.as_secs_f64() * 1e3,
-            "one_hop": t.one_hop.as_secs_f64() * 1e3,
-            "search": t.search.as_secs_f64() * 1e3,
-            "total": t.total().as_secs_f64() * 1e3,
-        },
-    })
+    // The same JSON as `gemp trust --json` (gemp::trust::report).
+    gemp::trust::report::to_json(template, data, result)
 }
 
 /// The rows of one run (see `gemp.Result`).

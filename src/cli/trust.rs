@@ -161,7 +161,7 @@ pub fn trust(args: TrustArgs) -> anyhow::Result<()> {
     if args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&to_json(&template, &data, &result))?
+            serde_json::to_string_pretty(&gemp::trust::report::to_json(&template, &data, &result))?
         );
     } else {
         print!("{}", render(&template, &data, &result));
@@ -228,37 +228,6 @@ pub fn render(template: &TrustGraph, data: &TrustGraph, result: &TrustResult) ->
         }
     }
     out
-}
-
-/// The result as a JSON value.
-pub fn to_json(
-    template: &TrustGraph,
-    data: &TrustGraph,
-    result: &TrustResult,
-) -> serde_json::Value {
-    let t = result.timings;
-    serde_json::json!({
-        "matchings": result.matchings.iter().map(|m| serde_json::json!({
-            "score": m.score(),
-            "nodes": m.nodes.iter().map(|n| serde_json::json!({
-                "template": template.name(n.template),
-                "template_value": template.value(n.template),
-                "data": n.data.map(|x| data.name(x).to_string()),
-                "data_value": n.data.map(|x| data.value(x)),
-                "similarity": to_f64(u64::from(n.similarity)),
-                "one_hop": to_f64(u64::from(n.one_hop)),
-            })).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "levels": result.levels.iter().map(|l| serde_json::json!({
-            "candidates": l.candidates, "duplicates": l.duplicates, "kept": l.kept,
-        })).collect::<Vec<_>>(),
-        "timings_ms": {
-            "similarity": t.similarity.as_secs_f64() * 1e3,
-            "one_hop": t.one_hop.as_secs_f64() * 1e3,
-            "search": t.search.as_secs_f64() * 1e3,
-            "total": t.total().as_secs_f64() * 1e3,
-        },
-    })
 }
 
 /// `gemp generate trust`.

@@ -28,6 +28,7 @@ pub mod generate;
 pub mod graph;
 pub mod levenshtein;
 pub mod one_hop;
+pub mod report;
 pub mod search;
 pub mod similarity;
 
