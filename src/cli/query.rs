@@ -386,8 +386,7 @@ pub fn load_query(
                 .context("reading the query from standard input")?;
             let text = String::from_utf8(bytes)
                 .map_err(|e| anyhow::anyhow!("<stdin>: the query is not UTF-8 ({e})"))?;
-            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-            gemp::session::prepare::prepare(model, text, Some("<stdin>"), &options)?
+            gemp::session::prepare::prepare(model, &text, Some("<stdin>"), &options)?
         }
         QueryInput::Text { name, text } => {
             gemp::session::prepare::prepare(model, text, Some(&format!("<{name}>")), &options)?

@@ -40,6 +40,8 @@ const PREFIX: &str = "gemp:";
 /// [`Error::Query`]s starting with `line N:`.
 pub fn parse(source: &str) -> Result<Directives> {
     let mut found = Directives::default();
+    // A byte-order mark is not part of the first line (the lexer skips it too).
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
     for (i, line) in source.lines().enumerate() {
         let number = i + 1;
         let text = line.trim();
@@ -103,6 +105,13 @@ fn line_error(line: usize, message: String) -> Error {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_byte_order_mark_does_not_hide_the_first_line() {
+        let d = parse("\u{feff}// gemp: semantics=cypher\nMATCH (a) RETURN a").unwrap();
+        assert_eq!(d.semantics, Some((Semantics::Cypher, 1)));
+    }
+
     use super::*;
 
     fn semantics(source: &str) -> Option<(Semantics, usize)> {
