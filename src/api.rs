@@ -259,11 +259,7 @@ impl Graph {
             &self.model,
             source,
             None,
-            &PrepareOptions {
-                params: options.params.clone(),
-                semantics: options.semantics,
-                ..Default::default()
-            },
+            &options.prepare_options(),
         )?;
         Ok(Query {
             prepared,
@@ -277,11 +273,7 @@ impl Graph {
         let prepared = crate::session::prepare::prepare_file(
             &self.model,
             path.as_ref(),
-            &PrepareOptions {
-                params: options.params.clone(),
-                semantics: options.semantics,
-                ..Default::default()
-            },
+            &options.prepare_options(),
         )?;
         Ok(Query {
             prepared,
@@ -488,6 +480,15 @@ impl RunOptions {
     pub fn param_text(self, name: &str, text: &str) -> Self {
         let value = crate::pattern::binder::parse_param_value(text);
         self.param(name, value)
+    }
+
+    /// How a query is prepared under these options: their parameters and semantics.
+    fn prepare_options(&self) -> PrepareOptions {
+        PrepareOptions {
+            params: self.params.clone(),
+            semantics: self.semantics,
+            ..Default::default()
+        }
     }
 
     fn match_options(&self) -> MatchOptions {

@@ -154,8 +154,20 @@ pub fn prepare(
         crate::pattern::parse_query(source).map_err(|e| Error::Query(e.render(source, name)))?;
     let (bound, _) = binder::bind_parsed(&ast, source, model, &options.params, options.lenient)
         .map_err(|e| Error::Query(e.render(source, name)))?;
+    Ok(cypher_query(source, name, ast, bound, declared, options))
+}
+
+/// A prepared Cypher query from its parts, with the semantics in force decided.
+fn cypher_query(
+    source: &str,
+    name: Option<&str>,
+    ast: ast::Query,
+    bound: BoundQuery,
+    declared: Option<(Semantics, usize)>,
+    options: &PrepareOptions,
+) -> PreparedQuery {
     let (semantics, semantics_from) = semantics_for(name, options.semantics, declared);
-    Ok(PreparedQuery {
+    PreparedQuery {
         source: source.to_owned(),
         name: name.map(str::to_owned),
         parsed: Parsed::Cypher(Box::new(ast)),
@@ -163,7 +175,7 @@ pub fn prepare(
         semantics,
         semantics_from,
         lenient: options.lenient,
-    })
+    }
 }
 
 /// [`prepare`] keeping a syntax or binding error's structure (kind, message, position, hint) and
@@ -180,16 +192,7 @@ pub fn prepare_detailed(
     let ast = crate::pattern::parse_query(source)?;
     let (bound, warnings) =
         binder::bind_parsed(&ast, source, model, &options.params, options.lenient)?;
-    let (semantics, semantics_from) = semantics_for(None, options.semantics, declared);
-    let prepared = PreparedQuery {
-        source: source.to_owned(),
-        name: None,
-        parsed: Parsed::Cypher(Box::new(ast)),
-        bound,
-        semantics,
-        semantics_from,
-        lenient: options.lenient,
-    };
+    let prepared = cypher_query(source, None, ast, bound, declared, options);
     Ok((prepared, warnings))
 }
 
