@@ -381,6 +381,9 @@ fn head_bounds(bytes: &[u8]) -> Result<(usize, usize)> {
     }
 }
 
+/// File size (bytes) from which the sections' checksums are verified on all cores.
+const PARALLEL_CHECKSUMS_FROM: usize = 8 << 20;
+
 /// Options for [`open_with`].
 #[derive(Debug, Clone)]
 pub struct OpenOptions {
@@ -541,9 +544,13 @@ impl Reader {
             });
         }
         if options.verify_checksums {
-            let bad = sections
-                .par_iter()
-                .position_any(|s| xxh3_64(&data[s.offset..s.offset + s.len]) != s.checksum);
+            // On all cores only for files big enough to pay for waking the thread pool.
+            let corrupt = |s: &Section| xxh3_64(&data[s.offset..s.offset + s.len]) != s.checksum;
+            let bad = if data.len() >= PARALLEL_CHECKSUMS_FROM {
+                sections.par_iter().position_any(corrupt)
+            } else {
+                sections.iter().position(corrupt)
+            };
             if let Some(i) = bad {
                 return Err(self.err(format!("checksum mismatch in section {i} (corrupted file)")));
             }

@@ -1,0 +1,381 @@
+//! Structural validation of a model: every offset and id in range (so no accessor can index out
+//! of bounds, whatever the input) and the orders and cross-references the matchers rely on. A
+//! snapshot is validated on open (its checksums guard against accidents, not against a file built
+//! to be wrong); models a builder made are valid by construction.
+//!
+//! Cost: every check is one pass over an array. On big models the passes run on all cores; below
+//! [`PARALLEL_FROM`] nodes + edges they run on the calling thread, where handing the work to the
+//! thread pool (waking its threads) would cost more than the check itself.
+
+use rayon::prelude::*;
+
+use super::{Adjacency, Column, ColumnData, Model, StringHeap};
+use crate::error::{Error, Result};
+
+/// Nodes + edges from which the checks run on all cores.
+const PARALLEL_FROM: usize = 1 << 18;
+
+/// Where the checks of one model run: on all cores, or on the calling thread.
+#[derive(Clone, Copy)]
+struct Cores {
+    parallel: bool,
+}
+
+impl Cores {
+    /// Some index `i < len` (any, when parallel) for which `bad(i)` holds.
+    fn find(self, len: usize, bad: impl Fn(usize) -> bool + Sync + Send) -> Option<usize> {
+        if self.parallel {
+            (0..len)
+                .into_par_iter()
+                .with_min_len(1 << 12)
+                .find_any(|&i| bad(i))
+        } else {
+            (0..len).find(|&i| bad(i))
+        }
+    }
+
+    /// The largest id of `ids` (0 when empty).
+    fn max(self, ids: &[u32]) -> u32 {
+        if self.parallel && ids.len() > 1 << 20 {
+            ids.par_chunks(1 << 20)
+                .map(|c| c.iter().copied().max().unwrap_or(0))
+                .max()
+                .unwrap_or(0)
+        } else {
+            ids.iter().copied().max().unwrap_or(0)
+        }
+    }
+
+    /// Runs `a` and `b`, at once when parallel.
+    fn join<A: Send, B: Send>(
+        self,
+        a: impl FnOnce() -> A + Send,
+        b: impl FnOnce() -> B + Send,
+    ) -> (A, B) {
+        if self.parallel {
+            rayon::join(a, b)
+        } else {
+            (a(), b())
+        }
+    }
+}
+
+fn corrupt(what: impl std::fmt::Display) -> Error {
+    Error::Model(format!("corrupt model: {what}"))
+}
+
+impl Model {
+    /// Checks every offset and id so that no accessor can index out of bounds, whatever the input
+    /// (snapshots may be corrupted), then the orders and cross-references ([`Model::check_orders`]).
+    /// `check_utf8`: also check that string heaps are UTF-8 (bytes from a file).
+    pub(super) fn validate(&self, check_utf8: bool) -> Result<()> {
+        let n = self.node_count();
+        let m = self.edge_count();
+        let cores = Cores {
+            parallel: n + m >= PARALLEL_FROM,
+        };
+        let bad = |what: &str| Err(corrupt(what));
+        check_offsets(
+            &self.node_label_offsets,
+            n,
+            self.node_labels.len(),
+            "node label offsets",
+        )?;
+        check_ids(cores, &self.node_labels, self.labels.len(), "node labels")?;
+        check_offsets(
+            &self.label_index_offsets,
+            self.labels.len(),
+            self.label_index.len(),
+            "label index offsets",
+        )?;
+        check_ids(cores, &self.label_index, n, "label index")?;
+        for (adj, name) in [(&self.out, "out"), (&self.inc, "in")] {
+            check_offsets(&adj.offsets, n, adj.neighbors.len(), name)?;
+            if adj.types.len() != adj.neighbors.len() || adj.neighbors.len() != m {
+                return bad("adjacency arrays differ in length");
+            }
+            check_ids(cores, &adj.neighbors, n, name)?;
+            check_ids(cores, &adj.types, self.rel_types.len(), name)?;
+        }
+        if self.inc.edge_ids.len() != m || !self.out.edge_ids.is_empty() {
+            return bad("edge id arrays");
+        }
+        check_ids(cores, &self.inc.edge_ids, m, "in edge ids")?;
+        if self.keys.len() != n {
+            return bad("node key count");
+        }
+        let mut expected = 0u32;
+        let mut columns: Vec<(&Column, usize)> = Vec::new();
+        for g in &self.groups {
+            if g.start != expected || g.end <= g.start {
+                return bad("property groups do not tile the node ids");
+            }
+            expected = g.end;
+            columns.extend(g.columns.iter().map(|c| (c, (g.end - g.start) as usize)));
+        }
+        if expected as usize != n {
+            return bad("property groups do not cover every node");
+        }
+        columns.extend(self.edge_columns.iter().map(|c| (c, m)));
+        // The keys and the columns (their string heaps' UTF-8 are most of a snapshot's bytes).
+        let (keys, columns) = cores.join(
+            || check_heap(&self.keys, "node keys", check_utf8),
+            || {
+                if cores.parallel {
+                    columns
+                        .par_iter()
+                        .try_for_each(|&(c, rows)| check_column(cores, c, rows, check_utf8))
+                } else {
+                    columns
+                        .iter()
+                        .try_for_each(|&(c, rows)| check_column(cores, c, rows, check_utf8))
+                }
+            },
+        );
+        keys.and(columns)?;
+        let started = std::time::Instant::now();
+        self.check_orders(cores)?;
+        log::debug!(
+            "orders and cross-references checked in {:.1} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        Ok(())
+    }
+
+    /// The orders and cross-references the matchers rely on beyond ids being in range (each a
+    /// pass, after [`Model::validate`]'s range checks): every node's labels strictly increasing;
+    /// every label's index list strictly increasing and holding exactly the nodes that carry the
+    /// label; every adjacency list sorted by (type, neighbour); and the in-CSR the mirror of the
+    /// out-CSR (each edge once, at its target, naming its source and type). A file built to break
+    /// one of these (checksums recomputed) is refused here instead of panicking a matcher later.
+    fn check_orders(&self, cores: Cores) -> Result<()> {
+        let n = self.node_count();
+        let m = self.edge_count();
+        let label_name = |l: u32| self.labels.name(l).unwrap_or("?").to_string();
+        let started = std::time::Instant::now();
+        let lap = |what: &str| {
+            log::trace!(
+                "validation: {what} checked at {:.2} ms",
+                started.elapsed().as_secs_f64() * 1e3
+            )
+        };
+        // Labels per node; the index holds as many entries as there are (node, label) pairs.
+        let unsorted_labels = cores.find(n, |v| {
+            self.node_labels(v as u32).windows(2).any(|w| w[0] >= w[1])
+        });
+        if let Some(v) = unsorted_labels {
+            return Err(corrupt(format_args!(
+                "the labels of node {v} are not sorted"
+            )));
+        }
+        if self.label_index.len() != self.node_labels.len() {
+            return Err(corrupt(format_args!(
+                "the label index has {} entries for {} node labels",
+                self.label_index.len(),
+                self.node_labels.len()
+            )));
+        }
+        for l in 0..self.labels.len() as u32 {
+            let nodes = self.nodes_with_label(l);
+            let unsorted = cores.find(nodes.len().saturating_sub(1), |i| nodes[i] >= nodes[i + 1]);
+            if let Some(i) = unsorted {
+                return Err(corrupt(format_args!(
+                    "the label index of `{}` is not sorted (entry {})",
+                    label_name(l),
+                    i + 1
+                )));
+            }
+            if let Some(i) = cores.find(nodes.len(), |i| !self.has_label(nodes[i], l)) {
+                return Err(corrupt(format_args!(
+                    "the label index of `{}` lists node {}, which does not carry it",
+                    label_name(l),
+                    nodes[i]
+                )));
+            }
+        }
+        lap("labels and the label index");
+        // Adjacency lists sorted by (type, neighbour).
+        for (adj, name) in [(&self.out, "out"), (&self.inc, "in")] {
+            if let Some(v) = first_unsorted_list(cores, adj, n) {
+                return Err(corrupt(format_args!(
+                    "the {name} list of node {v} is not sorted by type and neighbour"
+                )));
+            }
+        }
+        lap("adjacency order");
+        // The in-CSR mirrors the out-CSR: entry p of v's in-list names edge e = edge_ids[p], which
+        // must run from the entry's neighbour to v with the entry's type (checked per node, without
+        // shared state), and every edge is named exactly once (one sequential pass over a bit set:
+        // plain stores are far cheaper than contended atomic ones).
+        let (in_offsets, out_offsets) = (&self.inc.offsets[..], &self.out.offsets[..]);
+        let (in_sources, in_types, in_edges) = (
+            &self.inc.neighbors[..],
+            &self.inc.types[..],
+            &self.inc.edge_ids[..],
+        );
+        let (out_targets, out_types) = (&self.out.neighbors[..], &self.out.types[..]);
+        let mismatch_at = |v: usize| {
+            (in_offsets[v] as usize..in_offsets[v + 1] as usize).find(|&p| {
+                let (e, u) = (in_edges[p] as usize, in_sources[p] as usize);
+                !(out_targets[e] as usize == v
+                    && out_types[e] == in_types[p]
+                    && (out_offsets[u] as usize..out_offsets[u + 1] as usize).contains(&e))
+            })
+        };
+        if let Some(v) = cores.find(n, |v| mismatch_at(v).is_some()) {
+            let e = mismatch_at(v).map_or(0, |p| in_edges[p]);
+            return Err(corrupt(format_args!(
+                "the in list of node {v} does not match the out lists at edge {e}"
+            )));
+        }
+        lap("in/out cross-references");
+        let mut seen = vec![0u64; m.div_ceil(64)];
+        for (p, &e) in self.inc.edge_ids.iter().enumerate() {
+            let (word, bit) = (e as usize / 64, 1u64 << (e % 64));
+            if seen[word] & bit != 0 {
+                return Err(corrupt(format_args!(
+                    "the in lists name edge {e} twice (the second time at entry {p})"
+                )));
+            }
+            seen[word] |= bit;
+        }
+        Ok(())
+    }
+}
+
+/// Some node whose list in `adj` is not sorted by (type, neighbour). `adj`'s offsets are already
+/// known to be monotone and in bounds. One flat pass over the entries (no per-node loop): a
+/// descent between two neighbouring entries is allowed only where a node's list starts.
+fn first_unsorted_list(cores: Cores, adj: &Adjacency, n: usize) -> Option<usize> {
+    let (offsets, types, neighbours) = (&adj.offsets[..], &adj.types[..], &adj.neighbors[..]);
+    let m = neighbours.len();
+    let mut starts = vec![0u64; m.div_ceil(64) + 1];
+    for &o in &offsets[..n] {
+        starts[o as usize / 64] |= 1 << (o % 64);
+    }
+    let key = |i: usize| (u64::from(types[i]) << 32) | u64::from(neighbours[i]);
+    let bad = |i: usize| key(i - 1) > key(i) && starts[i / 64] & (1 << (i % 64)) == 0;
+    const CHUNK: usize = 1 << 14;
+    let chunk = cores.find(m.div_ceil(CHUNK), |c| {
+        (c * CHUNK..((c + 1) * CHUNK).min(m)).any(|i| i > 0 && bad(i))
+    })?;
+    let i = (chunk * CHUNK..((chunk + 1) * CHUNK).min(m)).find(|&i| i > 0 && bad(i))?;
+    // The node whose list holds entry i: the last one starting at or before it.
+    Some(offsets[..n].partition_point(|&o| o as usize <= i) - 1)
+}
+
+fn check_offsets(offsets: &[u32], count: usize, total: usize, what: &str) -> Result<()> {
+    if offsets.len() != count + 1 || offsets[0] != 0 || offsets[count] as usize != total {
+        return Err(corrupt(format_args!("{what} have the wrong size")));
+    }
+    if offsets.windows(2).any(|w| w[0] > w[1]) {
+        return Err(corrupt(format_args!("{what} are not monotone")));
+    }
+    Ok(())
+}
+
+fn check_ids(cores: Cores, ids: &[u32], bound: usize, what: &str) -> Result<()> {
+    let max = cores.max(ids);
+    if !ids.is_empty() && max as usize >= bound {
+        return Err(corrupt(format_args!("{what} hold id {max} >= {bound}")));
+    }
+    Ok(())
+}
+
+fn check_heap(h: &StringHeap, what: &str, check_utf8: bool) -> Result<()> {
+    let off = &h.offsets;
+    let ok = (off.is_empty() && h.bytes.is_empty())
+        || (off.first() == Some(&0)
+            && off.last().copied() == Some(h.bytes.len() as u64)
+            && off.windows(2).all(|w| w[0] <= w[1]));
+    if !ok {
+        return Err(corrupt(format_args!("{what} string offsets")));
+    }
+    if check_utf8 && simdutf8::basic::from_utf8(&h.bytes).is_err() {
+        return Err(corrupt(format_args!("{what} are not UTF-8")));
+    }
+    Ok(())
+}
+
+fn check_column(cores: Cores, c: &Column, rows: usize, check_utf8: bool) -> Result<()> {
+    let bad = || Err(corrupt(format_args!("column `{}`", c.name)));
+    if c.len != rows || (!c.validity.is_empty() && c.validity.len() != rows.div_ceil(64)) {
+        return bad();
+    }
+    match &c.data {
+        ColumnData::Int(v) if v.len() != rows => bad(),
+        ColumnData::Float(v) if v.len() != rows => bad(),
+        ColumnData::Bool(v) if v.len() != rows => bad(),
+        ColumnData::Str(h) => {
+            if h.len() != rows {
+                return bad();
+            }
+            check_heap(h, &c.name, check_utf8)
+        }
+        ColumnData::Dict { codes, dict } => {
+            if codes.len() != rows {
+                return bad();
+            }
+            check_heap(dict, &c.name, check_utf8)?;
+            check_ids(cores, codes, dict.len(), &c.name)
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three nodes with lists [(0,1),(0,2)], [(1,0),(0,2)], [(0,0)]: node 1's list descends.
+    fn adjacency(types: Vec<u32>, neighbours: Vec<u32>, offsets: Vec<u32>) -> Adjacency {
+        Adjacency {
+            offsets: offsets.into(),
+            neighbors: neighbours.into(),
+            types: types.into(),
+            edge_ids: Vec::new().into(),
+        }
+    }
+
+    #[test]
+    fn an_unsorted_list_is_found_on_one_thread_and_on_all_cores() {
+        let unsorted = adjacency(vec![0, 0, 1, 0, 0], vec![1, 2, 0, 2, 0], vec![0, 2, 4, 5]);
+        // A descent at a list's start (node 1 after node 0, node 2 after node 1) is allowed.
+        let sorted = adjacency(vec![0, 0, 0, 1, 0], vec![1, 2, 2, 0, 0], vec![0, 2, 4, 5]);
+        for parallel in [false, true] {
+            let cores = Cores { parallel };
+            assert_eq!(first_unsorted_list(cores, &unsorted, 3), Some(1));
+            assert_eq!(first_unsorted_list(cores, &sorted, 3), None);
+        }
+    }
+
+    #[test]
+    fn a_descent_past_the_first_chunk_names_its_node() {
+        // 40,000 nodes with one entry each, then one node with two entries out of order.
+        let n = 40_001;
+        let mut types = vec![0u32; 40_000];
+        let mut neighbours: Vec<u32> = (0..40_000).rev().collect();
+        types.extend([0, 0]);
+        neighbours.extend([7, 3]);
+        let offsets: Vec<u32> = (0..=40_000).chain([40_002]).collect();
+        let adj = adjacency(types, neighbours, offsets);
+        for parallel in [false, true] {
+            assert_eq!(
+                first_unsorted_list(Cores { parallel }, &adj, n),
+                Some(40_000)
+            );
+        }
+    }
+
+    #[test]
+    fn find_and_max_agree_on_one_thread_and_on_all_cores() {
+        let mut ids: Vec<u32> = (0..3_000_000u32).map(|i| i % 1000).collect();
+        ids[2_345_678] = 5_000_000;
+        for parallel in [false, true] {
+            let cores = Cores { parallel };
+            assert_eq!(cores.max(&ids), 5_000_000);
+            assert_eq!(cores.find(100_000, |i| i == 77_777), Some(77_777));
+            assert_eq!(cores.find(100_000, |_| false), None);
+        }
+    }
+}
