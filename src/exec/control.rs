@@ -19,6 +19,11 @@ pub trait Sink {
     fn count_only(&self) -> bool {
         false
     }
+
+    /// Takes in another sink of the same search (another worker's or chunk's share).
+    fn absorb(&mut self, other: Self)
+    where
+        Self: Sized;
 }
 
 /// Shared stop conditions: an explicit stop (LIMIT reached) and a deadline (`--timeout`).

@@ -3,7 +3,9 @@
 //! projection), or rows through the result stages with the row budget of `LIMIT` — and builds the
 //! [`QueryOutput`] with the stage timings. Engines supply only "search into these sinks" and
 //! "count the matches" ([`Search`]), as the subgraph-matching study's engines plug their
-//! filter/order/enumerate stages into one driver.
+//! filter/order/enumerate stages into one driver: the host enumerator, the candidate-space core,
+//! the staged engine, GpSense and the OpenCL pipeline all end here (GEMP's factorised count plan,
+//! which makes its own sinks, ends through [`finish`]).
 
 use std::time::Instant;
 

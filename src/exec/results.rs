@@ -939,6 +939,10 @@ impl Sink for RowSink<'_, '_> {
     fn count_only(&self) -> bool {
         self.count_only
     }
+
+    fn absorb(&mut self, other: Self) {
+        self.merge(other);
+    }
 }
 
 /// A sink that only counts matches.
@@ -961,6 +965,10 @@ impl Sink for CountSink {
 
     fn count_only(&self) -> bool {
         true
+    }
+
+    fn absorb(&mut self, other: Self) {
+        self.count = self.count.saturating_add(other.count);
     }
 }
 

@@ -17,8 +17,8 @@ use crate::error::{Error, Result};
 use crate::exec::candidates::CandidateSet;
 use crate::exec::eval::Env;
 use crate::exec::plan::Plan;
-use crate::exec::results::{finish_stages, Projector, RowSink};
-use crate::exec::{Control, Sink};
+use crate::exec::results::{Projector, RowSink};
+use crate::exec::{drive, Control, Drive, Search, Sink};
 use crate::exec::{MatchOptions, QueryOutput, RowConsumer, Semantics, StreamSummary, Timings};
 use crate::gpu::Gpu;
 use crate::model::Model;
@@ -147,6 +147,11 @@ impl Sink for RowCollector<'_> {
     fn count_only(&self) -> bool {
         self.count_only
     }
+
+    fn absorb(&mut self, other: Self) {
+        self.count = self.count.saturating_add(other.count);
+        self.rows.extend(other.rows);
+    }
 }
 
 /// One query prepared for the device.
@@ -166,6 +171,104 @@ impl Prepared {
     /// counting needs no bindings.
     fn topology_decides(&self) -> bool {
         self.residual.is_empty() && self.plan.attribute_filters.is_empty()
+    }
+}
+
+/// The device's search for [`drive`]: phase 1 (device and host threads), phase 2 on each
+/// round's rows, the survivors into the driver's sinks round by round (merged at once, so a
+/// grouping or top-k stage keeps only its state); counts by phase 1's count mode when the
+/// topology alone decides the matches.
+struct DeviceSearch<'a, 'm> {
+    matcher: &'a DeviceMatcher<'m>,
+    query: &'a BoundQuery,
+    p: &'a Prepared,
+    semantics: Semantics,
+    control: &'a Control,
+    /// Rows after which phase 1 may stop (a plain projection's SKIP + LIMIT).
+    stop_after: Option<u64>,
+    t: &'a mut DeviceTimings,
+}
+
+impl Search for DeviceSearch<'_, '_> {
+    fn search<S: Sink + Send>(
+        &mut self,
+        make_sink: &(dyn Fn() -> S + Sync + Send),
+    ) -> Result<Vec<S>> {
+        let p = self.p;
+        let (w, k, r) = (p.enc.row_words.max(1), p.enc.k, p.enc.r);
+        let named = &p.enc.named;
+        let mut merged = make_sink();
+        let mut survivors = 0u64;
+        let mut absorb = |rows: &[u32]| -> Result<()> {
+            survivors += (rows.len() / w) as u64;
+            // A slice at a time, so a round's rows never exist as values at once.
+            for slice in rows.chunks(w * STREAM_ROWS) {
+                let sinks: Vec<S> = slice
+                    .par_chunks(w * ROW_CHUNK)
+                    .map(|chunk| {
+                        let mut sink = make_sink();
+                        let mut scratch = vec![u32::MAX; r];
+                        for row in chunk.chunks_exact(w) {
+                            let rels = spread_rels(named, &row[k..], &mut scratch);
+                            if !sink.emit(&row[..k], rels) {
+                                break;
+                            }
+                        }
+                        sink
+                    })
+                    .collect();
+                for s in sinks {
+                    merged.absorb(s);
+                }
+            }
+            Ok(())
+        };
+        let absorbing = self.matcher.phase1_into(
+            self.query,
+            p,
+            self.semantics,
+            self.control,
+            self.stop_after,
+            &mut absorb,
+            self.t,
+        )?;
+        self.t.phase2_matches = survivors;
+        self.t.results = absorbing;
+        Ok(vec![merged])
+    }
+
+    fn count(&mut self) -> Result<u64> {
+        if self.p.topology_decides() {
+            let r = self.matcher.phase1(
+                self.query,
+                self.p,
+                self.semantics,
+                Phase1Mode::Count,
+                self.control,
+                None,
+                None,
+                self.t,
+            )?;
+            return Ok(r.device.count + r.host_count);
+        }
+        let rows = self.matcher.matches_of(
+            self.query,
+            self.p,
+            self.semantics,
+            self.control,
+            None,
+            self.t,
+        )?;
+        self.t.phase2_matches = (rows.len() / self.p.enc.row_words.max(1)) as u64;
+        Ok(self.t.phase2_matches)
+    }
+
+    fn plan(&mut self) -> Plan {
+        self.p.plan.clone()
+    }
+
+    fn counts_count_star(&self) -> bool {
+        self.p.topology_decides()
     }
 }
 
@@ -674,128 +777,44 @@ impl<'m> DeviceMatcher<'m> {
             return Ok((out, t));
         }
         let control = Control::new(options.timeout.map(|d| Instant::now() + d));
-        let first = query.stages.first().map(Projector::new);
-        let count_matches_only = first.as_ref().is_some_and(|p| {
-            p.is_count_star() || (options.count_only && p.is_streaming() && query.stages.len() == 1)
-        });
         let p = self.prepare(query, plan, cands, options.semantics, &mut t)?;
-        let count_mode = p.topology_decides() && (first.is_none() || count_matches_only);
-
-        let mut columns = first
-            .as_ref()
-            .map_or_else(|| vec!["count".to_string()], |f| f.columns());
-        let mut rows = Vec::new();
-        let count;
-        if count_mode {
-            let r = self.phase1(
-                query,
-                &p,
-                options.semantics,
-                Phase1Mode::Count,
-                &control,
-                None,
-                None,
-                &mut t,
-            )?;
-            let matches = r.device.count + r.host_count;
-            let start = Instant::now();
-            match &first {
-                None => count = matches,
-                Some(f) if !f.is_count_star() => {
-                    count = crate::exec::output::plain_projection_count(query, matches);
-                }
-                Some(f) => {
-                    let mut sink = RowSink::new(self.model, f, None);
-                    sink.count = matches;
-                    (rows, columns) = finish_stages(self.model, &query.stages, f, vec![sink], None);
-                    count = rows.len() as u64;
-                }
+        // When phase 1 alone decides the matches, a plain projection's LIMIT stops the device
+        // early (the row budget of the result stage stops the host's share).
+        let stop_after = match query.stages.first().map(Projector::new) {
+            Some(f) if p.topology_decides() && f.is_streaming() && query.stages.len() == 1 => {
+                let proj = &query.stages[0];
+                proj.limit.map(|l| l.saturating_add(proj.skip.unwrap_or(0)))
             }
-            t.results = start.elapsed();
-        } else {
-            let stop_after = match &first {
-                Some(f) if p.topology_decides() && f.is_streaming() => {
-                    let proj = &query.stages[0];
-                    (query.stages.len() == 1)
-                        .then(|| proj.limit.map(|l| l.saturating_add(proj.skip.unwrap_or(0))))
-                        .flatten()
-                }
-                _ => None,
-            };
-            let w = p.enc.row_words.max(1);
-            match &first {
-                None => {
-                    let survivors = self.matches_of(
-                        query,
-                        &p,
-                        options.semantics,
-                        &control,
-                        stop_after,
-                        &mut t,
-                    )?;
-                    t.phase2_matches = (survivors.len() / w) as u64;
-                    count = t.phase2_matches;
-                }
-                Some(f) => {
-                    let oracle = self.exists_oracle(query, &p, options.semantics, &control);
-                    let oracle_ref: &(dyn crate::exec::eval::ExistsOracle + Sync) = &oracle;
-                    // Each round's survivors enter the result stage at once (its grouping,
-                    // top-k and DISTINCT state), so matches never accumulate.
-                    let mut merged = RowSink::new(self.model, f, Some(oracle_ref));
-                    let mut survivors = 0u64;
-                    let mut absorb = |rows: &[u32]| -> Result<()> {
-                        survivors += (rows.len() / w) as u64;
-                        // A slice at a time, so a round's rows never exist as values at once
-                        // (a top-k or grouping sink keeps only its state between slices).
-                        for slice in rows.chunks(w * STREAM_ROWS) {
-                            let sinks: Vec<RowSink<'_, 'm>> = slice
-                                .par_chunks(w * ROW_CHUNK)
-                                .map(|chunk| self.sink_of(&p, f, oracle_ref, chunk))
-                                .collect();
-                            for s in sinks {
-                                merged.merge(s);
-                            }
-                        }
-                        Ok(())
-                    };
-                    let absorbing = self.phase1_into(
-                        query,
-                        &p,
-                        options.semantics,
-                        &control,
-                        stop_after,
-                        &mut absorb,
-                        &mut t,
-                    )?;
-                    t.phase2_matches = survivors;
-                    let start = Instant::now();
-                    (rows, columns) =
-                        finish_stages(self.model, &query.stages, f, vec![merged], Some(oracle_ref));
-                    count = rows.len() as u64;
-                    t.results = absorbing + start.elapsed();
-                }
-            }
-        }
-        if options.count_only {
-            rows.clear();
-        }
-        let timings = Timings {
-            filter: host_t.filter,
-            plan: host_t.plan,
-            enumerate: t.phase1 + t.phase2,
-            results: t.results,
+            _ => None,
         };
-        Ok((
-            QueryOutput {
-                columns,
-                rows,
-                count,
-                partial: control.timed_out(),
-                plan: p.plan,
-                timings,
+        let oracle = self.exists_oracle(query, &p, options.semantics, &control);
+        let mut search = DeviceSearch {
+            matcher: self,
+            query,
+            p: &p,
+            semantics: options.semantics,
+            control: &control,
+            stop_after,
+            t: &mut t,
+        };
+        let run = Drive {
+            model: self.model,
+            query,
+            options,
+            control: &control,
+            oracle: &oracle,
+            timings: Timings {
+                filter: host_t.filter,
+                plan: host_t.plan,
+                ..Timings::default()
             },
-            t,
-        ))
+        };
+        let mut out = drive(run, &mut search)?;
+        // The device's own phase times (the search's wall time also holds the rows' absorption
+        // into the result stage, which counts as results).
+        out.timings.enumerate = t.phase1 + t.phase2;
+        out.timings.results += t.results;
+        Ok((out, t))
     }
 
     /// Runs `query` and hands its rows to `consume` round by round: each round's phase-2
