@@ -239,6 +239,10 @@ pub fn refine(
     let order = bfs_order(q, &sizes);
     let mut stats = RefineStats::default();
     let mut scratch = NeighbourScratch::default();
+    // A node's verdicts change only when a neighbour's set shrank since it was last checked:
+    // `shrunk[v]` and `checked[u]` are steps of one clock (a step per node checked).
+    let (mut shrunk, mut checked) = (vec![0usize; k], vec![0usize; k]);
+    let mut clock = 0usize;
     for sweep in 0..max_sweeps {
         let t_sweep = std::time::Instant::now();
         let before: usize = cands.iter().map(Candidates::len).sum();
@@ -252,6 +256,11 @@ pub fn refine(
             if stop() || cands[u].is_empty() {
                 continue;
             }
+            if sweep > 0 && q.incident[u].iter().all(|i| shrunk[i.other] < checked[u]) {
+                continue;
+            }
+            clock += 1;
+            checked[u] = clock;
             let kept: Vec<u32> = {
                 let view: &[Candidates] = cands;
                 let keep = |x: u32, scratch: &mut NeighbourScratch| {
@@ -283,6 +292,7 @@ pub fn refine(
             if kept.len() < cands[u].len() {
                 removed += cands[u].len() - kept.len();
                 cands[u] = Candidates::from_sorted(kept, n);
+                shrunk[u] = clock;
             }
         }
         stats.sweeps += 1;
