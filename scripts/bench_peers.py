@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Side-by-side benchmark of gemp against DuckDB, Kùzu and igraph (driven by scripts/bench-peers).
+"""Side-by-side benchmark of gemp against DuckDB, Kùzu, LadybugDB and igraph (scripts/bench-peers).
 
 Every (engine, query, repetition) runs in its own process under a wall-clock cap. All engines must
 return the same counts for a query before any of its times is reported; a mismatch stops the run
@@ -12,6 +12,8 @@ Semantics, per engine:
            credits are taken as DISTINCT (person, title) pairs (benches/peers/*.duckdb.sql).
   Kùzu     Cypher matching is homomorphic for nodes: injectivity is written as explicit `<>` / `<`
            conditions (benches/peers/*.kuzu.cypher); one relationship table per credit category.
+  LadybugDB  the maintained fork of Kùzu (archived), same Python API: loaded by the same code and run
+           on the same *.kuzu.cypher queries (a benches/peers/<q>.ladybug.cypher would override one).
   igraph   LAD (`get_subisomorphisms_lad`, induced=False) and VF2 (`count_subisomorphisms_vf2`)
            both count non-induced subgraph monomorphisms with automorphic images counted separately,
            which is what HPRD's published counts are; labels are LAD domains / VF2 colours.
@@ -47,7 +49,10 @@ QUERIES = os.path.join(ROOT, "benches", "peers")
 GEMP = os.environ.get("GEMP_BIN") or os.path.join(
     os.path.abspath(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")), "release", "gemp")
 # Every peer engine the script knows; --peers picks a subset.
-ALL_PEERS = ("duckdb", "kuzu", "igraph")
+ALL_PEERS = ("duckdb", "kuzu", "ladybug", "igraph")
+# The Kùzu-family engines: the Python module of each (LadybugDB keeps Kùzu's API), run by the
+# same workers on the same data and queries.
+KUZU_FAMILY = ("kuzu", "ladybug")
 BEGIN = "<!-- bench-peers:begin -->"
 END = "<!-- bench-peers:end -->"
 
@@ -81,8 +86,8 @@ def ttc14_expected(query, blocks):
 # --------------------------------------------------------------------------------------------
 
 def mem_gb():
-    """Memory limit of DuckDB and Kùzu's buffer pool (the machine is shared; both default to
-    80 % of RAM otherwise)."""
+    """Memory limit of DuckDB and of Kùzu's and LadybugDB's buffer pool (the machine is shared;
+    they default to 80 % of RAM otherwise)."""
     return int(os.environ.get("BENCH_PEERS_MEM_GB", "6"))
 
 
@@ -125,8 +130,17 @@ def kuzu_csv_options():
             "file_format='csv')")
 
 
-def worker_kuzu_load(data, db):
-    import kuzu
+def kuzu_module(module):
+    """The Python module of a Kùzu-family engine: `kuzu` or `ladybug` (the same API)."""
+    import importlib
+
+    if module not in KUZU_FAMILY:
+        raise SystemExit(f"not a Kùzu-family engine: {module}")
+    return importlib.import_module(module)
+
+
+def worker_kuzu_load(module, data, db):
+    kuzu = kuzu_module(module)
 
     opts = kuzu_csv_options()
     path = {n: os.path.join(data, n + ".tsv") for n in TSV_FILES}
@@ -199,8 +213,8 @@ def worker_kuzu_load(data, db):
     return {"seconds": time.perf_counter() - t0, "categories": len(categories)}
 
 
-def worker_kuzu_query(db, query_file):
-    import kuzu
+def worker_kuzu_query(module, db, query_file):
+    kuzu = kuzu_module(module)
 
     query = open(query_file, encoding="utf-8").read()
     database = kuzu.Database(db, read_only=True, buffer_pool_size=mem_gb() << 30)
@@ -223,9 +237,9 @@ def worker_duckdb_count(db):
             "edges": one("SELECT count(*) FROM title_principals")}
 
 
-def worker_kuzu_count(db):
+def worker_kuzu_count(module, db):
     """Nodes and credits (every relationship table but the derived ACTS)."""
-    import kuzu
+    kuzu = kuzu_module(module)
 
     database = kuzu.Database(db, read_only=True, buffer_pool_size=mem_gb() << 30)
     con = kuzu.Connection(database)
@@ -273,21 +287,29 @@ def worker_igraph_hprd(graph_file, query_file, algo):
     return {"seconds": time.perf_counter() - t0, "result": {"embeddings": count}}
 
 
+def worker_version(module):
+    import importlib
+
+    return {"version": importlib.import_module(module).__version__}
+
+
 def worker_main(argv):
     engine, action = argv[0], argv[1]
     args = argv[2:]
-    if engine == "duckdb" and action == "load":
+    if engine in ALL_PEERS and action == "version":
+        out = worker_version(engine)
+    elif engine == "duckdb" and action == "load":
         out = worker_duckdb_load(*args)
     elif engine == "duckdb" and action == "query":
         out = worker_duckdb_query(*args)
-    elif engine == "kuzu" and action == "load":
-        out = worker_kuzu_load(*args)
+    elif engine in KUZU_FAMILY and action == "load":
+        out = worker_kuzu_load(engine, *args)
     elif engine == "duckdb" and action == "count":
         out = worker_duckdb_count(*args)
-    elif engine == "kuzu" and action == "count":
-        out = worker_kuzu_count(*args)
-    elif engine == "kuzu" and action == "query":
-        out = worker_kuzu_query(*args)
+    elif engine in KUZU_FAMILY and action == "count":
+        out = worker_kuzu_count(engine, *args)
+    elif engine in KUZU_FAMILY and action == "query":
+        out = worker_kuzu_query(engine, *args)
     elif engine == "igraph" and action == "hprd":
         out = worker_igraph_hprd(*args)
     else:
@@ -431,6 +453,13 @@ def log_failure(bench, failed, csv_path):
     bench.log("=" * 78)
 
 
+def kuzu_query_file(query, engine):
+    """The query file of a Kùzu-family engine: benches/peers/<query>.<engine>.cypher when there is
+    one (a query LadybugDB needs changed), else Kùzu's <query>.kuzu.cypher."""
+    own = os.path.join(QUERIES, f"{query}.{engine}.cypher")
+    return own if os.path.exists(own) else os.path.join(QUERIES, query + ".kuzu.cypher")
+
+
 def worker_cmd(*args):
     return [sys.executable, os.path.abspath(__file__), "worker", *args]
 
@@ -474,8 +503,8 @@ class Bench:
         for rep in range(1, self.o.load_reps + 1):
             snap = os.path.join(d, "model.gemp")
             duck = os.path.join(d, "duckdb.db")
-            kz = os.path.join(d, "kuzu.db")
-            for p in (snap, duck, duck + ".wal", kz, kz + ".wal"):
+            kz = {e: os.path.join(d, e + ".db") for e in KUZU_FAMILY}
+            for p in (snap, duck, duck + ".wal", *kz.values(), *(k + ".wal" for k in kz.values())):
                 if os.path.isdir(p):
                     shutil.rmtree(p)
                 elif os.path.exists(p):
@@ -483,8 +512,7 @@ class Bench:
             runs = [
                 ("gemp", [GEMP, "-q", "load", data, "-o", snap], snap),
                 ("duckdb", worker_cmd("duckdb", "load", data, duck), duck),
-                ("kuzu", worker_cmd("kuzu", "load", data, kz), kz),
-            ]
+            ] + [(e, worker_cmd(e, "load", data, kz[e]), kz[e]) for e in KUZU_FAMILY]
             for engine, cmd, store in runs:
                 if engine != "gemp" and engine not in self.o.peers:
                     continue
@@ -539,14 +567,14 @@ class Bench:
         if "duckdb" in stores:
             runs.append(("duckdb", worker_cmd("duckdb", "query", stores["duckdb"],
                                               os.path.join(QUERIES, query + ".duckdb.sql"))))
-        if "kuzu" in stores:
-            runs.append(("kuzu", worker_cmd("kuzu", "query", stores["kuzu"],
-                                            os.path.join(QUERIES, query + ".kuzu.cypher"))))
+        for e in KUZU_FAMILY:
+            if e in stores:
+                runs.append((e, worker_cmd(e, "query", stores[e], kuzu_query_file(query, e))))
         return runs
 
     def run_query(self, workload, dataset, query, stores, expected=None):
         results = {}
-        for engine in ("duckdb", "kuzu"):
+        for engine in ("duckdb", *KUZU_FAMILY):
             if engine in self.o.peers and engine not in stores:
                 self.record(workload=workload, dataset=dataset, query=query, engine=engine,
                             status="skipped", note="not loaded (its load failed or hit the cap)")
@@ -765,7 +793,7 @@ def summarize(rows, cap, rss=False):
 
 def engine_title(e):
     return {"gemp-host": "gemp host", "gemp-opencl-pocl": "gemp OpenCL (PoCL)",
-            "duckdb": "DuckDB", "kuzu": "Kùzu", "igraph-lad": "igraph LAD",
+            "duckdb": "DuckDB", "kuzu": "Kùzu", "ladybug": "LadybugDB", "igraph-lad": "igraph LAD",
             "igraph-vf2": "igraph VF2"}.get(e, e.replace("gemp-opencl-", "gemp OpenCL "))
 
 
@@ -854,12 +882,13 @@ def hprd_table(rows, gemp_engines, cap):
 def load_table(rows, cap):
     lrows = [r for r in rows if r["workload"] == "load"]
     lines = ["| data set | input | gemp load → snapshot | DuckDB `read_csv` → tables | "
-             "Kùzu `COPY FROM` | gemp ÷ best peer |", "|---|---|---|---|---|---|"]
+             "Kùzu `COPY FROM` | LadybugDB `COPY FROM` | gemp ÷ best peer |",
+             "|---|---|---|---|---|---|---|"]
     for ds in dict.fromkeys(r["dataset"] for r in lrows):
         drows = [r for r in lrows if r["dataset"] == ds]
         meds = {}
         cells = []
-        for e in ("gemp", "duckdb", "kuzu"):
+        for e in ("gemp", "duckdb", *KUZU_FAMILY):
             med, text = summarize([r for r in drows if r["engine"] == e], cap)
             meds[e] = med
             cells.append(text)
@@ -876,9 +905,9 @@ def load_section(rows, cap):
                "`title.principals`, `title.ratings`) into each engine's own store on disk: "
                "gemp `load -o` (parse, freeze, checksummed snapshot; whole process), DuckDB "
                "`CREATE TABLE … AS SELECT * FROM read_csv(…)` per file into a database file, "
-               "Kùzu node tables by `COPY FROM`, ratings by `LOAD FROM … SET`, one relationship "
-               "table per credit category plus `ACTS` (acting credits as one table) by `COPY "
-               "FROM (LOAD FROM …)`:")
+               "Kùzu and LadybugDB (the same statements) node tables by `COPY FROM`, ratings by "
+               "`LOAD FROM … SET`, one relationship table per credit category plus `ACTS` (acting "
+               "credits as one table) by `COPY FROM (LOAD FROM …)`:")
     out.append("")
     out += load_table(rows, cap)
     out.append("")
@@ -886,8 +915,8 @@ def load_section(rows, cap):
 
 
 def table_peers(o):
-    """The peers of the query tables (DuckDB and Kùzu) that this run measured."""
-    return [e for e in ("duckdb", "kuzu") if e in o.peers]
+    """The peers of the query tables (DuckDB, Kùzu, LadybugDB) that this run measured."""
+    return [e for e in ("duckdb", *KUZU_FAMILY) if e in o.peers]
 
 
 def ttc14_section(rows, datasets, gemp_engines, cap, peers):
@@ -954,7 +983,8 @@ def report(bench, m, versions, datasets, started, finished):
     out = [BEGIN, "",
            f"Produced by `{cmd}` on {started:%Y-%m-%d}, {started:%H:%M}–{finished:%H:%M} UTC "
            f"(gemp {versions['gemp']}; DuckDB {versions['duckdb']}, Kùzu {versions['kuzu']}, "
-           f"python-igraph {versions['igraph']}, Python {versions['python']}).",
+           f"LadybugDB {versions['ladybug']}, python-igraph {versions['igraph']}, "
+           f"Python {versions['python']}).",
            "",
            f"Machine: {m['cores']} cores ({m['cpu']}), {m['mem_gib']:.1f} GiB, {m['os']}; "
            f"OpenCL devices: {versions['devices']}. "
@@ -966,11 +996,11 @@ def report(bench, m, versions, datasets, started, finished):
            f"Each cell is the median query time over separate processes (n = runs; for gemp also the "
            f"CPU cores its process kept busy, user + system time over wall time; a run slower "
            f"than {o.repeat_below:.0f} s is not repeated), capped at {o.cap:.0f} s per run "
-           f"({o.hprd_cap:.0f} s per HPRD query). Query time: for DuckDB and Kùzu the "
+           f"({o.hprd_cap:.0f} s per HPRD query). Query time: for DuckDB, Kùzu and LadybugDB the "
            "`execute` + fetch call after the database is open; for gemp the `gemp match` process "
            "less opening the snapshot (so gemp also pays process start, parsing, planning and, "
-           "on OpenCL, device set-up and model upload). DuckDB and Kùzu use all cores and "
-           f"{mem_gb()} GiB of memory at most; gemp host uses all cores. "
+           "on OpenCL, device set-up and model upload). DuckDB, Kùzu and LadybugDB use all cores "
+           f"and {mem_gb()} GiB of memory at most; gemp host uses all cores. "
            "Every engine returned the same counts before any time was kept (a mismatch stops "
            "the run).",
            ""]
@@ -999,12 +1029,13 @@ def report(bench, m, versions, datasets, started, finished):
     out += ttc14_section(rows, datasets, gemp_engines, o.cap, table_peers(o))
     out.append("Semantics: gemp matches node-injectively (`--semantics isomorphism`, the default) "
                "and treats a relationship without a variable as an existence check. DuckDB (SQL "
-               "joins) and Kùzu (Cypher) match homomorphically, so their queries add injectivity "
-               "as explicit `<>` (or `<` ordering) conditions and count acting credits as "
-               "distinct (person, title) pairs (DuckDB with the ids' digits as integers, Kùzu "
-               "ordering by `id()`, both faster than comparing the id strings); igraph's LAD (`induced=False`, labels as domains) "
-               "and VF2 (labels as colours) count non-induced embeddings with automorphic images "
-               "separately, the semantics of HPRD's published counts. The queries of every engine "
+               "joins), Kùzu and LadybugDB (Cypher, the same queries) match homomorphically, so "
+               "their queries add injectivity as explicit `<>` (or `<` ordering) conditions and "
+               "count acting credits as distinct (person, title) pairs (DuckDB with the ids' digits "
+               "as integers, Kùzu and LadybugDB ordering by `id()`, both faster than comparing the "
+               "id strings); igraph's LAD (`induced=False`, labels as domains) and VF2 (labels as "
+               "colours) count non-induced embeddings with automorphic images separately, the "
+               "semantics of HPRD's published counts. The queries of every engine "
                "are in `benches/peers/`; raw times in `bench-peers.csv` of the output directory.")
     out += ["", END]
     return "\n".join(out)
@@ -1017,7 +1048,7 @@ def write_docs(path, section):
         b = text.index(END) + len(END)
         text = text[:a] + section + text[b:]
     else:
-        text = text.rstrip("\n") + "\n\n## Side by side: DuckDB, Kùzu and igraph\n\n" + section + "\n"
+        text = text.rstrip("\n") + "\n\n## Side by side: DuckDB, Kùzu, LadybugDB and igraph\n\n" + section + "\n"
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
 
@@ -1027,11 +1058,18 @@ def write_docs(path, section):
 # --------------------------------------------------------------------------------------------
 
 def versions(peers):
-    """Versions of gemp (git revision), of each peer in `peers` and of Python; the OpenCL devices."""
-    import importlib
+    """Versions of gemp (git revision), of each peer in `peers` and of Python; the OpenCL devices.
+    Each peer reports its own in a worker process: `kuzu` and `ladybug` cannot be imported into one
+    process (both register the same pybind11 types; the second import fails)."""
 
     def version(module):
-        return importlib.import_module(module).__version__ if module in peers else "not run"
+        if module not in peers:
+            return "not run"
+        status, _, out, err = run_capped(worker_cmd(module, "version"), 60)
+        if status != "ok":
+            raise SystemExit(f"bench-peers: cannot import {module} (is it installed? "
+                             f"scripts/bench-peers installs it): {last_line(err)}")
+        return json.loads(out)["version"]
 
     try:
         rev = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
@@ -1044,7 +1082,8 @@ def versions(peers):
         if len(parts) >= 4:
             devs.append(f"{parts[2]} (`{parts[1]}`, {parts[3]})")
     return {"gemp": rev or "?", "duckdb": version("duckdb"), "kuzu": version("kuzu"),
-            "igraph": version("igraph"), "python": platform.python_version(),
+            "ladybug": version("ladybug"), "igraph": version("igraph"),
+            "python": platform.python_version(),
             "devices": ", ".join(devs) or "none (OpenCL backend not measured)"}
 
 
@@ -1094,11 +1133,12 @@ def parse_args(argv):
                         "loading, 5 the TTC 2014 models (a graph is always loaded, workload 4, "
                         "before its queries run)")
     p.add_argument("--mem-gb", type=int, default=6,
-                   help="memory limit of DuckDB and Kùzu's buffer pool in GiB (default 6; the "
-                        "engines' own default is 80 %% of RAM)")
+                   help="memory limit of DuckDB and of Kùzu's and LadybugDB's buffer pool in GiB "
+                        "(default 6; the engines' own default is 80 %% of RAM)")
     p.add_argument("--peers", default=",".join(ALL_PEERS),
-                   help="peer engines to run, a subset of duckdb,kuzu,igraph (default all three; "
-                        "only these need to be installed)")
+                   help="peer engines to run, a subset of duckdb,kuzu,ladybug,igraph (default all "
+                        "four; only these need to be installed; ladybug is LadybugDB, Kùzu's "
+                        "maintained fork)")
     p.add_argument("--docs", default=os.path.join(ROOT, "docs", "benchmarks.md"),
                    help="markdown file whose bench-peers section is rewritten")
     p.add_argument("--no-docs", action="store_true", help="do not write the markdown file")
