@@ -71,13 +71,7 @@ pub enum FileKind {
 impl Manifest {
     /// A manifest of `format` over `files`, with the totals summed from them.
     pub fn new(format: &str, files: Vec<ManifestFile>) -> Self {
-        let total = |k: FileKind| {
-            files
-                .iter()
-                .filter(|f| f.kind == k)
-                .map(|f| f.rows)
-                .sum()
-        };
+        let total = |k: FileKind| files.iter().filter(|f| f.kind == k).map(|f| f.rows).sum();
         Manifest {
             gemp_export: MANIFEST_VERSION,
             format: format.to_owned(),
@@ -118,8 +112,11 @@ pub fn read(dir: &Path) -> Result<Option<Manifest>> {
         path: path.clone(),
         message,
     };
-    let m: Manifest = serde_json::from_slice(&text)
-        .map_err(|e| bad(format!("not a gemp export manifest ({e}); the export is damaged")))?;
+    let m: Manifest = serde_json::from_slice(&text).map_err(|e| {
+        bad(format!(
+            "not a gemp export manifest ({e}); the export is damaged"
+        ))
+    })?;
     if m.gemp_export != MANIFEST_VERSION {
         return Err(bad(format!(
             "manifest version {}, this gemp reads version {MANIFEST_VERSION}",
@@ -175,24 +172,20 @@ pub fn verify(dir: &Path, is_data_file: impl Fn(&str) -> bool) -> Result<Option<
     let bad = |path: PathBuf, message: String| Error::BadFile { path, message };
     let mut listed = std::collections::HashSet::new();
     for f in &m.files {
-        let plain = !f.name.is_empty()
-            && !f.name.contains(['/', '\\'])
-            && f.name != "."
-            && f.name != "..";
+        let plain =
+            !f.name.is_empty() && !f.name.contains(['/', '\\']) && f.name != "." && f.name != "..";
         if !plain || !listed.insert(f.name.as_str()) {
             return Err(bad(
                 manifest.clone(),
-                format!("lists `{}` twice or as a path; the export is damaged", f.name),
+                format!(
+                    "lists `{}` twice or as a path; the export is damaged",
+                    f.name
+                ),
             ));
         }
     }
-    let total = |k: FileKind| -> u64 {
-        m.files
-            .iter()
-            .filter(|f| f.kind == k)
-            .map(|f| f.rows)
-            .sum()
-    };
+    let total =
+        |k: FileKind| -> u64 { m.files.iter().filter(|f| f.kind == k).map(|f| f.rows).sum() };
     if total(FileKind::Nodes) != m.nodes || total(FileKind::Relationships) != m.edges {
         return Err(bad(
             manifest.clone(),

@@ -53,7 +53,10 @@ pub fn detect(paths: &[PathBuf]) -> Result<Format> {
     }
     // A directory export with its manifest is Neo4j CSV whatever else it holds (an empty model's
     // export holds only the manifest, which would look like JSON).
-    if paths.iter().any(|p| super::export_manifest::has_manifest(p)) {
+    if paths
+        .iter()
+        .any(|p| super::export_manifest::has_manifest(p))
+    {
         return Ok(Format::Neo4jCsv);
     }
     let inputs: Vec<Candidate> = expand::expand_paths(paths)?

@@ -1390,7 +1390,12 @@ pub fn write_dir_with(
             row.extend(columns.iter().map(|c| field(c.get(e))));
             w.write_record(&row).map_err(|e| csv_err(&path, e))?;
         }
-        files.push(finish(w, name, FileKind::Relationships, edges.len() as u64)?);
+        files.push(finish(
+            w,
+            name,
+            FileKind::Relationships,
+            edges.len() as u64,
+        )?);
     }
     let manifest = Manifest::new("neo4j-csv", files);
     let written: Vec<PathBuf> = manifest

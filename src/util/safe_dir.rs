@@ -444,7 +444,15 @@ fn renameat2(from: &Path, to: &Path, flags: libc::c_uint) -> io::Result<()> {
     };
     let (a, b) = (c(from)?, c(to)?);
     // SAFETY: both are valid NUL-terminated paths that outlive the call.
-    let r = unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), flags) };
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            flags,
+        )
+    };
     if r == 0 {
         Ok(())
     } else {
@@ -489,7 +497,9 @@ fn dispose_old(old: &Path, target: &Path, owns: Owns) {
             log::info!("moved {} into {}", path.display(), target.display());
             std::fs::rename(&path, &dest)
         } else {
-            Err(io::Error::other("a different file of that name is in the new directory"))
+            Err(io::Error::other(
+                "a different file of that name is in the new directory",
+            ))
         };
         if let Err(e) = result {
             log::warn!("left {}: {e}", path.display());
@@ -584,7 +594,12 @@ mod tests {
     fn a_new_directory_then_a_replacement_keeping_the_users_files() {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("out");
-        write_dir(&dir, &[("part-1", "a"), ("part-2", "b")], &WriteOptions::KEEP).unwrap();
+        write_dir(
+            &dir,
+            &[("part-1", "a"), ("part-2", "b")],
+            &WriteOptions::KEEP,
+        )
+        .unwrap();
         assert_eq!(names(&dir), ["MANIFEST", "part-1", "part-2"]);
         std::fs::write(dir.join("notes.txt"), "mine").unwrap();
 
@@ -594,8 +609,15 @@ mod tests {
 
         write_dir(&dir, &[("part-3", "c")], &WriteOptions::REPLACE).unwrap();
         assert_eq!(names(&dir), ["MANIFEST", "notes.txt", "part-3"]);
-        assert_eq!(std::fs::read_to_string(dir.join("notes.txt")).unwrap(), "mine");
-        assert_eq!(names(root.path()), ["out"], "no temporary directory is left");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+            "mine"
+        );
+        assert_eq!(
+            names(root.path()),
+            ["out"],
+            "no temporary directory is left"
+        );
     }
 
     #[test]
@@ -616,7 +638,10 @@ mod tests {
         let dir = root.path().join("out");
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         let err = write_dir(&dir, &[("part-1", "a")], &WriteOptions::REPLACE).unwrap_err();
-        assert!(err.to_string().contains("sub: is not a regular file"), "{err}");
+        assert!(
+            err.to_string().contains("sub: is not a regular file"),
+            "{err}"
+        );
         let file = root.path().join("file");
         std::fs::write(&file, "x").unwrap();
         let err = write_dir(&file, &[], &WriteOptions::REPLACE).unwrap_err();

@@ -73,12 +73,8 @@ fn export_args<'a>(model: &'a Path, dir: &'a Path) -> Vec<&'a str> {
 /// Node and edge counts of the export in `dir`, loaded through the library (which checks the
 /// manifest); panics when it does not load.
 fn counts(dir: &Path) -> (usize, usize) {
-    let (m, report) = gemp::io::load(
-        &[dir.to_path_buf()],
-        Format::Auto,
-        &LoadOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{} is not one complete export: {e}", dir.display()));
+    let (m, report) = gemp::io::load(&[dir.to_path_buf()], Format::Auto, &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("{} is not one complete export: {e}", dir.display()));
     assert_eq!(report.dangling_nodes, 0, "{}", dir.display());
     (m.node_count(), m.edge_count())
 }
@@ -165,7 +161,12 @@ fn a_full_disk_at_any_file_leaves_the_old_export() {
             .env("GEMP_FAULT_ENOSPC_AT_FILE", n.to_string())
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(1), "file {n}: {}", text(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "file {n}: {}",
+            text(&out.stderr)
+        );
         let err = text(&out.stderr);
         assert!(err.contains("No space left on device"), "file {n}: {err}");
         assert!(err.contains(s(&csv)), "file {n}: the path is named: {err}");
@@ -178,7 +179,11 @@ fn a_full_disk_at_any_file_leaves_the_old_export() {
     assert_eq!(counts(&csv), (5, 3));
     assert_eq!(
         data_files(&csv),
-        ["nodes-0-Person.csv", "nodes-1-Movie.csv", "rels-0-ACTED_IN.csv"],
+        [
+            "nodes-0-Person.csv",
+            "nodes-1-Movie.csv",
+            "rels-0-ACTED_IN.csv"
+        ],
         "the old export's other files are gone"
     );
     assert_eq!(
@@ -213,7 +218,12 @@ fn a_mixed_or_incomplete_export_is_refused_naming_the_file() {
             args.extend_from_slice(cmd);
             args.push(s(d));
             let out = gemp(&args);
-            assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out.stderr));
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
             let err = text(&out.stderr);
             for w in what {
                 assert!(err.contains(w), "{args:?}: expected {w:?} in {err}");
@@ -225,7 +235,10 @@ fn a_mixed_or_incomplete_export_is_refused_naming_the_file() {
     refused(
         &b,
         &[
-            &format!("{}: is not part of the export", s(&b.join("rels-2-LIKES.csv"))),
+            &format!(
+                "{}: is not part of the export",
+                s(&b.join("rels-2-LIKES.csv"))
+            ),
             MANIFEST_NAME,
         ],
     );
@@ -318,14 +331,19 @@ fn sigkill_during_export_leaves_the_old_or_the_new_export() {
         } else if got == new_counts {
             new += 1;
         } else {
-            panic!("round {i}: {got:?} is neither the old {old_counts:?} nor the new {new_counts:?}");
+            panic!(
+                "round {i}: {got:?} is neither the old {old_counts:?} nor the new {new_counts:?}"
+            );
         }
     }
     eprintln!(
         "export of {new_counts:?} in {full:?}: after SIGKILL {old} old, {new} new exports, \
          {mid_write} killed mid-write"
     );
-    assert!(mid_write > 0, "no SIGKILL landed while the export was written");
+    assert!(
+        mid_write > 0,
+        "no SIGKILL landed while the export was written"
+    );
     // The next run removes what the killed ones left.
     ok(&gemp(&args));
     assert_eq!(counts(&csv), new_counts);

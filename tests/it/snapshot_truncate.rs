@@ -86,7 +86,9 @@ fn a_snapshot_changed_under_an_open_graph_answers_as_before() {
         .sum();
     assert!(keys > 0);
     // Opening the clobbered file is a clean error.
-    let err = Graph::open(&snap).err().expect("a clobbered snapshot is refused");
+    let Err(err) = Graph::open(&snap) else {
+        panic!("a clobbered snapshot is refused");
+    };
     assert!(err.to_string().contains(s(&snap)), "{err}");
 }
 
@@ -110,7 +112,16 @@ fn a_running_gemp_match_survives_its_snapshot_being_truncated() {
     assert!(expected.trim().parse::<u64>().unwrap() > 0, "{expected}");
     // The query comes from standard input, read once the model is open (`-vv` says when).
     let mut child = Command::new(env!("CARGO_BIN_EXE_gemp"))
-        .args(["-vv", "match", "-m", s(&snap), "-", "--count", "--backend", "host"])
+        .args([
+            "-vv",
+            "match",
+            "-m",
+            s(&snap),
+            "-",
+            "--count",
+            "--backend",
+            "host",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

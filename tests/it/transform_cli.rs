@@ -373,9 +373,12 @@ fn re_exporting_neo4j_csv_leaves_only_the_new_export() {
         ]
     );
     // A CSV file the export did not write is refused by its manifest, named.
-    let err = Graph::load(&[&csv]).err().expect("extra.csv is refused");
+    let Err(err) = Graph::load(&[&csv]) else {
+        panic!("extra.csv is refused");
+    };
     assert!(
-        err.to_string().contains("extra.csv: is not part of the export"),
+        err.to_string()
+            .contains("extra.csv: is not part of the export"),
         "{err}"
     );
     std::fs::remove_file(csv.join("extra.csv")).unwrap();
