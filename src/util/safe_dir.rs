@@ -180,7 +180,11 @@ impl SafeDir {
     pub fn create(dir: &Path, options: &WriteOptions, owns: Owns) -> Result<SafeDir> {
         let target = resolve(dir)?;
         if target.file_name().is_none() {
-            return Err(refused(dir, "names no directory that can be replaced"));
+            return Err(refused(
+                dir,
+                "names no directory that can be replaced as a whole (`.`, `..`, `/`); name the \
+                 directory by its path from outside it",
+            ));
         }
         remove_stale(&target, owns);
         let found = survey(&target, dir, owns)?;
@@ -647,6 +651,8 @@ mod tests {
         let err = write_dir(&file, &[], &WriteOptions::REPLACE).unwrap_err();
         assert!(err.to_string().contains("is not a directory"), "{err}");
         assert_eq!(names(root.path()), ["file", "out"]);
+        let err = write_dir(&root.path().join("out/.."), &[], &WriteOptions::REPLACE).unwrap_err();
+        assert!(err.to_string().contains("replaced as a whole"), "{err}");
     }
 
     #[cfg(target_os = "linux")]
