@@ -18,9 +18,9 @@
 //!    emptied and removed as in step 7; a `.gemp-old` one while `DIR` is missing (a kill
 //!    between the two renames of step 6's fallback) is first renamed back to `DIR`: the old
 //!    directory is restored.
-//! 3. A new directory `.DIR.PID.RANDOM.gemp-tmp` is made beside `DIR` (same file system, so
-//!    renames are atomic) and registered with [`super::safe_write`]'s signal cleanup (SIGINT,
-//!    SIGTERM and SIGHUP remove it).
+//! 3. A new directory `.DIR.PID.RANDOM.gemp-tmp` is made beside `DIR` (on the same file system,
+//!    so renames are atomic; the directories above `DIR` are created if missing) and registered
+//!    with [`super::safe_write`]'s signal cleanup (SIGINT, SIGTERM and SIGHUP remove it).
 //! 4. The caller **writes its files** into it ([`SafeDir::create_file`]); each is flushed and
 //!    `fsync`ed when finished ([`DirFile::finish`], which also gives its size and xxh3
 //!    checksum). An error drops the [`SafeDir`], which removes the temporary directory: `DIR` was
@@ -195,6 +195,8 @@ impl SafeDir {
             ));
         }
         let parent = parent_dir(&target);
+        // The directories above it are created as needed (as `mkdir -p`).
+        std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
         let stem = temp_stem(&target);
         let pid = std::process::id();
         let mut attempt = 0;
@@ -248,11 +250,16 @@ impl SafeDir {
             .ok()
             .and_then(|v| v.trim().parse::<usize>().ok())
             == Some(n);
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(self.tmp.join(name))
-            .map_err(|e| Error::io(&shown, e))?;
+        // Under the registry's lock: the signal cleanup, which holds it until the process exits,
+        // never races a file being created into the directory it removes.
+        let file = {
+            let _guard = live();
+            OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(self.tmp.join(name))
+                .map_err(|e| Error::io(&shown, e))?
+        };
         Ok(DirFile {
             shown,
             w: BufWriter::with_capacity(1 << 16, file),
@@ -597,6 +604,10 @@ mod tests {
     #[test]
     fn a_new_directory_then_a_replacement_keeping_the_users_files() {
         let root = tempfile::tempdir().unwrap();
+        let nested = root.path().join("a/b/c");
+        write_dir(&nested, &[("part-1", "a")], &WriteOptions::KEEP).unwrap();
+        assert_eq!(names(&nested), ["MANIFEST", "part-1"]);
+        std::fs::remove_dir_all(root.path().join("a")).unwrap();
         let dir = root.path().join("out");
         write_dir(
             &dir,

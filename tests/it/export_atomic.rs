@@ -349,3 +349,45 @@ fn sigkill_during_export_leaves_the_old_or_the_new_export() {
     assert_eq!(counts(&csv), new_counts);
     assert_eq!(leftovers(dir.path(), None), Vec::<PathBuf>::new());
 }
+
+#[test]
+fn sigterm_during_export_removes_the_temporary_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = imdb(dir.path(), "big", TITLES / 2, PERSONS / 2);
+    let old = json_model(dir.path(), "old", OLD_JSON);
+    let csv = dir.path().join("csv");
+    let args = export_args(&big, &csv);
+    let new_counts = snapshot_counts(&big);
+    let mut terminated = 0;
+    for _ in 0..4 {
+        ok(&gemp(&export_args(&old, &csv)));
+        let mut child = spawn(&args);
+        if wait_for_temp(&mut child, dir.path(), Duration::from_secs(60), "export") {
+            let pid = libc::pid_t::try_from(child.id()).unwrap();
+            // SAFETY: plain kill(2) of our own child, which has not been reaped.
+            assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+        }
+        let status = child.wait().unwrap();
+        let got = counts(&csv);
+        match status.code() {
+            // Terminated before the swap: the old export, and the handler removed the
+            // temporary directory.
+            Some(143) if got == (3, 4) => {
+                terminated += 1;
+                assert_eq!(
+                    leftovers(dir.path(), Some(child.id())),
+                    Vec::<PathBuf>::new()
+                );
+            }
+            // Terminated after the swap, or finished: the new export.
+            Some(143 | 0) => assert_eq!(got, new_counts),
+            other => panic!("exit {other:?}"),
+        }
+    }
+    assert!(
+        terminated > 0,
+        "no SIGTERM landed while the export was written"
+    );
+    ok(&gemp(&args));
+    assert_eq!(leftovers(dir.path(), None), Vec::<PathBuf>::new());
+}
