@@ -136,7 +136,8 @@ impl Graph {
         })
     }
 
-    /// Opens a `.gemp` snapshot (memory-mapped).
+    /// Opens a `.gemp` snapshot (read into private memory, so that another program changing the
+    /// file afterwards does not affect the graph).
     pub fn open(path: impl AsRef<Path>) -> Result<Graph> {
         Ok(Graph {
             sessions: SessionSlot::default(),

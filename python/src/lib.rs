@@ -552,7 +552,8 @@ impl PyQueryResult {
     }
 }
 
-/// Opens a `.gemp` snapshot (memory-mapped).
+/// Opens a `.gemp` snapshot (read into private memory: another program changing the file later
+/// does not affect the graph).
 #[pyfunction]
 fn open(py: Python<'_>, path: PathBuf) -> PyResult<PyGraph> {
     let graph = py

@@ -41,8 +41,10 @@ pub struct ExportArgs {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Replace existing output files (only regular files: a device, FIFO or directory is never
-    /// replaced). For neo4j-csv, an earlier export's files in the directory that this export does
-    /// not write are removed, so the directory holds exactly the new export.
+    /// replaced). For neo4j-csv, replace an earlier export in the directory: the new export is
+    /// written beside it and swapped in as a whole (with a `gemp-export.json` manifest), so the
+    /// directory holds exactly the old export or exactly the new one, never a mix; your other
+    /// files there are kept.
     #[arg(long)]
     pub force: bool,
 }

@@ -51,6 +51,14 @@ pub fn detect(paths: &[PathBuf]) -> Result<Format> {
     if paths.len() == 1 && paths[0].is_file() && crate::model::snapshot::is_snapshot(&paths[0]) {
         return Ok(Format::Snapshot);
     }
+    // A directory export with its manifest is Neo4j CSV whatever else it holds (an empty model's
+    // export holds only the manifest, which would look like JSON).
+    if paths
+        .iter()
+        .any(|p| super::export_manifest::has_manifest(p))
+    {
+        return Ok(Format::Neo4jCsv);
+    }
     let inputs: Vec<Candidate> = expand::expand_paths(paths)?
         .into_iter()
         .map(Candidate::new)

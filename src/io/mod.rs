@@ -7,6 +7,7 @@
 //! directories with the one path expander ([`expand`]).
 
 pub mod expand;
+pub mod export_manifest;
 pub mod format;
 pub mod imdb_lists;
 pub mod imdb_tsv;

@@ -55,6 +55,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::io::export_manifest;
 use crate::io::metamodel::{AttrType, Metamodel, Opposites};
 use crate::io::report::{LoadOptions, LoadReport};
 use crate::model::{ModelBuilder, Value};
@@ -509,6 +510,7 @@ pub fn load_into(
     report: &mut LoadReport,
 ) -> Result<()> {
     let csv = &options.neo4j;
+    verify_exports(paths)?;
     let files = super::expand::expand_paths_with(paths, EXTENSIONS)?;
     let mut nodes = Vec::new();
     let mut rels = Vec::new();
@@ -1222,12 +1224,13 @@ fn field(v: crate::model::ValueRef<'_>) -> String {
     }
 }
 
-/// Writes `model` as Neo4j-style CSV into directory `dir` (created if needed): one node file per
-/// primary label (`nodes-<n>-<Label>.csv`: `:ID`, `:LABEL` and typed property columns) and one
-/// relationship file per type (`rels-<n>-<TYPE>.csv`: `:START_ID`, `:END_ID`, `:TYPE` and typed
-/// property columns). Node ids are the model's keys; reading the directory back gives the same
-/// graph (an empty string property reads back as no value). Returns the files written. Existing
-/// files of those names are replaced: [`write_dir_with`] with
+/// Writes `model` as Neo4j-style CSV into directory `dir`: one node file per primary label
+/// (`nodes-<n>-<Label>.csv`: `:ID`, `:LABEL` and typed property columns), one relationship file
+/// per type (`rels-<n>-<TYPE>.csv`: `:START_ID`, `:END_ID`, `:TYPE` and typed property columns)
+/// and the manifest [`export_manifest::MANIFEST_NAME`] (rows, sizes and checksums of the
+/// files). Node ids are the model's keys; reading the directory back gives the same graph (an
+/// empty string property reads back as no value). Returns the data files written (not the
+/// manifest). An earlier export in `dir` is replaced: [`write_dir_with`] with
 /// [`crate::util::safe_write::WriteOptions::REPLACE`].
 pub fn write_dir(model: &crate::model::Model, dir: &Path) -> Result<Vec<PathBuf>> {
     write_dir_with(model, dir, &crate::util::safe_write::WriteOptions::REPLACE)
@@ -1251,94 +1254,85 @@ pub fn is_export_file_name(name: &str) -> bool {
         && part.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
-/// The files (regular files and symbolic links) directly in `dir` named like an export's
-/// ([`is_export_file_name`]) that are not in `keep`: an earlier export's files that the new one
-/// does not write. None when `dir` does not exist.
-fn stale_export_files(dir: &Path, keep: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io(dir, e)),
-    };
-    let mut stale = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io(dir, e))?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let kind = entry.file_type().map_err(|e| Error::io(dir, e))?;
-        if !is_export_file_name(name) || !(kind.is_file() || kind.is_symlink()) {
-            continue;
-        }
-        if keep
-            .iter()
-            .all(|k| k.file_name() != Some(entry.file_name().as_os_str()))
-        {
-            stale.push(entry.path());
-        }
-    }
-    stale.sort();
-    Ok(stale)
+/// What an export directory's write owns: its data files and its manifest.
+fn owned_by_export(name: &str) -> bool {
+    is_export_file_name(name) || name == export_manifest::MANIFEST_NAME
 }
 
-/// [`write_dir`], each file written through [`crate::util::safe_write`] with `options`: without
-/// `force`, an existing file of one of the names is refused before anything is written.
+/// True when `name` is a file the loader reads from a directory (`.csv`, `.csv.gz`).
+fn is_data_file_name(name: &str) -> bool {
+    let lower = name.to_lowercase();
+    EXTENSIONS.iter().any(|e| lower.ends_with(e))
+}
+
+/// Checks every directory among `paths` that holds an export manifest against it
+/// ([`export_manifest::verify`]): a mixed or incomplete export is an error naming the file.
+pub fn verify_exports(paths: &[PathBuf]) -> Result<()> {
+    for p in paths.iter().filter(|p| p.is_dir()) {
+        if let Some(m) = export_manifest::verify(p, is_data_file_name)? {
+            log::debug!(
+                "{}: a complete export ({} files, {} nodes, {} edges)",
+                p.display(),
+                m.files.len(),
+                m.nodes,
+                m.edges
+            );
+        }
+    }
+    Ok(())
+}
+
+/// [`write_dir`], the directory written as a whole through [`crate::util::safe_dir`] with
+/// `options`: into a temporary directory beside `dir`, each file synced, the manifest last, then
+/// swapped into place, so that `dir` holds either the complete earlier export or the complete
+/// new one at every moment (a crash, a kill, a full disk included); see that module for the exact
+/// sequence. Without `force` an earlier export in `dir` (any file named like an export's, or a
+/// manifest) is refused before anything is written.
 ///
-/// The directory then holds exactly this export: the files of an earlier export there that this
-/// one does not write (a label or relationship type the model no longer has) are removed once
-/// the new files are in place, so reading the directory back never brings back deleted
-/// elements. Without `force` such a file is refused like an existing one. Other files are left
-/// alone.
+/// The directory then holds exactly this export: the files of an earlier export that this one
+/// does not write (a label or relationship type the model no longer has) are gone, so reading
+/// the directory back never brings back deleted elements. The user's other files in `dir` are
+/// carried over (the same files, hard-linked); a subdirectory in `dir` is refused.
 pub fn write_dir_with(
     model: &crate::model::Model,
     dir: &Path,
     options: &crate::util::safe_write::WriteOptions,
 ) -> Result<Vec<PathBuf>> {
-    use crate::util::safe_write::{self, SafeFile};
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let node_path = |gi: usize, g: &crate::model::PropertyGroup| {
+    use crate::util::safe_dir::{DirFile, SafeDir};
+    use export_manifest::{FileKind, Manifest, ManifestFile};
+    let out = SafeDir::create(dir, options, owned_by_export)?;
+    let node_name = |gi: usize, g: &crate::model::PropertyGroup| {
         let label = model.labels().name(g.label).unwrap_or("nolabel");
-        dir.join(format!("nodes-{gi}-{}.csv", file_part(label)))
+        format!("nodes-{gi}-{}.csv", file_part(label))
     };
-    let rel_path = |ti: usize, ty: &str| dir.join(format!("rels-{ti}-{}.csv", file_part(ty)));
-    // Refuse before writing anything, so a refused export does not leave half a directory.
-    for (gi, g) in model.groups().iter().enumerate() {
-        safe_write::check(&node_path(gi, g), options)?;
-    }
-    let mut planned: Vec<PathBuf> = model
-        .groups()
-        .iter()
-        .enumerate()
-        .map(|(gi, g)| node_path(gi, g))
-        .collect();
-    for (ti, ty) in model.rel_types().names().iter().enumerate() {
-        if model.type_count(ti as u32) > 0 {
-            safe_write::check(&rel_path(ti, ty), options)?;
-            planned.push(rel_path(ti, ty));
-        }
-    }
-    let stale = stale_export_files(dir, &planned)?;
-    if let (Some(first), false) = (stale.first(), options.force) {
-        return Err(Error::Refused {
-            path: first.clone(),
-            message: "a file of an earlier export that this export does not write (it would be \
-                      removed); pass --force to replace the export"
-                .into(),
-        });
-    }
-    let mut written = Vec::new();
-    let csv_err = |p: &Path, e: csv::Error| Error::BadFile {
-        path: p.to_path_buf(),
-        message: format!("writing CSV: {e}"),
+    let rel_name = |ti: usize, ty: &str| format!("rels-{ti}-{}.csv", file_part(ty));
+    let mut files = Vec::new();
+    let csv_err = |p: &Path, e: csv::Error| match e.into_kind() {
+        csv::ErrorKind::Io(e) => Error::io(p, e),
+        other => Error::BadFile {
+            path: p.to_path_buf(),
+            message: format!("writing CSV: {other:?}"),
+        },
     };
-    let finish = |w: csv::Writer<SafeFile>, path: &Path| -> Result<()> {
-        let file = w
-            .into_inner()
-            .map_err(|e| Error::io(path, std::io::Error::other(e.to_string())))?;
-        file.commit()
+    let finish = |w: csv::Writer<DirFile>, name: String, kind: FileKind, rows: u64| {
+        let file = w.into_inner().map_err(|e| {
+            let error = e.error();
+            let error = std::io::Error::new(error.kind(), error.to_string());
+            Error::io(e.into_inner().get_ref().path(), error)
+        })?;
+        let (bytes, sum) = file.finish()?;
+        Ok::<_, Error>(ManifestFile {
+            name,
+            kind,
+            rows,
+            bytes,
+            xxh3: export_manifest::hex(sum),
+        })
     };
     for (gi, g) in model.groups().iter().enumerate() {
-        let path = node_path(gi, g);
-        let mut w = csv::Writer::from_writer(SafeFile::create(&path, options)?);
+        let name = node_name(gi, g);
+        let path = out.final_path(&name);
+        let mut w = csv::Writer::from_writer(out.create_file(&name)?);
         let mut header = vec![":ID".to_owned(), ":LABEL".to_owned()];
         header.extend(
             g.columns
@@ -1356,25 +1350,26 @@ pub fn write_dir_with(
             );
             w.write_record(&row).map_err(|e| csv_err(&path, e))?;
         }
-        finish(w, &path)?;
-        written.push(path);
+        let rows = u64::from(g.end - g.start);
+        files.push(finish(w, name, FileKind::Nodes, rows)?);
     }
-    let out = model.out();
+    let adj = model.out();
     for (ti, ty) in model.rel_types().names().iter().enumerate() {
         let ti = ti as u32;
         if model.type_count(ti) == 0 {
             continue;
         }
         let edges: Vec<(u32, usize)> = (0..model.node_count() as u32)
-            .flat_map(|s| out.range_of_type(s, ti).map(move |e| (s, e)))
+            .flat_map(|s| adj.range_of_type(s, ti).map(move |e| (s, e)))
             .collect();
         let columns: Vec<&crate::model::Column> = model
             .edge_columns()
             .iter()
             .filter(|c| edges.iter().any(|&(_, e)| c.is_valid(e)))
             .collect();
-        let path = rel_path(ti as usize, ty);
-        let mut w = csv::Writer::from_writer(SafeFile::create(&path, options)?);
+        let name = rel_name(ti as usize, ty);
+        let path = out.final_path(&name);
+        let mut w = csv::Writer::from_writer(out.create_file(&name)?);
         let mut header = vec![
             ":START_ID".to_owned(),
             ":END_ID".to_owned(),
@@ -1386,22 +1381,29 @@ pub fn write_dir_with(
                 .map(|c| format!("{}:{}", c.name, header_type(c.prop_type()))),
         );
         w.write_record(&header).map_err(|e| csv_err(&path, e))?;
-        for (s, e) in edges {
+        for &(s, e) in &edges {
             let mut row = vec![
                 model.node_key(s).unwrap_or("").to_owned(),
-                model.node_key(out.neighbors[e]).unwrap_or("").to_owned(),
+                model.node_key(adj.neighbors[e]).unwrap_or("").to_owned(),
                 ty.clone(),
             ];
             row.extend(columns.iter().map(|c| field(c.get(e))));
             w.write_record(&row).map_err(|e| csv_err(&path, e))?;
         }
-        finish(w, &path)?;
-        written.push(path);
+        files.push(finish(
+            w,
+            name,
+            FileKind::Relationships,
+            edges.len() as u64,
+        )?);
     }
-    for path in &stale {
-        std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
-        log::info!("removed {} (an earlier export's file)", path.display());
-    }
+    let manifest = Manifest::new("neo4j-csv", files);
+    let written: Vec<PathBuf> = manifest
+        .files
+        .iter()
+        .map(|f| out.final_path(&f.name))
+        .collect();
+    out.commit((export_manifest::MANIFEST_NAME, &manifest.to_json()))?;
     Ok(written)
 }
 

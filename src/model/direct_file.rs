@@ -3,7 +3,7 @@
 //! writes where they do not (tmpfs, other systems), and overlaps the device writes with the caller's
 //! work through a writer thread.
 //!
-//! Why: a snapshot is written once and then memory-mapped by later runs; copying 1.5 GB into the
+//! Why: a snapshot is written once and then read by later runs; copying 1.5 GB into the
 //! page cache first costs more CPU than the parse that produced it (measured in
 //! `docs/benchmarks.md`, "Loading"), and the later `fsync` has to write it all back anyway. Direct
 //! writes go from page-aligned staging buffers straight to the device while the caller fills the

@@ -7,7 +7,7 @@
 //! - Nodes are numbered so that nodes with the same primary (first) label are contiguous
 //!   ([`PropertyGroup`]); node properties are typed columns per group, edge properties typed columns
 //!   over all edges.
-//! - Models are built with [`ModelBuilder`] and saved/opened as memory-mapped snapshots
+//! - Models are built with [`ModelBuilder`] and saved/opened as binary snapshots
 //!   ([`snapshot`]).
 
 mod builder;

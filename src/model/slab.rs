@@ -1,5 +1,7 @@
-//! [`Slab`]: a read-only array that is either owned (built in memory) or a view into a memory-mapped
-//! snapshot. Frozen models are made of slabs, so opening a snapshot costs no parsing and no copying.
+//! [`Slab`]: a read-only array that is either owned (built in memory) or a view into a snapshot's
+//! bytes (read into private, read-only anonymous memory: see `snapshot`'s docs for why it is not
+//! a mapping of the file). Frozen models are made of slabs, so opening a snapshot costs no
+//! parsing and no per-array copying.
 
 use std::ops::Deref;
 use std::ptr::NonNull;
@@ -28,7 +30,8 @@ pub struct Slab<T: Pod> {
 enum Owner<T> {
     /// Built in memory (never mutated or reallocated after the slab is made).
     Owned(#[allow(dead_code)] Arc<Vec<T>>),
-    /// A window of a mapped snapshot, shared by all slabs of that snapshot.
+    /// A window of a snapshot's bytes (anonymous read-only memory), shared by all slabs of that
+    /// snapshot.
     Mapped(#[allow(dead_code)] Arc<Mmap>),
 }
 

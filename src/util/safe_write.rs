@@ -26,6 +26,9 @@
 //!    that target's temporary files whose owning process is gone ([`remove_stale_temps`]; on Linux
 //!    `/proc/PID` tells, elsewhere stale files are left alone).
 //!
+//! A directory written as a whole (a Neo4j CSV export) goes through [`super::safe_dir`], which
+//! uses the same temporary names, registry and signal cleanup for its temporary directory.
+//!
 //! The library's convenience writers (e.g. [`crate::model::snapshot::write`]) replace an existing
 //! regular file, as `std::fs::write` does; their `_with` variants take [`WriteOptions`]. The CLI
 //! always passes its `--force` flag.
@@ -66,7 +69,7 @@ impl WriteOptions {
 /// Temporary files of unfinished writes in this process (removed by the signal handler).
 static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-fn live() -> MutexGuard<'static, Vec<PathBuf>> {
+pub(crate) fn live() -> MutexGuard<'static, Vec<PathBuf>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -163,7 +166,7 @@ pub fn check(path: &Path, options: &WriteOptions) -> Result<()> {
     resolve(path, options).map(|_| ())
 }
 
-fn parent_dir(path: &Path) -> PathBuf {
+pub(crate) fn parent_dir(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -172,7 +175,7 @@ fn parent_dir(path: &Path) -> PathBuf {
 
 /// The `NAME` part of the temporary names of `target` (shortened so the whole name stays within
 /// the usual 255-byte limit).
-fn temp_stem(target: &Path) -> String {
+pub(crate) fn temp_stem(target: &Path) -> String {
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -184,7 +187,7 @@ fn temp_stem(target: &Path) -> String {
     name[..end].to_owned()
 }
 
-fn random_u64() -> u64 {
+pub(crate) fn random_u64() -> u64 {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(
         std::time::SystemTime::now()
@@ -196,11 +199,17 @@ fn random_u64() -> u64 {
 
 /// The owning pid of a temporary file name of `stem`'s target, if `name` is one.
 fn temp_owner(name: &str, stem: &str) -> Option<u32> {
+    temp_owner_with(name, stem, TEMP_SUFFIX)
+}
+
+/// The owning pid of a name `.STEM.PID.RANDOM<suffix>` (what this module and
+/// [`super::safe_dir`] name their temporary files and directories), if `name` is one.
+pub(crate) fn temp_owner_with(name: &str, stem: &str, suffix: &str) -> Option<u32> {
     let mid = name
         .strip_prefix('.')?
         .strip_prefix(stem)?
         .strip_prefix('.')?
-        .strip_suffix(TEMP_SUFFIX)?;
+        .strip_suffix(suffix)?;
     let (pid, random) = mid.split_once('.')?;
     let hex = random.len() == 16 && random.bytes().all(|b| b.is_ascii_hexdigit());
     let digits = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit());
@@ -208,7 +217,7 @@ fn temp_owner(name: &str, stem: &str) -> Option<u32> {
 }
 
 /// Whether process `pid` is alive (Linux: `/proc/PID` exists; elsewhere assumed alive).
-fn pid_alive(pid: u32) -> bool {
+pub(crate) fn pid_alive(pid: u32) -> bool {
     if cfg!(target_os = "linux") {
         Path::new("/proc").join(pid.to_string()).exists()
     } else {
@@ -233,6 +242,10 @@ pub fn remove_stale_temps(target: &Path) -> usize {
         let Some(pid) = temp_owner(&name.to_string_lossy(), &stem) else {
             continue;
         };
+        // A directory of that name is a directory write's (`super::safe_dir` cleans those).
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
         if pid == me || pid_alive(pid) {
             continue;
         }
@@ -408,7 +421,7 @@ impl Drop for SafeFile {
 
 /// Syncs a directory so a rename in it survives a crash (file systems that cannot sync a
 /// directory are skipped).
-fn sync_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
         match File::open(dir).and_then(|d| d.sync_all()) {
@@ -461,7 +474,10 @@ pub fn install_signal_cleanup() -> Result<()> {
                     // Keep the lock until exit: no write can commit or start meanwhile.
                     let guard = live();
                     for p in guard.iter() {
-                        let _ = std::fs::remove_file(p);
+                        // A temporary directory of `super::safe_dir` goes with its contents.
+                        if std::fs::remove_file(p).is_err() {
+                            let _ = std::fs::remove_dir_all(p);
+                        }
                     }
                     std::process::exit(128 + sig);
                 }

@@ -333,6 +333,7 @@ fn re_exporting_neo4j_csv_leaves_only_the_new_export() {
     assert_eq!(
         files(&csv),
         [
+            "gemp-export.json",
             "nodes-0-Segment.csv",
             "rels-0-connectsTo.csv",
             "rels-1-next.csv"
@@ -357,18 +358,28 @@ fn re_exporting_neo4j_csv_leaves_only_the_new_export() {
         "{}",
         text(&out.stderr)
     );
-    // With --force the directory holds exactly the new export (and the user's own files): the
-    // deleted relationships used to come back from the old `rels-1-next.csv`.
+    // With --force the directory holds exactly the new export and its manifest (and the user's
+    // own files): the deleted relationships used to come back from the old `rels-1-next.csv`.
     let out = gemp(&["export", s, "--format", "neo4j-csv", "-o", c, "--force"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
         files(&csv),
         [
             "extra.csv",
+            "gemp-export.json",
             "nodes-0-Segment.csv",
             "notes.txt",
             "rels-0-connectsTo.csv"
         ]
+    );
+    // A CSV file the export did not write is refused by its manifest, named.
+    let Err(err) = Graph::load(&[&csv]) else {
+        panic!("extra.csv is refused");
+    };
+    assert!(
+        err.to_string()
+            .contains("extra.csv: is not part of the export"),
+        "{err}"
     );
     std::fs::remove_file(csv.join("extra.csv")).unwrap();
     let again = Graph::load(&[&csv]).unwrap();
