@@ -472,11 +472,16 @@ fn read_private(file: &File, path: &Path) -> Result<(Mmap, usize)> {
             f.read_exact(chunk)
         }
     };
-    let chunks = anon[..len].par_chunks_mut(READ_CHUNK).enumerate();
-    #[cfg(not(unix))]
-    let chunks = chunks.with_max_len(usize::MAX).with_min_len(usize::MAX);
-    chunks
-        .try_for_each(|(i, chunk)| read(chunk, i * READ_CHUNK))
+    let copied = if len <= READ_CHUNK {
+        // One read on this thread (handing a small file to the pool costs more than reading it).
+        read(&mut anon[..len], 0)
+    } else {
+        let chunks = anon[..len].par_chunks_mut(READ_CHUNK).enumerate();
+        #[cfg(not(unix))]
+        let chunks = chunks.with_max_len(usize::MAX).with_min_len(usize::MAX);
+        chunks.try_for_each(|(i, chunk)| read(chunk, i * READ_CHUNK))
+    };
+    copied
         .map_err(|e| match e.kind() {
             std::io::ErrorKind::UnexpectedEof => Error::Snapshot {
                 path: path.to_path_buf(),
