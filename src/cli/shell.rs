@@ -109,9 +109,9 @@ struct Shell {
     timings: bool,
     interactive: bool,
     interrupts: Interrupts,
-    /// Statements that ended in an error.
+    /// Statements and meta-commands that ended in an error.
     failed: usize,
-    /// Statements run.
+    /// Statements and meta-commands run.
     ran: usize,
 }
 
@@ -143,7 +143,11 @@ pub fn run_shell(args: ShellArgs) -> anyhow::Result<Outcome> {
     }
     shell.script()?;
     if shell.failed > 0 {
-        anyhow::bail!("{} of {} statements failed", shell.failed, shell.ran);
+        anyhow::bail!(
+            "{} of {} statements and meta-commands failed",
+            shell.failed,
+            shell.ran
+        );
     }
     Ok(Outcome::Complete)
 }
@@ -218,6 +222,7 @@ impl Shell {
             return match meta::parse(line) {
                 Ok(m) => self.meta(m),
                 Err(e) => {
+                    self.ran += 1;
                     self.failed += 1;
                     eprintln!("error: {e}");
                     Flow::Continue
@@ -345,6 +350,7 @@ impl Shell {
 
     /// Runs a meta-command.
     fn meta(&mut self, meta: Meta) -> Flow {
+        self.ran += 1;
         match self.try_meta(meta) {
             Ok(flow) => flow,
             Err(e) if super::is_broken_pipe(&e) => Flow::Quit,

@@ -67,7 +67,11 @@ fn statements_piped_on_stdin_run_in_order() {
         stderr.contains("--> 2:1"),
         "the position of the error: {stderr}"
     );
-    assert!(stderr.contains("1 of 4 statements failed"), "{stderr}");
+    // Four statements and two meta-commands.
+    assert!(
+        stderr.contains("1 of 6 statements and meta-commands failed"),
+        "{stderr}"
+    );
     assert_eq!(out.status.code(), Some(1));
 
     // Parameters, `:semantics`, a meta-command error; all statements fine: status 0.
