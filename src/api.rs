@@ -301,11 +301,7 @@ impl Graph {
     /// model uploaded once, not per query). Parameters in `options` other than those the query
     /// was prepared with bind it again (no parsing).
     pub fn execute(&self, query: &Query, options: &RunOptions) -> Result<Matches<'_>> {
-        let key = SessionKey {
-            backend: options.backend,
-            engine: options.engine,
-            stages: options.stages,
-        };
+        let key = options.session_key();
         let model: &Model = &self.model;
         // SAFETY: `model` is the graph's boxed model; `replace_model` (the only way it changes)
         // clears the slot first, and the slot is declared (dropped) before the model.
@@ -317,6 +313,20 @@ impl Graph {
                     output,
                     report,
                 })
+            })
+        }
+    }
+
+    /// How a prepared query runs with `options` (engine, semantics, plan: what `gemp explain`
+    /// prints), on the session the graph keeps for them, as [`Graph::execute`] would run it.
+    pub fn explain(&self, query: &Query, options: &RunOptions) -> Result<String> {
+        let model: &Model = &self.model;
+        // SAFETY: as in `execute`.
+        unsafe {
+            self.sessions.with(model, options.session_key(), |session| {
+                let mut run = options.match_options();
+                run.semantics = options.semantics.unwrap_or(query.semantics());
+                session.explain(query.bound(), &run)
             })
         }
     }
@@ -489,6 +499,15 @@ impl RunOptions {
             params: self.params.clone(),
             semantics: self.semantics,
             ..Default::default()
+        }
+    }
+
+    /// The kept session these options run on.
+    fn session_key(&self) -> SessionKey {
+        SessionKey {
+            backend: self.backend,
+            engine: self.engine,
+            stages: self.stages,
         }
     }
 

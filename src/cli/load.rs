@@ -16,6 +16,7 @@ use gemp::util::safe_write::{self, WriteOptions};
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   gemp load datasets/imdb-sample -o sample.gemp
+  gemp load datasets/imdb-sample -o sample.gemp --json
   gemp load title.basics.tsv.gz name.basics.tsv.gz title.principals.tsv.gz -o imdb.gemp
   gemp load --format imdb-lists actors.list.gz actresses.list.gz movies.list.gz -o old.gemp
   gemp load --format xmi railway.xmi --metamodel railway.xcore -o railway.gemp
@@ -48,6 +49,11 @@ pub struct LoadArgs {
     /// replaced).
     #[arg(long)]
     pub force: bool,
+    /// Print a JSON report on stdout: {"nodes", "edges", "bytes", "seconds", "output",
+    /// "report": {"files": [{"file", "rows", "malformed", "bytes"}], "malformed",
+    /// "dangling_nodes", "duplicate_edges_skipped"}} ("report" is null for a snapshot input).
+    #[arg(long)]
+    pub json: bool,
     /// Neo4j bulk-import CSV options, as `neo4j-admin database import` takes them.
     #[command(flatten)]
     pub neo4j: Neo4jCsvArgs,
@@ -349,6 +355,17 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
         }
     }
     drop(progress);
+    if args.json {
+        let doc = serde_json::json!({
+            "nodes": model.node_count(),
+            "edges": model.edge_count(),
+            "bytes": bytes,
+            "seconds": secs,
+            "output": args.output,
+            "report": report,
+        });
+        super::print_report(format_args!("{}\n", serde_json::to_string_pretty(&doc)?))?;
+    }
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! The `gemp` command line (clap): subcommands, output formatting, logging setup.
 
 mod batch_names;
+mod columnar;
 mod devices;
 mod export;
 mod info;
@@ -9,6 +10,8 @@ mod logging;
 pub mod output;
 mod progress;
 mod query;
+mod reference;
+mod shell;
 mod similarity;
 mod transform;
 mod trust;
@@ -32,6 +35,8 @@ use clap::{Parser, Subcommand};
   gemp match --model imdb.gemp -c 'MATCH (t:Title) RETURN count(*)'
   echo 'MATCH (p:Person) RETURN p LIMIT 3' | gemp match --model imdb.gemp -
   gemp explain --model imdb.gemp datasets/queries/couples.cypher
+  gemp shell --model imdb.gemp
+  gemp completions bash > ~/.local/share/bash-completion/completions/gemp
 
 Exit status:
   0  complete (also when the reader of the output went away, e.g. `| head`)
@@ -82,6 +87,12 @@ enum Command {
     Similarity(similarity::SimilarityArgs),
     /// Generate a recipe case base (NEST workflows) with its similarity model and taxonomies.
     Recipes(similarity::RecipesArgs),
+    /// An interactive Cypher shell over one model (statements end with `;`; :help in it).
+    Shell(shell::ShellArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(reference::CompletionsArgs),
+    /// Print the man page (roff) to stdout.
+    Man(reference::ManArgs),
 }
 
 /// Runs the command line; returns the process exit code (errors are printed as one line).
@@ -94,9 +105,12 @@ pub fn main() -> ExitCode {
             progress::IndicatifDisplay,
         )));
     }
-    // Interrupted writes remove their temporary files (exit 130 on SIGINT, 143 on SIGTERM).
-    if let Err(e) = gemp::util::safe_write::install_signal_cleanup() {
-        log::warn!("{e}");
+    // Interrupted writes remove their temporary files (exit 130 on SIGINT, 143 on SIGTERM). The
+    // shell writes no files and takes Ctrl-C itself: it stops the running query.
+    if !matches!(cli.command, Command::Shell(_)) {
+        if let Err(e) = gemp::util::safe_write::install_signal_cleanup() {
+            log::warn!("{e}");
+        }
     }
     // `--backend auto`'s "no GPU here" is remembered between runs (see gpu::probe_memo).
     gemp::gpu::probe_memo::enable();
@@ -118,6 +132,9 @@ pub fn main() -> ExitCode {
         Command::Export(a) => complete(export::export(a)),
         Command::Similarity(a) => complete(similarity::run_similarity(a)),
         Command::Recipes(a) => complete(similarity::run_recipes(a)),
+        Command::Shell(a) => shell::run_shell(a),
+        Command::Completions(a) => complete(reference::completions(a)),
+        Command::Man(a) => complete(reference::man(a)),
     };
     match result {
         Ok(Outcome::Complete) => ExitCode::SUCCESS,

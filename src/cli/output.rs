@@ -1,4 +1,4 @@
-//! Result formatting: aligned table, JSON lines, CSV, DOT. Nodes print as their key and labels;
+//! Result formatting: aligned table, JSON lines, CSV, DOT (Arrow and Parquet: `columnar.rs`). Nodes print as their key and labels;
 //! in JSON lines a node is `{"id", "key", "labels", "properties"}` (a relationship `{"id", "type",
 //! "src", "dst", "properties"}`) so a downstream tool can use it; DOT draws the
 //! nodes and relationships the rows return as one Graphviz digraph.
@@ -21,13 +21,36 @@ pub enum OutputFormat {
     Csv,
     /// A Graphviz digraph of the returned nodes and relationships (each once).
     Dot,
+    /// An Arrow IPC stream with typed columns (binary: to -o FILE or a pipe; see
+    /// `src/cli/columnar.rs` for the column types).
+    Arrow,
+    /// A Parquet file with typed columns, as --format arrow (binary: to -o FILE or a pipe).
+    Parquet,
 }
 
 impl OutputFormat {
-    /// True when rows can be written batch by batch while the search runs: every format (DOT
-    /// keeps only the distinct nodes and relationships until the end).
+    /// True when rows can be written batch by batch while the search runs: every text format
+    /// (DOT keeps only the distinct nodes and relationships until the end); Arrow and Parquet
+    /// type each column from all its values, so they are written once the rows are collected.
     pub fn streams(self) -> bool {
-        true
+        !self.is_binary()
+    }
+
+    /// True for the binary, columnar formats (Arrow, Parquet).
+    pub fn is_binary(self) -> bool {
+        matches!(self, OutputFormat::Arrow | OutputFormat::Parquet)
+    }
+
+    /// The extension of a result file in this format.
+    pub fn extension(self) -> &'static str {
+        match self {
+            OutputFormat::Jsonl => "jsonl",
+            OutputFormat::Csv => "csv",
+            OutputFormat::Table => "txt",
+            OutputFormat::Dot => "dot",
+            OutputFormat::Arrow => "arrows",
+            OutputFormat::Parquet => "parquet",
+        }
     }
 }
 
@@ -205,6 +228,17 @@ pub fn write_rows(
     columns: &[String],
     rows: &[Vec<Val<'_>>],
 ) -> std::io::Result<Finished> {
+    match format {
+        OutputFormat::Arrow => {
+            super::columnar::write_arrow(out, model, columns, rows)?;
+            return Ok(Finished::default());
+        }
+        OutputFormat::Parquet => {
+            super::columnar::write_parquet(out, model, columns, rows)?;
+            return Ok(Finished::default());
+        }
+        _ => {}
+    }
     let mut w = RowWriter::new(format, None);
     w.write(out, model, columns, rows)?;
     w.finish(out, model, columns)
@@ -249,6 +283,11 @@ impl RowWriter {
         rows: &[Vec<Val<'_>>],
     ) -> std::io::Result<()> {
         match self.format {
+            OutputFormat::Arrow | OutputFormat::Parquet => {
+                return Err(std::io::Error::other(
+                    "Arrow and Parquet output is written whole (write_rows), not row by row",
+                ))
+            }
             OutputFormat::Dot => self.dot.add(rows),
             OutputFormat::Jsonl => {
                 for r in rows {
@@ -500,6 +539,9 @@ pub fn write_partial_marker(
         OutputFormat::Table => writeln!(out, "({text})"),
         OutputFormat::Csv => writeln!(out, "# {text}"),
         OutputFormat::Dot => writeln!(out, "// {text}"),
+        // Nothing can be appended to a binary file: the warning on stderr and the exit status
+        // say it.
+        OutputFormat::Arrow | OutputFormat::Parquet => Ok(()),
         OutputFormat::Jsonl => writeln!(
             out,
             "{}",

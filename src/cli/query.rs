@@ -144,6 +144,8 @@ impl QueryArgs {
 #[command(after_help = "Examples:
   gemp match datasets/queries/four-actors-jack.cypher
   gemp match --model imdb.gemp couples.cypher --format jsonl
+  gemp match --model imdb.gemp couples.cypher --format parquet -o couples.parquet
+  gemp match --model imdb.gemp couples.cypher --format arrow | python3 -c 'import pyarrow as pa, sys; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'
   gemp match --model imdb.gemp q.cypher --param name=Jack --count
   gemp match --model hprd.gemp query_dense_16_1.graph --count
   gemp match --model yeast.gemp query_dense_16_1.graph --count --limit 100000
@@ -159,6 +161,12 @@ pub struct MatchArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: OutputFormat,
+    /// Write the output to this file (atomically) instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Replace an existing --output file (only a regular file).
+    #[arg(long, requires = "output")]
+    pub force: bool,
     /// Print only the number of results.
     #[arg(long)]
     pub count: bool,
@@ -221,6 +229,10 @@ pub struct BatchArgs {
     /// Replace existing result files in the output directory.
     #[arg(long)]
     pub force: bool,
+    /// Print the summary as one JSON document instead of a table: {"queries": [{"name", "file",
+    /// "output", "results", "seconds", "status", "error"}], "failed", "partial"}.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `gemp explain`.
@@ -228,13 +240,18 @@ pub struct BatchArgs {
 #[command(after_help = "Examples:
   gemp explain datasets/queries/four-actors-jack.cypher
   gemp explain --model imdb.gemp couples.cypher
-  gemp explain datasets/queries/four-actors-jack.cypher --filter gpsense --join gpsense")]
+  gemp explain datasets/queries/four-actors-jack.cypher --filter gpsense --join gpsense
+  gemp explain -c 'MATCH (t:Title) RETURN t' --json")]
 pub struct ExplainArgs {
     /// The query file; `-` reads it from standard input.
     #[arg(required_unless_present = "query_text", conflicts_with = "query_text")]
     pub query: Option<PathBuf>,
     #[command(flatten)]
     pub common: QueryArgs,
+    /// Print one JSON document: {"engine", "semantics", "semantics_description", "notes",
+    /// "plan"}.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The environment variable that names the bundled sample's directory.
@@ -434,14 +451,37 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     if args.meta && (args.count || args.format != OutputFormat::Jsonl) {
         bail!("--meta applies to --format jsonl without --count");
     }
-    let session = args.common.open_session(&model)?;
     let stdout = std::io::stdout();
-    let max_width = if args.no_trunc {
+    let to_terminal = args.output.is_none() && std::io::IsTerminal::is_terminal(&stdout);
+    if args.format.is_binary() && !args.count && to_terminal {
+        let name = if args.format == OutputFormat::Arrow {
+            "arrow"
+        } else {
+            "parquet"
+        };
+        bail!(
+            "--format {name} writes binary data, not for a terminal: give -o FILE or redirect \
+             stdout (`> out.{}`)",
+            args.format.extension()
+        );
+    }
+    let write_options = gemp::util::safe_write::WriteOptions::force(args.force);
+    if let Some(path) = &args.output {
+        gemp::util::safe_write::check(path, &write_options)?;
+    }
+    let session = args.common.open_session(&model)?;
+    let max_width = if args.no_trunc || !to_terminal {
         None
     } else {
         terminal_width(&stdout)
     };
-    let mut w = std::io::BufWriter::new(stdout.lock());
+    let mut w = std::io::BufWriter::new(match &args.output {
+        Some(path) => Output::File(gemp::util::safe_write::SafeFile::create(
+            path,
+            &write_options,
+        )?),
+        None => Output::Stdout(stdout.lock()),
+    });
     if args.meta {
         writeln!(
             w,
@@ -455,7 +495,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     // Matches found and elapsed time on stderr, for searches over a second on a terminal; not
     // when the rows themselves stream to that terminal (they show the progress, and a spinner
     // would be drawn over them).
-    let rows_on_terminal = streamed && std::io::IsTerminal::is_terminal(&stdout);
+    let rows_on_terminal = streamed && to_terminal;
     let spinner = gemp::io::input::SearchSpinner::start(streamed, !rows_on_terminal);
     let mut finished = Finished::default();
     let (count, partial, timings, report, t_out) = if streamed {
@@ -498,6 +538,9 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
         write_partial_marker(&mut w, args.format, count, &reason)?;
     }
     w.flush()?;
+    if let Output::File(file) = w.into_inner().map_err(|e| e.into_error())? {
+        file.commit()?;
+    }
     if partial {
         // Said on stderr even with --quiet: the exit status alone is easy to miss.
         eprintln!("warning: partial result: {reason}; {count} rows so far (exit status 3)");
@@ -519,6 +562,28 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Complete
     })
+}
+
+/// Where `match` writes: stdout, or the `--output` file (committed once complete).
+enum Output<'a> {
+    Stdout(std::io::StdoutLock<'a>),
+    File(gemp::util::safe_write::SafeFile),
+}
+
+impl Write for Output<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Output::Stdout(w) => w.write(buf),
+            Output::File(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Output::Stdout(w) => w.flush(),
+            Output::File(w) => w.flush(),
+        }
+    }
 }
 
 /// What `--count` prints: the value of a query's single aggregate, else its number of rows.
@@ -558,7 +623,12 @@ pub fn run_explain(args: ExplainArgs) -> anyhow::Result<()> {
         semantics,
         ..Default::default()
     };
-    print!("{}", session.explain(&query, &options)?);
+    let explanation = session.explanation(&query, &options)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&explanation)?);
+    } else {
+        print!("{explanation}");
+    }
     Ok(())
 }
 
@@ -573,12 +643,7 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     let opts = options(Semantics::default(), args.timeout, args.count, args.limit)?;
     let session = args.common.open_session(&model)?;
     log::info!("queries run on {}", session.engine_name());
-    let ext = match args.format {
-        OutputFormat::Jsonl => "jsonl",
-        OutputFormat::Csv => "csv",
-        OutputFormat::Table => "txt",
-        OutputFormat::Dot => "dot",
-    };
+    let ext = args.format.extension();
     // One distinct result file per query (a/q.cypher and b/q.cypher: q and q-2), all checked
     // before any query runs.
     let write_options = gemp::util::safe_write::WriteOptions::force(args.force);
@@ -624,10 +689,13 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     }
     let mut failures = 0;
     let mut partials = 0;
-    super::print_report(format_args!(
-        "{:<40} {:>14} {:>10}  status\n",
-        "query", "results", "seconds"
-    ))?;
+    let mut summary: Vec<serde_json::Value> = Vec::new();
+    if !args.json {
+        super::print_report(format_args!(
+            "{:<40} {:>14} {:>10}  status\n",
+            "query", "results", "seconds"
+        ))?;
+    }
     for ((input, q), (name, _)) in inputs.iter().zip(&shown).zip(&names) {
         let start = Instant::now();
         let mut single_aggregate = false;
@@ -690,21 +758,45 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
                     "ok"
                 };
                 let count = out.count;
-                super::print_report(format_args!(
-                    "{name:<40} {count:>14} {secs:>10.3}  {status}\n"
-                ))?;
+                if args.json {
+                    summary.push(serde_json::json!({
+                        "name": name, "file": q, "output": path, "results": count,
+                        "seconds": secs, "status": if out.partial { "partial" } else { "ok" },
+                    }));
+                } else {
+                    super::print_report(format_args!(
+                        "{name:<40} {count:>14} {secs:>10.3}  {status}\n"
+                    ))?;
+                }
             }
             Err(e) => {
                 failures += 1;
-                super::print_report(format_args!("{name:<40} {:>14} {secs:>10.3}  error\n", "-"))?;
                 // With its causes, the file named once.
                 let (msg, file) = (super::format_error(&e), q.display().to_string());
-                match msg.starts_with(&file) {
-                    true => eprintln!("error: {msg}"),
-                    false => eprintln!("error: {file}: {msg}"),
+                let msg = match msg.starts_with(&file) {
+                    true => msg,
+                    false => format!("{file}: {msg}"),
+                };
+                if args.json {
+                    summary.push(serde_json::json!({
+                        "name": name, "file": q, "output": null, "results": null,
+                        "seconds": secs, "status": "error", "error": msg,
+                    }));
+                } else {
+                    super::print_report(format_args!(
+                        "{name:<40} {:>14} {secs:>10.3}  error\n",
+                        "-"
+                    ))?;
                 }
+                eprintln!("error: {msg}");
             }
         }
+    }
+    if args.json {
+        let doc = serde_json::json!({
+            "queries": summary, "failed": failures, "partial": partials,
+        });
+        super::print_report(format_args!("{}\n", serde_json::to_string_pretty(&doc)?))?;
     }
     if failures > 0 {
         bail!("{failures} of {} queries failed", inputs.len());

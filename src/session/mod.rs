@@ -71,6 +71,32 @@ pub enum EngineKind {
     Gpsense,
 }
 
+/// How a session runs a query ([`Session::explanation`]); shown as `gemp explain` prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Explanation {
+    /// The engine (`host`, `opencl (<device>)`, `gpsense host`, …).
+    pub engine: String,
+    /// The semantics in force.
+    pub semantics: crate::exec::Semantics,
+    /// What that semantics means, in one line.
+    pub semantics_description: String,
+    /// Where `--backend auto` would run it elsewhere, and why.
+    pub notes: Vec<String>,
+    /// The engine's plan, as text (pivot, order, where each predicate runs).
+    pub plan: String,
+}
+
+impl std::fmt::Display for Explanation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "engine: {}", self.engine)?;
+        writeln!(f, "semantics: {}", self.semantics_description)?;
+        for note in &self.notes {
+            writeln!(f, "note: {note}")?;
+        }
+        f.write_str(&self.plan)
+    }
+}
+
 /// How a session is set up.
 #[derive(Debug, Clone, Default)]
 pub struct SessionOptions {
@@ -221,29 +247,34 @@ impl<'m> Session<'m> {
     /// How the session's engine runs `query`: the engine, the semantics in force, then its plan
     /// (as `gemp explain` prints it).
     pub fn explain(&self, query: &BoundQuery, options: &MatchOptions) -> Result<String> {
+        Ok(self.explanation(query, options)?.to_string())
+    }
+
+    /// [`Session::explain`] in parts (`gemp explain --json`).
+    pub fn explanation(&self, query: &BoundQuery, options: &MatchOptions) -> Result<Explanation> {
         let plan = self.engine.explain(query, options)?;
-        let mut head = format!(
-            "engine: {}\nsemantics: {}\n",
-            self.engine.name(),
-            options.semantics.describe()
-        );
+        let mut notes = Vec::new();
         if let (Some(what), true) = (query.host_only_clause(), self.engine.uses_device()) {
-            head.push_str(&format!(
-                "note: the OpenCL matcher does not run {what}; --backend auto runs the query on \
-                 the host\n"
+            notes.push(format!(
+                "the OpenCL matcher does not run {what}; --backend auto runs the query on the host"
             ));
         } else if let Some(why) = self.engine.defers(query, options) {
-            head.push_str(&format!(
-                "note: --backend auto runs this query on the host: {why}\n"
-            ));
+            notes.push(format!("--backend auto runs this query on the host: {why}"));
         }
         if options.semantics.distinct_edges() && self.engine.uses_device() {
-            head.push_str(
-                "note: the OpenCL matcher does not implement this semantics; --backend auto runs \
-                 the query on the host\n",
+            notes.push(
+                "the OpenCL matcher does not implement this semantics; --backend auto runs the \
+                 query on the host"
+                    .into(),
             );
         }
-        Ok(format!("{head}{plan}"))
+        Ok(Explanation {
+            engine: self.engine.name(),
+            semantics: options.semantics,
+            semantics_description: options.semantics.describe().into(),
+            notes,
+            plan,
+        })
     }
 
     /// Runs a query and collects its rows (or only its count). A run the memory limit stopped

@@ -5,8 +5,10 @@
 mod common;
 
 mod cli;
+mod cli_columnar;
 mod cli_outcomes;
 mod cli_output;
+mod cli_reports;
 mod cypher_clauses;
 mod device_attributes;
 mod device_factorised;
@@ -37,6 +39,7 @@ mod queries;
 mod query_warnings;
 mod safe_write;
 mod semantics;
+mod shell;
 mod similarity_among;
 mod similarity_astar;
 mod similarity_cli;
