@@ -889,6 +889,7 @@ impl Binder<'_> {
         self.params.get(name).cloned().ok_or_else(|| {
             QueryError::semantic(format!("parameter `${name}` has no value"), Some(span))
                 .with_help(format!("give it with --param {name}=VALUE"))
+                .with_class(crate::error::CypherClass::ParameterMissing)
         })
     }
 
@@ -914,7 +915,8 @@ impl Binder<'_> {
                     let mut err = QueryError::semantic(
                         format!("variable `{name}` is not defined"),
                         Some(e.span),
-                    );
+                    )
+                    .with_class(crate::error::CypherClass::SyntaxError);
                     if let Some(h) = did_you_mean(name, scope.keys().map(String::as_str)) {
                         err = err.with_help(h);
                     }

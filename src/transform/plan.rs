@@ -376,6 +376,7 @@ impl Planner<'_> {
                 format!("variable `{}` is not defined", name.name),
                 Some(name.span),
             )
+            .with_class(crate::error::CypherClass::SyntaxError)
             .with_help("use a variable the MATCH binds or that an earlier clause creates")
         })
     }
@@ -467,10 +468,13 @@ impl Planner<'_> {
                     }
                     Some(_) => {}
                     None => {
-                        error = Some(QueryError::semantic(
-                            format!("variable `{v}` is not defined"),
-                            Some(x.span),
-                        ))
+                        error = Some(
+                            QueryError::semantic(
+                                format!("variable `{v}` is not defined"),
+                                Some(x.span),
+                            )
+                            .with_class(crate::error::CypherClass::SyntaxError),
+                        )
                     }
                 },
                 ExprKind::CountStar => {
