@@ -1368,7 +1368,9 @@ impl Binder<'_> {
 fn range_literals(args: &[ast::Expr]) -> BResult<()> {
     for (i, a) in args.iter().enumerate() {
         let bad = match &a.kind {
-            ExprKind::Literal(Literal::Int(0)) if i == 2 => Some("the step of range() must not be 0"),
+            ExprKind::Literal(Literal::Int(0)) if i == 2 => {
+                Some("the step of range() must not be 0")
+            }
             ExprKind::Literal(Literal::Int(_) | Literal::Null) => None,
             ExprKind::Unary {
                 op: UnaryOp::Neg,
@@ -1403,7 +1405,10 @@ fn boolean_operand(e: &ast::Expr, op: &str) -> BResult<()> {
 
 /// A pattern used as a boolean may not introduce variables (Cypher's `UndefinedVariable`; use
 /// `EXISTS { … }` for that) and must have a relationship (`WHERE (n)` is not a pattern test).
-fn pattern_predicate_check(path: &ast::PathPattern, scope: &HashMap<String, Binding>) -> BResult<()> {
+fn pattern_predicate_check(
+    path: &ast::PathPattern,
+    scope: &HashMap<String, Binding>,
+) -> BResult<()> {
     if path.rels.is_empty() {
         return Err(QueryError::semantic(
             "a pattern used as a condition needs a relationship",

@@ -609,7 +609,10 @@ impl Planner<'_> {
         if let ([n], []) = (&path.nodes[..], &path.rels[..]) {
             if let Some(v) = n.var.as_ref().filter(|v| self.scope.contains_key(&v.name)) {
                 return Err(QueryError::semantic(
-                    format!("`{}` is already bound; CREATE ({}) would create nothing", v.name, v.name),
+                    format!(
+                        "`{}` is already bound; CREATE ({}) would create nothing",
+                        v.name, v.name
+                    ),
                     Some(n.span),
                 )
                 .with_class(crate::error::CypherClass::SyntaxError));
@@ -637,7 +640,10 @@ impl Planner<'_> {
             .flat_map(|n| n.props.iter())
             .chain(path.rels.iter().flat_map(|r| r.props.iter()));
         for e in entries {
-            if matches!(e.value.kind, crate::pattern::ast::ExprKind::Literal(crate::pattern::ast::Literal::Null)) {
+            if matches!(
+                e.value.kind,
+                crate::pattern::ast::ExprKind::Literal(crate::pattern::ast::Literal::Null)
+            ) {
                 return Err(QueryError::semantic(
                     format!("MERGE cannot match a null value for `{}`", e.key.name),
                     Some(e.value.span),
