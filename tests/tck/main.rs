@@ -9,7 +9,8 @@
 //! when a scenario gives a wrong result that `tests/tck/known-wrong.txt` does not list.
 //!
 //! Run it with `cargo test --profile ci --test tck`; `GEMP_TCK_FILTER=text` runs the scenarios
-//! whose id contains `text` and prints each one's outcome.
+//! whose id contains `text` and prints each one's outcome; `GEMP_TCK_AUDIT=1` prints gemp's message
+//! for every expected error that passes (to check it fails for the scenario's reason).
 
 mod exec;
 mod scenario;
@@ -203,7 +204,12 @@ fn judge(sc: &Scenario) -> Verdict {
         let v = match (&step.expect, outcome) {
             (None, _) => Verdict::NotRun("no expectation".into()),
             (Some(Expect::Error { class, detail }), Outcome::Error(got, msg)) => match got {
-                Some(c) if c == class => Verdict::Pass,
+                Some(c) if c == class => {
+                    if std::env::var_os("GEMP_TCK_AUDIT").is_some() {
+                        println!("audit {}: expected {class} ({detail}); gemp: {msg}", sc.id);
+                    }
+                    Verdict::Pass
+                }
                 Some(c) => {
                     Verdict::ClassMismatch(format!("expected {class} ({detail}), got {c}: {msg}"))
                 }
