@@ -66,9 +66,10 @@ pub enum Error {
     /// A graph that breaks the model's invariants or limits (too many nodes, conflicting property types…).
     #[error("model: {0}")]
     Model(String),
-    /// A query that does not parse or does not fit the model.
+    /// A query that does not parse, does not fit the model, or fails while it runs; with its
+    /// openCypher error class when gemp knows it ([`Error::cypher_class`]).
     #[error("{0}")]
-    Query(String),
+    Query(QueryMessage),
     /// A query the OpenCL matcher cannot take (pattern larger than the kernel's fixed limits,
     /// buffers over 4 G entries): a valid query, which the host runs (`--backend auto` falls back
     /// to it with a log line).
@@ -103,7 +104,115 @@ pub enum Error {
     InvalidArgument(String),
 }
 
+/// The openCypher error classes, as the TCK names them (`SyntaxError`, `TypeError`, …): what kind
+/// of mistake a query error is in Cypher's terms. A refusal of something gemp does not support has
+/// no class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CypherClass {
+    /// The query is malformed, or names something wrongly (an undefined variable, a wrong number
+    /// of arguments): found before it runs.
+    SyntaxError,
+    /// Meaningless in context (e.g. a `MERGE` reading its own writes).
+    SemanticError,
+    /// A value of the wrong type (at compile time or while running).
+    TypeError,
+    /// An argument out of a function's domain.
+    ArgumentError,
+    /// Integer overflow, integer division by zero.
+    ArithmeticError,
+    /// A graph constraint broken by a change (deleting a node that keeps relationships).
+    ConstraintVerificationFailed,
+    /// A deleted node or relationship used.
+    EntityNotFound,
+    /// A parameter without a value.
+    ParameterMissing,
+    /// An unknown procedure or a bad procedure call.
+    ProcedureError,
+}
+
+impl CypherClass {
+    /// The class's name as openCypher writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CypherClass::SyntaxError => "SyntaxError",
+            CypherClass::SemanticError => "SemanticError",
+            CypherClass::TypeError => "TypeError",
+            CypherClass::ArgumentError => "ArgumentError",
+            CypherClass::ArithmeticError => "ArithmeticError",
+            CypherClass::ConstraintVerificationFailed => "ConstraintVerificationFailed",
+            CypherClass::EntityNotFound => "EntityNotFound",
+            CypherClass::ParameterMissing => "ParameterMissing",
+            CypherClass::ProcedureError => "ProcedureError",
+        }
+    }
+}
+
+impl std::fmt::Display for CypherClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The text of an [`Error::Query`] (the report shown to users) and its openCypher class, when
+/// gemp knows it. Reads as the text (`Deref<Target = str>`, `Display`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryMessage {
+    /// The message (for parse and binding errors, the rendered report with the source line).
+    pub text: String,
+    /// The openCypher class; `None` for refusals of unsupported constructs and engine limits.
+    pub class: Option<CypherClass>,
+}
+
+impl QueryMessage {
+    /// A message with a class.
+    pub fn classed(text: impl Into<String>, class: Option<CypherClass>) -> Self {
+        QueryMessage {
+            text: text.into(),
+            class,
+        }
+    }
+}
+
+impl std::fmt::Display for QueryMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl std::ops::Deref for QueryMessage {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl From<String> for QueryMessage {
+    /// An unclassified message.
+    fn from(text: String) -> Self {
+        QueryMessage { text, class: None }
+    }
+}
+
+impl From<&str> for QueryMessage {
+    /// An unclassified message.
+    fn from(text: &str) -> Self {
+        QueryMessage {
+            text: text.to_string(),
+            class: None,
+        }
+    }
+}
+
 impl Error {
+    /// The openCypher class of a query error (`SyntaxError`, `TypeError`, …), when gemp knows
+    /// it; `None` for every other error and for refusals of unsupported constructs.
+    pub fn cypher_class(&self) -> Option<CypherClass> {
+        match self {
+            Error::Query(m) => m.class,
+            _ => None,
+        }
+    }
+
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {

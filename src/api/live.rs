@@ -358,9 +358,12 @@ fn shape(model: &Model, source: &str, params: &Params) -> Result<Shape> {
     let options = prepared.options();
     let query = prepared.into_bound();
     let refuse = |what: &str| {
-        Err(Error::Query(format!(
-            "a live query is MATCH … WHERE … with an optional RETURN; {what} is not supported"
-        )))
+        Err(Error::Query(
+            format!(
+                "a live query is MATCH … WHERE … with an optional RETURN; {what} is not supported"
+            )
+            .into(),
+        ))
     };
     if query.stages.len() > 1 {
         return refuse("WITH");

@@ -59,16 +59,18 @@ impl<'m> Val<'m> {
         matches!(self, Val::Null)
     }
 
-    /// A total order used by ORDER BY, DISTINCT and grouping (nulls last, then by type).
+    /// A total order used by ORDER BY, DISTINCT and grouping: Cypher's orderability, values of
+    /// different types ordered node < relationship < list < string < boolean < number < null
+    /// (lists element by element, a shorter prefix first; NaN after every other number).
     pub fn sort_cmp(&self, other: &Val<'_>) -> Ordering {
         fn rank(v: &Val<'_>) -> u8 {
             match v {
-                Val::Bool(_) => 0,
-                Val::Int(_) | Val::Float(_) => 1,
-                Val::Str(_) => 2,
-                Val::Node(_) => 3,
-                Val::Rel(_) => 4,
-                Val::List(_) => 5,
+                Val::Node(_) => 0,
+                Val::Rel(_) => 1,
+                Val::List(_) => 2,
+                Val::Str(_) => 3,
+                Val::Bool(_) => 4,
+                Val::Int(_) | Val::Float(_) => 5,
                 Val::Null => 6,
             }
         }
@@ -207,12 +209,12 @@ pub fn compare(op: CmpOp, a: &Val<'_>, b: &Val<'_>) -> Option<bool> {
                 _ => None,
             }
         }
-        (Val::List(_), Val::List(_)) => {
+        (Val::List(x), Val::List(y)) => {
             return match op {
-                CmpOp::Eq => Some(a.sort_cmp(b) == Ordering::Equal),
-                CmpOp::Ne => Some(a.sort_cmp(b) != Ordering::Equal),
-                _ => None,
-            }
+                CmpOp::Eq => list_equal(x, y),
+                CmpOp::Ne => list_equal(x, y).map(|e| !e),
+                _ => list_order(x, y).map(|ord| order_holds(op, ord)),
+            };
         }
         _ => {
             return match op {
@@ -222,15 +224,62 @@ pub fn compare(op: CmpOp, a: &Val<'_>, b: &Val<'_>) -> Option<bool> {
             }
         }
     };
-    let ord = ord?;
-    Some(match op {
+    // Numbers without an order are NaN: unequal to everything, itself included.
+    let Some(ord) = ord else {
+        return Some(op == CmpOp::Ne);
+    };
+    Some(order_holds(op, ord))
+}
+
+/// Whether `op` holds for operands ordered `ord`.
+fn order_holds(op: CmpOp, ord: Ordering) -> bool {
+    match op {
         CmpOp::Eq => ord == Ordering::Equal,
         CmpOp::Ne => ord != Ordering::Equal,
         CmpOp::Lt => ord == Ordering::Less,
         CmpOp::Le => ord != Ordering::Greater,
         CmpOp::Gt => ord == Ordering::Greater,
         CmpOp::Ge => ord != Ordering::Less,
-    })
+    }
+}
+
+/// Cypher's list equality: lists of different lengths are unequal; otherwise unequal when a pair
+/// of elements is, else null when a pair compares to null, else equal.
+fn list_equal(x: &[Val<'_>], y: &[Val<'_>]) -> Option<bool> {
+    if x.len() != y.len() {
+        return Some(false);
+    }
+    let mut null = false;
+    for (a, b) in x.iter().zip(y) {
+        match compare(CmpOp::Eq, a, b) {
+            Some(false) => return Some(false),
+            None => null = true,
+            Some(true) => {}
+        }
+    }
+    if null {
+        None
+    } else {
+        Some(true)
+    }
+}
+
+/// Cypher's list ordering (`<`, `>`…): element by element, the first unequal pair decides (null
+/// when it is not comparable), a list before its extensions.
+fn list_order(x: &[Val<'_>], y: &[Val<'_>]) -> Option<Ordering> {
+    for (a, b) in x.iter().zip(y) {
+        match compare(CmpOp::Eq, a, b) {
+            Some(true) => continue,
+            _ => {
+                return match (compare(CmpOp::Lt, a, b), compare(CmpOp::Gt, a, b)) {
+                    (Some(true), _) => Some(Ordering::Less),
+                    (_, Some(true)) => Some(Ordering::Greater),
+                    _ => None,
+                }
+            }
+        }
+    }
+    Some(x.len().cmp(&y.len()))
 }
 
 /// Applies a string predicate (`None` = null: a non-string or null operand).
@@ -316,6 +365,19 @@ fn arith<'m>(op: ArithOp, a: Val<'m>, b: Val<'m>) -> Result<Val<'m>, EvalError> 
         (Val::Str(x), Val::Str(y)) if op == ArithOp::Add => {
             Ok(Val::Str(Cow::Owned(format!("{x}{y}"))))
         }
+        // List concatenation, and a list with an element added at either end.
+        (Val::List(mut x), Val::List(y)) if op == ArithOp::Add => {
+            x.extend(y);
+            Ok(Val::List(x))
+        }
+        (Val::List(mut x), y) if op == ArithOp::Add && !y.is_null() => {
+            x.push(y);
+            Ok(Val::List(x))
+        }
+        (x, Val::List(mut y)) if op == ArithOp::Add && !x.is_null() => {
+            y.insert(0, x);
+            Ok(Val::List(y))
+        }
         (a, b) => {
             let f = |v: &Val<'_>| match v {
                 Val::Int(i) => Some(*i as f64),
@@ -361,10 +423,12 @@ fn range<'m>(from: i64, to: i64, step: i64) -> Val<'m> {
     if step == 0 {
         return Val::Null;
     }
-    let span = (i128::from(to) - i128::from(from)) / i128::from(step);
-    if span < 0 {
+    let gap = i128::from(to) - i128::from(from);
+    // No element when the step points away from `to` (`range(0, 1, -1)` is empty).
+    if gap != 0 && (gap < 0) != (step < 0) {
         return Val::List(Vec::new());
     }
+    let span = gap / i128::from(step);
     if span >= i128::from(MAX_RANGE) {
         return Val::Null;
     }
@@ -415,6 +479,15 @@ impl<'m> Env<'_, 'm> {
             Expr::HasLabels(base, groups) => match self.ev::<STRICT>(base)? {
                 Val::Node(n) => {
                     Val::Bool(crate::exec::candidates::labels_match(self.model, n, groups))
+                }
+                // `r:T`: a relationship "has" its type as its one label.
+                Val::Rel(r) => {
+                    let ty = self
+                        .model
+                        .edge_target(r)
+                        .and_then(|(_, t)| self.model.rel_types().name(t));
+                    let named = |l: u32| ty.is_some() && self.model.labels().name(l) == ty;
+                    Val::Bool(groups.iter().all(|group| group.iter().any(|&l| named(l))))
                 }
                 _ => Val::Null,
             },

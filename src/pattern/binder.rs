@@ -405,7 +405,7 @@ impl Binder<'_> {
                 self.path(path, &mut pattern, &mut scope, &mut filter, 0)?;
             }
             if let Some(w) = &q.where_clause {
-                let e = self.expr(w, &scope, &pattern, false)?;
+                let e = self.condition(w, &scope, &pattern)?;
                 split_and(e, &mut filter);
             }
         }
@@ -541,7 +541,7 @@ impl Binder<'_> {
             self.path(path, pattern, scope, &mut filter, nodes_before)?;
         }
         if let Some(w) = where_clause {
-            let e = self.expr(w, scope, pattern, false)?;
+            let e = self.condition(w, scope, pattern)?;
             split_and(e, &mut filter);
         }
         Ok(MatchStep {
@@ -889,6 +889,7 @@ impl Binder<'_> {
         self.params.get(name).cloned().ok_or_else(|| {
             QueryError::semantic(format!("parameter `${name}` has no value"), Some(span))
                 .with_help(format!("give it with --param {name}=VALUE"))
+                .with_class(crate::error::CypherClass::ParameterMissing)
         })
     }
 
@@ -914,7 +915,8 @@ impl Binder<'_> {
                     let mut err = QueryError::semantic(
                         format!("variable `{name}` is not defined"),
                         Some(e.span),
-                    );
+                    )
+                    .with_class(crate::error::CypherClass::SyntaxError);
                     if let Some(h) = did_you_mean(name, scope.keys().map(String::as_str)) {
                         err = err.with_help(h);
                     }
@@ -953,10 +955,17 @@ impl Binder<'_> {
                 }
             }
             ExprKind::Unary { op, expr } => match op {
-                UnaryOp::Not => Expr::Not(boxed(expr)?),
+                UnaryOp::Not => {
+                    boolean_operand(expr, "NOT")?;
+                    Expr::Not(boxed(expr)?)
+                }
                 UnaryOp::Neg => Expr::Neg(boxed(expr)?),
             },
             ExprKind::Binary { op, lhs, rhs } => {
+                if matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor) {
+                    boolean_operand(lhs, op.symbol())?;
+                    boolean_operand(rhs, op.symbol())?;
+                }
                 let (l, r) = (rec(lhs)?, rec(rhs)?);
                 self.check_comparison(*op, e, (lhs, &l), (rhs, &r));
                 let cmp = |c| Expr::Compare(c, Box::new(l.clone()), Box::new(r.clone()));
@@ -1024,11 +1033,14 @@ impl Binder<'_> {
                 Expr::In(boxed(expr)?, bound)
             }
             ExprKind::IsNull { expr, negated } => Expr::IsNull(boxed(expr)?, *negated),
-            ExprKind::PatternPredicate(path) => Expr::Exists(Box::new(self.sub_pattern(
-                std::slice::from_ref(path),
-                None,
-                scope,
-            )?)),
+            ExprKind::PatternPredicate(path) => {
+                pattern_predicate_check(path, scope)?;
+                Expr::Exists(Box::new(self.sub_pattern(
+                    std::slice::from_ref(path),
+                    None,
+                    scope,
+                )?))
+            }
             ExprKind::Exists(sub) => Expr::Exists(Box::new(self.sub_pattern(
                 &sub.matches,
                 sub.where_clause.as_ref(),
@@ -1067,7 +1079,8 @@ impl Binder<'_> {
                 _ => Err(QueryError::semantic(
                     format!("{what}() takes exactly one argument"),
                     Some(span),
-                )),
+                )
+                .with_class(crate::error::CypherClass::SyntaxError)),
             }
         };
         let agg = match lower.as_str() {
@@ -1099,18 +1112,32 @@ impl Binder<'_> {
             ));
         }
         match lower.as_str() {
-            "size" => Ok(Expr::ListFn(ListFn::Size, vec![one("size")?])),
+            "size" => match args {
+                [ast::Expr {
+                    kind: ExprKind::PatternPredicate(path),
+                    ..
+                }] => Err(QueryError::semantic(
+                    "size() of a pattern: count its matches with COUNT { … } instead",
+                    Some(path.span),
+                )
+                .with_class(crate::error::CypherClass::SyntaxError)),
+                _ => Ok(Expr::ListFn(ListFn::Size, vec![one("size")?])),
+            },
             "range" => match args {
-                [_, _] | [_, _, _] => Ok(Expr::ListFn(
+                [_, _] | [_, _, _] => {
+                    range_literals(args)?;
+                    Ok(Expr::ListFn(
                     ListFn::Range,
                     args.iter()
                         .map(|a| self.expr(a, scope, pattern, false))
                         .collect::<BResult<_>>()?,
-                )),
+                    ))
+                }
                 _ => Err(QueryError::semantic(
                     "range() takes two or three arguments",
                     Some(span),
-                )),
+                )
+                .with_class(crate::error::CypherClass::SyntaxError)),
             },
             "id" => Ok(Expr::Id(Box::new(one("id")?))),
             "type" => Ok(Expr::TypeName(Box::new(one("type")?))),
@@ -1173,7 +1200,7 @@ impl Binder<'_> {
         }
         self.allow_hops.set(allow_hops);
         if let Some(w) = where_clause {
-            let e = self.expr(w, &scope, &pattern, false)?;
+            let e = self.condition(w, &scope, &pattern)?;
             split_and(e, &mut filter);
         }
         Ok(SubPattern {
@@ -1203,6 +1230,26 @@ impl Binder<'_> {
         }
     }
 
+    /// A `WHERE` condition: an expression that can be a boolean (a node, a relationship or a
+    /// literal of another type is a `SyntaxError`, as in Cypher).
+    fn condition(
+        &self,
+        w: &ast::Expr,
+        scope: &HashMap<String, Binding>,
+        pattern: &Pattern,
+    ) -> BResult<Expr> {
+        boolean_operand(w, "WHERE")?;
+        let e = self.expr(w, scope, pattern, false)?;
+        if matches!(e, Expr::Node(_) | Expr::Rel(_)) {
+            return Err(QueryError::semantic(
+                "WHERE takes a boolean, not a node or relationship",
+                Some(w.span),
+            )
+            .with_class(crate::error::CypherClass::SyntaxError));
+        }
+        Ok(e)
+    }
+
     /// Binds a WITH/RETURN projection; returns it and the scope it creates (its column names).
     fn projection(
         &self,
@@ -1228,8 +1275,17 @@ impl Binder<'_> {
                     name: name.clone(),
                 });
             }
+            // Cypher's `*` lists the variables by name.
+            items.sort_by(|a, b| a.name.cmp(&b.name));
         }
         for it in &p.items {
+            if let ExprKind::PatternPredicate(path) = &it.expr.kind {
+                return Err(QueryError::semantic(
+                    "a pattern cannot be returned or projected (count or test it with EXISTS { … })",
+                    Some(path.span),
+                )
+                .with_class(crate::error::CypherClass::SyntaxError));
+            }
             let expr = self.expr(&it.expr, scope, pattern, true)?;
             if let Expr::Aggregate { arg, .. } = &expr {
                 if arg.as_ref().is_some_and(|a| a.has_aggregate()) {
@@ -1244,9 +1300,15 @@ impl Binder<'_> {
                     it.span,
                 ));
             }
-            let name = match &it.alias {
-                Some(a) => a.name.clone(),
-                None => it.expr.to_string(),
+            // Without `AS`, the column is named by the expression exactly as written.
+            let written = self
+                .source
+                .and_then(|s| s.get(it.expr.span.start..it.expr.span.end))
+                .filter(|t| !t.is_empty());
+            let name = match (&it.alias, written) {
+                (Some(a), _) => a.name.clone(),
+                (None, Some(text)) => text.to_string(),
+                (None, None) => it.expr.to_string(),
             };
             items.push(ProjItem { expr, name });
         }
@@ -1259,7 +1321,7 @@ impl Binder<'_> {
             .map(|(i, it)| (it.name.clone(), Binding::Column(i)))
             .collect();
         let filter = where_clause
-            .map(|w| self.expr(w, &next, pattern, false))
+            .map(|w| self.condition(w, &next, pattern))
             .transpose()?;
         let mut order_by = Vec::new();
         for s in &p.order_by {
@@ -1298,6 +1360,78 @@ impl Binder<'_> {
             next,
         ))
     }
+}
+
+/// `range()`'s literal arguments checked as Cypher checks them when it runs: each an integer
+/// (`ArgumentError`), the step not 0 (`ArgumentError`). Other arguments are checked at run time
+/// (a wrong one gives null).
+fn range_literals(args: &[ast::Expr]) -> BResult<()> {
+    for (i, a) in args.iter().enumerate() {
+        let bad = match &a.kind {
+            ExprKind::Literal(Literal::Int(0)) if i == 2 => {
+                Some("the step of range() must not be 0")
+            }
+            ExprKind::Literal(Literal::Int(_) | Literal::Null) => None,
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                expr,
+            } if matches!(expr.kind, ExprKind::Literal(Literal::Int(_))) => None,
+            ExprKind::Literal(_) | ExprKind::List(_) => Some("range() takes integers"),
+            _ => None,
+        };
+        if let Some(message) = bad {
+            return Err(QueryError::semantic(message, Some(a.span))
+                .with_class(crate::error::CypherClass::ArgumentError));
+        }
+    }
+    Ok(())
+}
+
+/// A `SyntaxError` when `e`, an operand of a boolean operator, is a literal that is not a boolean
+/// (`123 AND true`); null and non-literals are left to run time.
+fn boolean_operand(e: &ast::Expr, op: &str) -> BResult<()> {
+    let what = match &e.kind {
+        ExprKind::Literal(Literal::Int(_)) => "an integer",
+        ExprKind::Literal(Literal::Float(_)) => "a float",
+        ExprKind::Literal(Literal::String(_)) => "a string",
+        ExprKind::List(_) => "a list",
+        _ => return Ok(()),
+    };
+    Err(
+        QueryError::semantic(format!("{op} takes booleans, not {what}"), Some(e.span))
+            .with_class(crate::error::CypherClass::SyntaxError),
+    )
+}
+
+/// A pattern used as a boolean may not introduce variables (Cypher's `UndefinedVariable`; use
+/// `EXISTS { … }` for that) and must have a relationship (`WHERE (n)` is not a pattern test).
+fn pattern_predicate_check(
+    path: &ast::PathPattern,
+    scope: &HashMap<String, Binding>,
+) -> BResult<()> {
+    if path.rels.is_empty() {
+        return Err(QueryError::semantic(
+            "a pattern used as a condition needs a relationship",
+            Some(path.span),
+        )
+        .with_class(crate::error::CypherClass::SyntaxError));
+    }
+    let names = path
+        .nodes
+        .iter()
+        .filter_map(|n| n.var.as_ref())
+        .chain(path.rels.iter().filter_map(|r| r.var.as_ref()));
+    for name in names {
+        if !scope.contains_key(&name.name) {
+            return Err(QueryError::semantic(
+                format!("variable `{}` is not defined", name.name),
+                Some(name.span),
+            )
+            .with_help("a pattern used as a condition cannot introduce variables; use EXISTS { … }")
+            .with_class(crate::error::CypherClass::SyntaxError));
+        }
+    }
+    Ok(())
 }
 
 /// The id of `name` in `interner`, or an "unknown {what}" error suggesting the nearest names.

@@ -100,7 +100,7 @@ pub fn parse(source: &str) -> Result<Directives> {
 }
 
 fn line_error(line: usize, message: String) -> Error {
-    Error::Query(format!("line {line}: {message}"))
+    Error::Query(format!("line {line}: {message}").into())
 }
 
 #[cfg(test)]

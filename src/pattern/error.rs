@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::ast::Span;
+use crate::error::{CypherClass, QueryMessage};
 
 mod render;
 mod suggest;
@@ -35,6 +36,10 @@ pub struct QueryError {
     pub span: Option<Span>,
     /// A hint on how to fix it.
     pub help: Option<String>,
+    /// The openCypher error class (see [`CypherClass`]): `SyntaxError` for malformed text, set
+    /// where it is known for semantic errors; `None` for refusals of unsupported constructs.
+    #[serde(skip)]
+    pub class: Option<CypherClass>,
 }
 
 impl QueryError {
@@ -45,19 +50,21 @@ impl QueryError {
             message: message.into(),
             span: Some(span),
             help: None,
+            class: Some(CypherClass::SyntaxError),
         }
     }
 
     /// An "unsupported" error for `what` (e.g. "OPTIONAL MATCH") at `span`; the message reads
-    /// "unsupported: {what} is not supported by gemp (see pattern-language.md)".
+    /// "unsupported: {what} is not supported by gemp (see docs/query-language.md)".
     pub fn unsupported(what: &str, span: Span) -> Self {
         QueryError {
             kind: QueryErrorKind::Unsupported,
             message: format!(
-                "unsupported: {what} is not supported by gemp (see pattern-language.md)"
+                "unsupported: {what} is not supported by gemp (see docs/query-language.md)"
             ),
             span: Some(span),
             help: None,
+            class: None,
         }
     }
 
@@ -68,7 +75,23 @@ impl QueryError {
             message: message.into(),
             span,
             help: None,
+            class: None,
         }
+    }
+
+    /// The same error with its openCypher class.
+    pub fn with_class(mut self, class: CypherClass) -> Self {
+        self.class = Some(class);
+        self
+    }
+
+    /// As a library [`crate::Error::Query`]: the rendered report (see [`QueryError::render`])
+    /// with the class kept.
+    pub fn into_error(self, source: &str, file_name: Option<&str>) -> crate::error::Error {
+        crate::error::Error::Query(QueryMessage::classed(
+            self.render(source, file_name),
+            self.class,
+        ))
     }
 
     /// The same error with a hint on how to fix it.
@@ -109,6 +132,6 @@ impl std::error::Error for QueryError {}
 impl From<QueryError> for crate::error::Error {
     /// Keeps the one-line summary; render the error with its source first when it is available.
     fn from(e: QueryError) -> Self {
-        crate::error::Error::Query(e.to_string())
+        crate::error::Error::Query(QueryMessage::classed(e.to_string(), e.class))
     }
 }

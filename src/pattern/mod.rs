@@ -3,7 +3,7 @@
 //! → [`ir::BoundQuery`], which the execution side ([`crate::exec`]: plans, expression
 //! evaluation; [`crate::engines`]) plans and runs, and [`crate::session::Session`] drives.
 //!
-//! Queries are a subset of openCypher (see `pattern-language.md`); every failure is a
+//! Queries are a subset of openCypher (see `docs/query-language.md`); every failure is a
 //! [`QueryError`] that renders with the offending source line. Rule files (statements with
 //! updating clauses, for [`crate::transform`]) parse with [`parser::parse_rules`] into
 //! [`ast::Statement`]s.

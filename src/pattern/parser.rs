@@ -28,7 +28,7 @@ mod tests;
 /// builds, so any query parses safely on a thread with the default 2 MiB stack.
 pub const MAX_DEPTH: usize = 256;
 
-/// Parses one query (see `pattern-language.md`).
+/// Parses one query (see `docs/query-language.md`).
 ///
 /// Errors are of kind `Syntax` (malformed text) or `Unsupported` (valid Cypher outside gemp's subset);
 /// names are not checked against any graph here. Never panics, whatever the input.

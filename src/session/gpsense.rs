@@ -93,9 +93,9 @@ impl<'m> Engine<'m> for GpsenseEngine<'m> {
 /// GpSense refuses the clauses only GEMP's host matcher runs, as it refuses Cypher semantics.
 fn refuse_host_only(query: &BoundQuery) -> Result<()> {
     match query.host_only_clause() {
-        Some(what) => Err(crate::Error::Query(format!(
-            "{what} is not supported in this engine (GpSense); use --engine gemp"
-        ))),
+        Some(what) => Err(crate::Error::Query(
+            format!("{what} is not supported in this engine (GpSense); use --engine gemp").into(),
+        )),
         None => Ok(()),
     }
 }

@@ -25,7 +25,7 @@ pub enum QueryLanguage {
     /// By the file name: `.graph` is a subgraph-matching query graph, anything else Cypher.
     #[default]
     Auto,
-    /// The openCypher subset (see `pattern-language.md`).
+    /// The openCypher subset (see `docs/query-language.md`).
     Cypher,
     /// A `t N M` / `v id label degree` / `e u v` query graph of the subgraph-matching benchmarks.
     SubgraphBench,
@@ -123,7 +123,7 @@ impl PreparedQuery {
             Parsed::Cypher(ast) => {
                 binder::bind_parsed(ast, &self.source, model, params, self.lenient)
                     .map(|(q, _)| q)
-                    .map_err(|e| Error::Query(e.render(&self.source, self.name.as_deref())))?
+                    .map_err(|e| e.into_error(&self.source, self.name.as_deref()))?
             }
             Parsed::Graph => self.bound.clone(),
         };
@@ -144,16 +144,18 @@ pub fn prepare(
     options: &PrepareOptions,
 ) -> Result<PreparedQuery> {
     let at = |e: Error| match name {
-        Some(n) => Error::Query(format!("{n}: {e}")),
+        Some(n) => Error::Query(crate::error::QueryMessage::classed(
+            format!("{n}: {e}"),
+            e.cypher_class(),
+        )),
         None => e,
     };
     let declared = crate::pattern::directives::parse(source)
         .map_err(at)?
         .semantics;
-    let ast =
-        crate::pattern::parse_query(source).map_err(|e| Error::Query(e.render(source, name)))?;
+    let ast = crate::pattern::parse_query(source).map_err(|e| e.into_error(source, name))?;
     let (bound, _) = binder::bind_parsed(&ast, source, model, &options.params, options.lenient)
-        .map_err(|e| Error::Query(e.render(source, name)))?;
+        .map_err(|e| e.into_error(source, name))?;
     Ok(cypher_query(source, name, ast, bound, declared, options))
 }
 

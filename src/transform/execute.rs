@@ -31,7 +31,7 @@ pub struct Source<'a> {
 impl Source<'_> {
     /// `e` as an [`Error::Query`] showing the offending line.
     pub fn error(&self, e: QueryError) -> Error {
-        Error::Query(e.render(self.text, self.file))
+        e.into_error(self.text, self.file)
     }
 }
 
@@ -620,7 +620,8 @@ impl Run<'_> {
                 )
                 .with_help(
                     "use DETACH DELETE to delete its relationships too, or delete them first",
-                ));
+                )
+                .with_class(crate::error::CypherClass::ConstraintVerificationFailed));
             }
         }
         Ok(())

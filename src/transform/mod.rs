@@ -55,8 +55,8 @@ pub struct Rules {
 impl Rules {
     /// Parses rule text; `file` names it in error messages. Syntax errors show the offending line.
     pub fn parse(text: &str, file: Option<&str>) -> Result<Rules> {
-        let statements = crate::pattern::parser::parse_rules(text)
-            .map_err(|e| Error::Query(e.render(text, file)))?;
+        let statements =
+            crate::pattern::parser::parse_rules(text).map_err(|e| e.into_error(text, file))?;
         Ok(Rules {
             text: text.to_owned(),
             file: file.map(str::to_owned),
@@ -134,10 +134,9 @@ pub fn apply_tracked(
             entry.iteration = pass;
             if !delta.is_empty() {
                 let (next, created) = compact::compact_keyed(m, &delta).map_err(|e| {
-                    Error::Query(format!(
-                        "statement {} (line {}): {e}",
-                        i + 1,
-                        stmt.span.line
+                    Error::Query(crate::error::QueryMessage::classed(
+                        format!("statement {} (line {}): {e}", i + 1, stmt.span.line),
+                        e.cypher_class(),
                     ))
                 })?;
                 touched.record(m, &delta, &created);

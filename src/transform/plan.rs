@@ -376,6 +376,7 @@ impl Planner<'_> {
                 format!("variable `{}` is not defined", name.name),
                 Some(name.span),
             )
+            .with_class(crate::error::CypherClass::SyntaxError)
             .with_help("use a variable the MATCH binds or that an earlier clause creates")
         })
     }
@@ -467,10 +468,13 @@ impl Planner<'_> {
                     }
                     Some(_) => {}
                     None => {
-                        error = Some(QueryError::semantic(
-                            format!("variable `{v}` is not defined"),
-                            Some(x.span),
-                        ))
+                        error = Some(
+                            QueryError::semantic(
+                                format!("variable `{v}` is not defined"),
+                                Some(x.span),
+                            )
+                            .with_class(crate::error::CypherClass::SyntaxError),
+                        )
                     }
                 },
                 ExprKind::CountStar => {
@@ -511,7 +515,8 @@ impl Planner<'_> {
                     .with_help(format!(
                         "write `({})` and use SET for its labels and properties",
                         v.name
-                    )));
+                    ))
+                    .with_class(crate::error::CypherClass::SyntaxError));
                 }
                 return self.node(v);
             }
@@ -549,6 +554,13 @@ impl Planner<'_> {
         b: NodeRef,
         clause: &str,
     ) -> PResult<RelSpec> {
+        if let Some(hops) = &r.hops {
+            return Err(QueryError::semantic(
+                format!("{clause} cannot make a variable-length relationship"),
+                Some(hops.span),
+            )
+            .with_class(crate::error::CypherClass::SyntaxError));
+        }
         let rel_type = match &r.types[..] {
             [t] => t.name.clone(),
             _ => {
@@ -594,6 +606,18 @@ impl Planner<'_> {
     }
 
     fn create_path(&mut self, path: &PathPattern, ops: &mut Vec<PlannedOp>) -> PResult<()> {
+        if let ([n], []) = (&path.nodes[..], &path.rels[..]) {
+            if let Some(v) = n.var.as_ref().filter(|v| self.scope.contains_key(&v.name)) {
+                return Err(QueryError::semantic(
+                    format!(
+                        "`{}` is already bound; CREATE ({}) would create nothing",
+                        v.name, v.name
+                    ),
+                    Some(n.span),
+                )
+                .with_class(crate::error::CypherClass::SyntaxError));
+            }
+        }
         let mut prev = self.create_node(&path.nodes[0], ops)?;
         for (r, n) in path.rels.iter().zip(&path.nodes[1..]) {
             let next = self.create_node(n, ops)?;
@@ -609,6 +633,24 @@ impl Planner<'_> {
     }
 
     fn merge(&mut self, path: &PathPattern, ops: &mut Vec<PlannedOp>) -> PResult<()> {
+        // A null property value can never be found again: Cypher refuses it.
+        let entries = path
+            .nodes
+            .iter()
+            .flat_map(|n| n.props.iter())
+            .chain(path.rels.iter().flat_map(|r| r.props.iter()));
+        for e in entries {
+            if matches!(
+                e.value.kind,
+                crate::pattern::ast::ExprKind::Literal(crate::pattern::ast::Literal::Null)
+            ) {
+                return Err(QueryError::semantic(
+                    format!("MERGE cannot match a null value for `{}`", e.key.name),
+                    Some(e.value.span),
+                )
+                .with_class(crate::error::CypherClass::SemanticError));
+            }
+        }
         match (&path.nodes[..], &path.rels[..]) {
             ([n], []) => {
                 if let Some(v) = n.var.as_ref().filter(|v| self.scope.contains_key(&v.name)) {

@@ -192,10 +192,13 @@ impl std::str::FromStr for StageChoice {
 pub fn check(query: &BoundQuery, options: &MatchOptions, choice: StageChoice) -> Result<()> {
     if query.clauses.is_some() {
         let what = query.host_only_clause().unwrap_or("this query's clauses");
-        return Err(Error::Query(format!(
-            "{what} is not supported with stage algorithms (--filter/--order/--join, \
+        return Err(Error::Query(
+            format!(
+                "{what} is not supported with stage algorithms (--filter/--order/--join, \
              stages={choice}); run it without them"
-        )));
+            )
+            .into(),
+        ));
     }
     join::check(choice.join, options.semantics)
 }

@@ -88,11 +88,17 @@ impl Parser<'_> {
             leading.push(self.unwind(keyword)?);
         }
         let optional_next = self.at_optional_match();
-        if leading.is_empty() && !self.at_keyword(Keyword::Match) && !optional_next {
+        // `WITH …` or `RETURN …` first: the clauses run on one empty row (`RETURN 1`).
+        let projection_next = self.at_keyword(Keyword::With) || self.at_keyword(Keyword::Return);
+        if leading.is_empty()
+            && !self.at_keyword(Keyword::Match)
+            && !optional_next
+            && !projection_next
+        {
             let e = self.clause_error("MATCH");
-            return Err(Box::new(
-                e.with_help("a query starts with MATCH, OPTIONAL MATCH or UNWIND"),
-            ));
+            return Err(Box::new(e.with_help(
+                "a query starts with MATCH, OPTIONAL MATCH, UNWIND, WITH or RETURN",
+            )));
         }
         let mut matches = Vec::new();
         let mut filters = Vec::new();
@@ -396,8 +402,29 @@ impl Parser<'_> {
 
     /// "expected {what}", unless the next tokens start a clause gemp does not support.
     pub(super) fn clause_error(&self, what: &str) -> QueryError {
-        self.unsupported_clause()
-            .unwrap_or_else(|| self.error_expected(what))
+        if let Some(e) = self.unsupported_clause() {
+            return e;
+        }
+        let misplaced = match self.peek_kind() {
+            TokenKind::Keyword(
+                kw @ (Keyword::Match
+                | Keyword::Optional
+                | Keyword::With
+                | Keyword::Unwind
+                | Keyword::Return),
+            ) => Some(kw.as_str()),
+            _ => None,
+        };
+        match misplaced {
+            // Valid Cypher in other orders (`WITH … MATCH`): gemp's clause order, not a syntax
+            // error (which would claim the query is malformed).
+            Some(kw) => QueryError::unsupported(&format!("{kw} at this place"), self.peek().span)
+                .with_help(format!(
+                    "expected {what} here: gemp takes its clauses in the orders listed in \
+                     docs/query-language.md"
+                )),
+            None => self.error_expected(what),
+        }
     }
 }
 

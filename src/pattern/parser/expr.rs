@@ -276,6 +276,16 @@ impl Parser<'_> {
                 let span = expr.span.to(self.prev_span);
                 let base = Box::new(expr);
                 expr = Expr::new(ExprKind::HasLabels { base, labels }, span);
+            } else if self.at(&TokenKind::LBracket) {
+                // Valid Cypher (`list[0]`, `list[1..2]`, `map['key']`) that gemp lacks: a
+                // refusal, not a syntax error.
+                return Err(Box::new(
+                    QueryError::unsupported(
+                        "indexing or slicing (`x[i]`, `x[a..b]`)",
+                        self.peek().span,
+                    )
+                    .with_help("see the clause and function table in docs/query-language.md"),
+                ));
             } else {
                 return Ok(expr);
             }

@@ -128,12 +128,7 @@ fn hop_bounds_parse_in_every_form() {
 fn malformed_clauses_name_line_and_column() {
     syntax_at("UNWIND [1, 2] x RETURN x", 1, 15, "expected AS");
     syntax_at("UNWIND [1] AS RETURN 1", 1, 15, "expected a variable name");
-    syntax_at(
-        "MATCH (a)\nRETURN a\nUNION\nRETURN 1",
-        4,
-        1,
-        "expected MATCH",
-    );
+    syntax_at("MATCH (a)\nRETURN a\nUNION\nCASE", 4, 1, "expected MATCH");
     syntax_at(
         "MATCH (a) RETURN a UNION MATCH (b) RETURN b AS a UNION ALL MATCH (c) RETURN c AS a",
         1,

@@ -9,7 +9,7 @@ fn unsupported(src: &str, what: &str) -> QueryError {
     let e = parse_err_kind(src, QueryErrorKind::Unsupported);
     assert_eq!(
         e.message,
-        format!("unsupported: {what} is not supported by gemp (see pattern-language.md)"),
+        format!("unsupported: {what} is not supported by gemp (see docs/query-language.md)"),
         "{src:?}"
     );
     e
@@ -139,7 +139,7 @@ fn syntax_error_positions() {
         "unterminated string literal",
     );
     syntax_at("MATCH (a) WHERE a.x # 1", 1, 21, "unexpected character `#`");
-    syntax_at("RETURN 1", 1, 1, "expected MATCH, found keyword `RETURN`");
+    syntax_at("CASE", 1, 1, "expected MATCH, found keyword `CASE`");
     syntax_at("", 1, 1, "expected MATCH, found end of input");
     syntax_at(
         "  // only a comment\n",
@@ -206,11 +206,18 @@ fn syntax_error_positions() {
         "expected ',' or ')' in function call",
     );
     syntax_at(
-        "MATCH (a) WHERE EXISTS { (a) RETURN a }",
+        "MATCH (a) WHERE EXISTS { (a) LIMIT 1 }",
         1,
         30,
         "expected '}'",
     );
+    // A clause keyword where gemp does not take it is a refusal, not a syntax error.
+    let e = parse_err_kind(
+        "MATCH (a) WHERE EXISTS { (a) RETURN a }",
+        QueryErrorKind::Unsupported,
+    );
+    assert_eq!((e.span.unwrap().line, e.span.unwrap().column), (1, 30));
+    assert_eq!(e.class, None);
     syntax_at(
         "MATCH (a) RETURN 9223372036854775808",
         1,
@@ -306,7 +313,7 @@ fn render_underlines_the_whole_token_and_shows_help() {
     let e = parse_err(src);
     assert_eq!(
         e.render(src, None),
-        "error: unsupported: LOAD CSV is not supported by gemp (see pattern-language.md)
+        "error: unsupported: LOAD CSV is not supported by gemp (see docs/query-language.md)
  --> 2:1
   |
 2 | LOAD CSV FROM 'x' AS row
