@@ -18,7 +18,7 @@
  *          the depth; the interpreter rejects a program that would overflow); three-valued logic
  *          and comparisons exactly as src/pattern/eval.rs: null operands give null, integers
  *          compare with floats after rounding the integer to the nearest double (ties to even),
- *          NaN is incomparable, -0.0 == 0.0; node/relationship values compare only for (in)equality;
+ *          NaN is unequal to everything (only <> holds, never null), -0.0 == 0.0; node/relationship values compare only for (in)equality;
  *          values of different kinds are unequal. No double arithmetic is needed (fp64 is optional
  *          in OpenCL 1.2): floats are compared through their bits. No helper writes memory.
  */
@@ -190,7 +190,9 @@ inline uint compare_values(uint op, uint ta, long va, uint tb, long vb, long* ou
         ulong fb = tb == T_INT ? i64_to_f64_bits(vb) : (ulong)vb;
         ord = f64_cmp(fa, fb);
         if (ord == 2) {
-            return T_NULL;
+            /* NaN is unequal to everything, itself included: only <> holds. */
+            *out = op == 1u ? 1l : 0l;
+            return T_BOOL;
         }
     } else if (ta == T_BOOL && tb == T_BOOL) {
         ord = va < vb ? -1 : (va > vb ? 1 : 0);

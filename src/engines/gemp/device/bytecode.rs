@@ -8,7 +8,7 @@
 //! integer, float and boolean properties of bound nodes and relationships (read from columns
 //! uploaded per query: only the properties the programs read, per property group, as `long` bits
 //! with a validity bitmap); label tests; comparisons (integers and floats compared exactly as the
-//! host does, `i64 as f64` rounding included, NaN incomparable); `AND`, `OR`, `XOR`, `NOT`,
+//! host does, `i64 as f64` rounding included, NaN unequal to everything: only `<>` holds); `AND`, `OR`, `XOR`, `NOT`,
 //! unary minus; `IS [NOT] NULL`; `IN` over a list expression; and simple NACs: an `EXISTS`
 //! sub-pattern without `WHERE` whose single relationship joins two anchored nodes, or one anchored
 //! node to one new node with a label constraint.
