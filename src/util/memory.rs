@@ -65,8 +65,8 @@ fn refused(size: usize) {
     msg.number(size as u64 >> 20);
     msg.push(" MiB more with ");
     msg.number(in_use() as u64 >> 20);
-    msg.push(" MiB in use (ulimit -v or -d, or physical memory); narrow the query, or lower ");
-    msg.push("--memory-limit so that the run stops first\n");
+    msg.push(" MiB in use (ulimit -v or -d, or physical memory); give the run more memory, ");
+    msg.push("narrow it, or lower --memory-limit so that it stops first\n");
     crate::util::safe_write::remove_live_temps_at_exit();
     #[cfg(unix)]
     // SAFETY: write(2) of a buffer we own, then _exit: no allocation, no destructors, no locks.

@@ -8,6 +8,7 @@ mod cli;
 mod cli_outcomes;
 mod cli_output;
 mod cypher_clauses;
+mod deadline;
 mod device_attributes;
 mod device_factorised;
 mod device_predicates;
