@@ -338,3 +338,73 @@ fn a_timed_out_transform_leaves_the_model_file_unchanged() {
     let out = gemp(&["-q", "transform", "--model", snap, &quick, "--timeout", "0"]);
     assert_eq!(out.status.code(), Some(1), "a bad limit is an error");
 }
+
+/// `x IN` a hashed list of literals answers exactly as the element-by-element scan does
+/// (three-valued: nulls and NaN; integers equal to floats; strings), for lists and values of
+/// every kind.
+#[test]
+fn in_over_a_hashed_list_answers_as_a_scan_does() {
+    use gemp::exec::eval::Env;
+    use gemp::model::Value;
+    use gemp::pattern::ir::Expr;
+    use gemp::pattern::literal_set::LiteralSet;
+
+    let model = common::sample_model();
+    let env = Env {
+        model,
+        nodes: &[],
+        rels: &[],
+        row: &[],
+        exists: None,
+    };
+    let values = [
+        Value::Int(0),
+        Value::Int(7),
+        Value::Int(-3),
+        Value::Int(1 << 60),
+        Value::Int((1 << 60) + 1),
+        Value::Float(7.0),
+        Value::Float(-0.0),
+        Value::Float(2.5),
+        Value::Float(f64::NAN),
+        Value::Float((1u64 << 60) as f64),
+        Value::Str("a".into()),
+        Value::Str("7".into()),
+        Value::Bool(true),
+        Value::Null,
+    ];
+    // Lists: each kind alone, padded to be hashed, and mixed.
+    let pad = |extra: &[Value]| -> Vec<Value> {
+        let mut v: Vec<Value> = (100..120).map(Value::Int).collect();
+        v.extend_from_slice(extra);
+        v
+    };
+    let lists = [
+        pad(&[Value::Int(7)]),
+        pad(&[Value::Float(7.0), Value::Float(0.0)]),
+        pad(&[Value::Null]),
+        pad(&[Value::Float(f64::NAN)]),
+        pad(&[Value::Int(1 << 60)]),
+        pad(&[Value::Str("a".into()), Value::Bool(true)]),
+        (0..20).map(|i| Value::Str(format!("{i}"))).collect(),
+        pad(&values),
+    ];
+    for list in &lists {
+        let plain = Expr::List(list.iter().cloned().map(Expr::Literal).collect());
+        let hashed = LiteralSet::hash_if_literal(plain.clone());
+        assert!(matches!(hashed, Expr::LiteralSet(_)), "{list:?} is hashed");
+        for x in &values {
+            let ask = |l: &Expr| {
+                env.eval(&Expr::In(
+                    Box::new(Expr::Literal(x.clone())),
+                    Box::new(l.clone()),
+                ))
+            };
+            assert_eq!(
+                format!("{:?}", ask(&hashed)),
+                format!("{:?}", ask(&plain)),
+                "{x:?} IN {list:?}"
+            );
+        }
+    }
+}
