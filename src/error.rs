@@ -99,6 +99,17 @@ pub enum Error {
         /// The limit in bytes.
         limit: u64,
     },
+    /// The time limit (`--timeout`) ran out before there was a result to report as partial: while
+    /// a query was parsed, bound or planned, or while a transform ran (which then changes
+    /// nothing).
+    #[error("timed out after {limit:?} while {stage}")]
+    Timeout {
+        /// What was running (e.g. "planning the query", "running statement 2 (line 3); the
+        /// model is unchanged").
+        stage: String,
+        /// The time limit.
+        limit: std::time::Duration,
+    },
     /// A caller passed an argument that is out of range or inconsistent.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

@@ -335,6 +335,7 @@ impl PyGraph {
             until_fixpoint,
             max_iterations,
             params: values::params(py, params)?,
+            ..Default::default()
         };
         let answer =
             self.worker

@@ -42,7 +42,9 @@ Exit status:
   0  complete (also when the reader of the output went away, e.g. `| head`)
   1  error (the message says what and where)
   2  usage error (bad arguments)
-  3  partial result: a --timeout stopped a query (the output says so too)"
+  3  --timeout: a query stopped with a partial result (the output says so too), or an explain
+     or transform stopped with nothing (the error says what was running; a transform then
+     writes nothing)"
 )]
 pub struct Cli {
     /// More output (-v debug, -vv trace).
@@ -53,8 +55,8 @@ pub struct Cli {
     quiet: bool,
     /// Stop a query with an error naming the stage when the heap passes this: bytes with K/M/G
     /// (e.g. 4G), a share of physical memory (50%), or `none` (default: half of physical
-    /// memory, or a third of `ulimit -d` when lower; heap bytes requested, so resident memory is
-    /// somewhat larger).
+    /// memory, or a third of `ulimit -d` or `ulimit -v` when lower; heap bytes requested, so
+    /// resident memory is somewhat larger).
     #[arg(long, global = true, value_name = "SIZE", value_parser = parse_memory_limit)]
     memory_limit: Option<MemoryLimit>,
     #[command(subcommand)]
@@ -118,6 +120,9 @@ pub fn main() -> ExitCode {
         Some(MemoryLimit(limit)) => limit,
         None => gemp::util::memory::default_limit(),
     });
+    // Past the limit's polling, an allocation the system refuses is the memory-limit error
+    // naming the stage (exit status 1), not an abort.
+    gemp::util::memory::exit_on_failed_allocation();
     let complete = |r: anyhow::Result<()>| r.map(|()| Outcome::Complete);
     let result = match cli.command {
         Command::Generate(a) => complete(load::generate(a)),
@@ -141,6 +146,12 @@ pub fn main() -> ExitCode {
         Ok(Outcome::Partial) => ExitCode::from(EXIT_PARTIAL),
         // The reader of our output went away (`gemp match … | head`): not an error.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        // `--timeout` ran out before a result (while planning, during a transform): the status
+        // of a stopped query, with the error saying what was running.
+        Err(e) if is_timeout(&e) => {
+            eprintln!("error: {} (exit status 3)", format_error(&e));
+            ExitCode::from(EXIT_PARTIAL)
+        }
         Err(e) => {
             let msg = format_error(&e);
             if msg.starts_with("error:") {
@@ -203,6 +214,12 @@ fn exit_quietly_on_closed_stdout() {
         }
         default(info)
     }));
+}
+
+/// True when `e` (or a cause) is [`gemp::Error::Timeout`].
+pub(crate) fn is_timeout(e: &anyhow::Error) -> bool {
+    e.chain()
+        .any(|cause| matches!(cause.downcast_ref(), Some(gemp::Error::Timeout { .. })))
 }
 
 /// True when `e` (or a cause) is a write to a closed pipe.

@@ -19,6 +19,7 @@ use gemp::pattern::binder::{self, Params};
 use gemp::pattern::ir::BoundQuery;
 use gemp::session::{timings_line, Backend};
 use gemp::session::{EngineKind, PrepareOptions, QueryLanguage, Session, SessionOptions};
+use gemp::util::deadline::Deadline;
 
 /// How a query file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -177,7 +178,8 @@ pub struct MatchArgs {
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
     /// Stop after this many seconds and report the partial result as partial (counted from the
-    /// start of the query's candidate filtering on the host; opening the model is not included).
+    /// start of reading the query: parsing, binding and planning count; opening the model does
+    /// not).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// Print the time of each stage to stderr.
@@ -220,7 +222,7 @@ pub struct BatchArgs {
     /// candidate-space core runs it.
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
-    /// Per-query time limit in seconds.
+    /// Per-query time limit in seconds (parsing, binding and planning count).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// Print each query's measurement points to stderr.
@@ -252,6 +254,10 @@ pub struct ExplainArgs {
     /// "plan"}.
     #[arg(long)]
     pub json: bool,
+    /// Give up after this many seconds of parsing, binding and planning (an error, exit status
+    /// 3, nothing printed).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
 }
 
 /// The environment variable that names the bundled sample's directory.
@@ -439,15 +445,23 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
     let t_load = t0.elapsed();
     let params = params(&args.common)?;
     let input = QueryInput::single(&args.query, &args.common)?;
-    let (query, semantics) = load_query(&input, &model, &args.common, &params)?;
+    let limit = options(Semantics::default(), args.timeout, false, None)?.timeout;
+    // One deadline from here on: reading, parsing and binding the query count too.
+    let deadline = limit.map(Deadline::after);
+    let (query, semantics) = Deadline::scope(deadline, || {
+        load_query(&input, &model, &args.common, &params)
+    })?;
     // `--count` of a query that returns one aggregate prints that aggregate's value.
     let single_aggregate = args.count && exec::is_single_aggregate(&query);
-    let opts = options(
-        semantics,
-        args.timeout,
-        args.count && !single_aggregate,
-        args.limit,
-    )?;
+    let opts = MatchOptions {
+        timeout: deadline.map(|d| d.left()),
+        ..options(
+            semantics,
+            args.timeout,
+            args.count && !single_aggregate,
+            args.limit,
+        )?
+    };
     if args.meta && (args.count || args.format != OutputFormat::Jsonl) {
         bail!("--meta applies to --format jsonl without --count");
     }
@@ -533,7 +547,7 @@ pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
              table, jsonl or csv for this query"
         );
     }
-    let reason = partial_reason(opts.timeout);
+    let reason = partial_reason(limit);
     if partial && !args.count {
         write_partial_marker(&mut w, args.format, count, &reason)?;
     }
@@ -617,13 +631,24 @@ pub fn run_explain(args: ExplainArgs) -> anyhow::Result<()> {
     let model = open_model(&args.common)?;
     let params = params(&args.common)?;
     let input = QueryInput::single(&args.query, &args.common)?;
-    let (query, semantics) = load_query(&input, &model, &args.common, &params)?;
+    let deadline = options(Semantics::default(), args.timeout, false, None)?
+        .timeout
+        .map(Deadline::after);
+    let out_of_time = |stage: &str| match &deadline {
+        Some(d) => d.check(|| stage.to_owned()),
+        None => Ok(()),
+    };
+    let (query, semantics) = Deadline::scope(deadline, || {
+        load_query(&input, &model, &args.common, &params)
+    })?;
+    out_of_time("parsing and binding the query")?;
     let session = args.common.open_session(&model)?;
     let options = MatchOptions {
         semantics,
         ..Default::default()
     };
     let explanation = session.explanation(&query, &options)?;
+    out_of_time("planning the query")?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&explanation)?);
     } else {
@@ -698,17 +723,22 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     }
     for ((input, q), (name, _)) in inputs.iter().zip(&shown).zip(&names) {
         let start = Instant::now();
+        let deadline = opts.timeout.map(Deadline::after);
         let mut single_aggregate = false;
-        let result =
-            load_query(input, &model, &args.common, &params).and_then(|(query, semantics)| {
-                single_aggregate = args.count && exec::is_single_aggregate(&query);
-                let opts = MatchOptions {
-                    semantics,
-                    count_only: args.count && !single_aggregate,
-                    ..opts.clone()
-                };
-                Ok(session.run(&query, &opts)?)
-            });
+        let result = Deadline::scope(deadline, || {
+            load_query(input, &model, &args.common, &params)
+        })
+        .and_then(|(query, semantics)| {
+            single_aggregate = args.count && exec::is_single_aggregate(&query);
+            let opts = MatchOptions {
+                semantics,
+                count_only: args.count && !single_aggregate,
+                // Each query's deadline counts its parsing and binding.
+                timeout: deadline.map(|d| d.left()),
+                ..opts.clone()
+            };
+            Ok(session.run(&query, &opts)?)
+        });
         let secs = start.elapsed().as_secs_f64();
         match result {
             Ok((out, report)) => {
@@ -768,6 +798,15 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
                         "{name:<40} {count:>14} {secs:>10.3}  {status}\n"
                     ))?;
                 }
+            }
+            // Its time ran out while it was parsed: no result, counted as partial.
+            Err(e) if super::is_timeout(&e) => {
+                partials += 1;
+                super::print_report(format_args!(
+                    "{name:<40} {:>14} {secs:>10.3}  partial (timeout, no result)\n",
+                    "-"
+                ))?;
+                eprintln!("warning: {}: {}", q.display(), super::format_error(&e));
             }
             Err(e) => {
                 failures += 1;

@@ -17,6 +17,7 @@ use gemp::util::safe_write::WriteOptions;
   gemp transform --model railway.gemp datasets/queries/trainbenchmark/PosLength.repair.cypher -o repaired.gemp
   gemp transform --model m.gemp rules.cypher --in-place --until-fixpoint --max-iterations 50
   gemp transform --model m.gemp rules.cypher --json        # report only; nothing is written
+  gemp transform --model m.gemp rules.cypher --in-place --timeout 60
   gemp export repaired.gemp --format json -o repaired.json
 
 Each statement finds all its matches on the model as it stands, then applies them as one change;
@@ -57,6 +58,10 @@ pub struct TransformArgs {
     /// Print the change report as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Give up after this many seconds for the whole rule file (every statement of every pass):
+    /// an error, exit status 3, and nothing is written (the model file is unchanged).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
 }
 
 /// `gemp transform`.
@@ -82,10 +87,16 @@ pub fn transform(args: TransformArgs) -> anyhow::Result<()> {
     }
     let text = gemp::io::input::read_utf8(&args.rules)?;
     let rules = Rules::parse(&text, Some(&args.rules.display().to_string()))?;
+    let timeout = match args.timeout {
+        Some(s) if s.is_finite() && s > 0.0 => Some(std::time::Duration::from_secs_f64(s)),
+        Some(s) => bail!("--timeout must be a positive number of seconds, got {s}"),
+        None => None,
+    };
     let options = ApplyOptions {
         until_fixpoint: args.until_fixpoint,
         max_iterations: args.max_iterations,
         params: super::query::parse_params(&args.params)?,
+        timeout,
     };
     let (model, _) = super::load::load_model(&args.model, args.model_format, false)?;
     let (changed, report) = gemp::transform::apply(&model, &rules, &options)?;

@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use serde::Serialize;
 
 use crate::model::{Model, Value, ValueRef};
-use crate::pattern::ir::{ArithOp, CmpOp, Expr, ListFn, StrOp, MAX_RANGE, NULL_ID};
+use crate::pattern::ir::{ArithOp, CmpOp, Expr, ListFn, LiteralSet, StrOp, MAX_RANGE, NULL_ID};
 
 /// A runtime value: a property value, a node or relationship, or a list.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +51,15 @@ impl<'m> Val<'m> {
             Value::Int(i) => Val::Int(*i),
             Value::Float(f) => Val::Float(*f),
             Value::Str(s) => Val::Str(Cow::Owned(s.clone())),
+        }
+    }
+
+    /// A literal as a value that borrows its string (comparing a long string literal per row
+    /// must not copy it per row).
+    pub fn borrowed(v: &Value) -> Val<'_> {
+        match v {
+            Value::Str(s) => Val::Str(Cow::Borrowed(s)),
+            other => Val::from_value(other),
         }
     }
 
@@ -195,6 +204,11 @@ pub fn compare(op: CmpOp, a: &Val<'_>, b: &Val<'_>) -> Option<bool> {
     if a.is_null() || b.is_null() {
         return None;
     }
+    if let (Val::Str(x), Val::Str(y), CmpOp::Eq | CmpOp::Ne) = (a, b, op) {
+        // Equality compares lengths first: a string of a megabyte is not read against every
+        // row's value.
+        return Some((x == y) == (op == CmpOp::Eq));
+    }
     let ord = match (a, b) {
         (Val::Int(x), Val::Int(y)) => Some(x.cmp(y)),
         (Val::Int(x), Val::Float(y)) => (*x as f64).partial_cmp(y),
@@ -337,6 +351,42 @@ fn kind_name(v: &Val<'_>) -> &'static str {
         Val::Node(_) => "a node",
         Val::Rel(_) => "a relationship",
         Val::List(_) => "a list",
+    }
+}
+
+/// `x IN set` (Cypher's three-valued answer, as the element-by-element comparison gives it): a
+/// lookup for integers, floats and strings, a scan for other values.
+fn in_set(x: &Val<'_>, set: &LiteralSet) -> Val<'static> {
+    let (found, maybe_null) = match x {
+        Val::Null => return Val::Null,
+        Val::Int(i) => (
+            set.has_int(*i) || set.has_float(*i as f64),
+            set.has_null() || set.has_nan(),
+        ),
+        Val::Float(f) if !f.is_nan() && !set.has_huge_ints() => {
+            // An integer element equals `f` only when `f` is that integer exactly.
+            let int = f.fract() == 0.0 && f.abs() < 9.0e15 && set.has_int(*f as i64);
+            (int || set.has_float(*f), set.has_null() || set.has_nan())
+        }
+        Val::Str(s) => (set.has_str(s), set.has_null()),
+        _ => {
+            let mut saw_null = false;
+            for it in set.items() {
+                if let Expr::Literal(v) = it {
+                    match compare(CmpOp::Eq, x, &Val::borrowed(v)) {
+                        Some(true) => return Val::Bool(true),
+                        None => saw_null = true,
+                        Some(false) => {}
+                    }
+                }
+            }
+            (false, saw_null)
+        }
+    };
+    match (found, maybe_null) {
+        (true, _) => Val::Bool(true),
+        (false, true) => Val::Null,
+        (false, false) => Val::Bool(false),
     }
 }
 
@@ -511,17 +561,22 @@ impl<'m> Env<'_, 'm> {
                 _ => Val::Null,
             },
             Expr::Compare(op, a, b) => {
-                of_truth(compare(*op, &self.ev::<STRICT>(a)?, &self.ev::<STRICT>(b)?))
+                of_truth(self.operands::<STRICT, _>(a, b, |x, y| compare(*op, x, y))?)
             }
-            Expr::Str(op, a, b) => of_truth(string_op(
-                *op,
-                &self.ev::<STRICT>(a)?,
-                &self.ev::<STRICT>(b)?,
-            )),
+            Expr::Str(op, a, b) => {
+                of_truth(self.operands::<STRICT, _>(a, b, |x, y| string_op(*op, x, y))?)
+            }
             Expr::Regex(a, re) => match self.ev::<STRICT>(a)? {
                 Val::Str(s) => Val::Bool(re.0.is_match(&s)),
                 _ => Val::Null,
             },
+            Expr::In(a, list) if matches!(**list, Expr::LiteralSet(_)) => {
+                let x = self.ev::<STRICT>(a)?;
+                match &**list {
+                    Expr::LiteralSet(set) => in_set(&x, set),
+                    _ => Val::Null,
+                }
+            }
             Expr::In(a, list) => {
                 let x = self.ev::<STRICT>(a)?;
                 let Val::List(items) = self.ev::<STRICT>(list)? else {
@@ -624,6 +679,12 @@ impl<'m> Env<'_, 'm> {
                     .map(|i| self.ev::<STRICT>(i))
                     .collect::<Result<_, _>>()?,
             ),
+            Expr::LiteralSet(set) => Val::List(
+                set.items()
+                    .iter()
+                    .map(|i| self.ev::<STRICT>(i))
+                    .collect::<Result<_, _>>()?,
+            ),
             Expr::Exists(sub) => match self.exists {
                 Some(o) => Val::Bool(o.exists(sub, self.nodes, self.rels)),
                 None => Val::Null,
@@ -657,6 +718,21 @@ impl<'m> Env<'_, 'm> {
             }
             // Aggregates are computed by the result stage, which replaces them by columns.
             Expr::Aggregate { .. } => Val::Null,
+        })
+    }
+
+    /// `f` of the values of `a` and `b`, a literal operand borrowed rather than copied.
+    fn operands<const STRICT: bool, R>(
+        &self,
+        a: &Expr,
+        b: &Expr,
+        f: impl FnOnce(&Val<'_>, &Val<'_>) -> R,
+    ) -> Result<R, EvalError> {
+        Ok(match (a, b) {
+            (Expr::Literal(x), Expr::Literal(y)) => f(&Val::borrowed(x), &Val::borrowed(y)),
+            (_, Expr::Literal(y)) => f(&self.ev::<STRICT>(a)?, &Val::borrowed(y)),
+            (Expr::Literal(x), _) => f(&Val::borrowed(x), &self.ev::<STRICT>(b)?),
+            _ => f(&self.ev::<STRICT>(a)?, &self.ev::<STRICT>(b)?),
         })
     }
 

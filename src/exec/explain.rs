@@ -52,6 +52,10 @@ pub fn expr_text(e: &Expr, p: &Pattern, model: &Model) -> String {
         Expr::Neg(a) => format!("-{}", r(a)),
         Expr::Checked(a, _) => r(a),
         Expr::List(v) => format!("[{}]", v.iter().map(r).collect::<Vec<_>>().join(", ")),
+        Expr::LiteralSet(set) => format!(
+            "[{}]",
+            set.items().iter().map(r).collect::<Vec<_>>().join(", ")
+        ),
         Expr::Exists(sub) => {
             let rels: Vec<String> = sub
                 .pattern

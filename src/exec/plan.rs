@@ -151,79 +151,144 @@ pub fn plan_in_order(
     fanout: Fanout<'_>,
     strings_unary: bool,
 ) -> Plan {
-    build(
-        query,
-        candidate_counts,
-        fanout,
-        strings_unary,
-        &mut |bound: &[bool]| {
-            order
-                .iter()
-                .copied()
-                .find(|&s| s < bound.len() && !bound[s])
-                .or_else(|| cheapest_next(query, candidate_counts, fanout, bound))
-        },
-    )
+    let chooser = Chooser::new(query, candidate_counts, fanout);
+    let mut next_in_order = 0;
+    build(query, &chooser, strings_unary, &mut |bound: &[bool]| {
+        while let Some(&s) = order.get(next_in_order) {
+            if s < bound.len() && !bound[s] {
+                return Some(s);
+            }
+            next_in_order += 1;
+        }
+        chooser.cheapest_next(bound)
+    })
 }
 
-/// [`plan_with`]'s choice of the next node to bind, given the nodes bound so far: connected
-/// first; then more connections; then the smaller expansion; then fewer candidates; then higher
-/// pattern degree; then the lower slot.
-fn cheapest_next(
-    query: &BoundQuery,
-    candidate_counts: &[usize],
-    fanout: Fanout<'_>,
-    bound: &[bool],
-) -> Option<NodeSlot> {
-    let pattern = &query.pattern;
-    let k = pattern.nodes.len();
-    let count = |s: NodeSlot| candidate_counts.get(s).copied().unwrap_or(0);
-    let pdeg = pattern.degrees();
-    // Connections of each unbound node to the bound set.
-    let connections = |s: NodeSlot| {
-        pattern
-            .rels
-            .iter()
-            .filter(|r| (r.src == s && bound[r.dst]) || (r.dst == s && bound[r.src]))
-            .count()
-    };
-    // The cheapest way to reach an unbound node from the bound set.
-    let best_fan = |s: NodeSlot| -> f64 {
-        pattern
-            .rels
-            .iter()
-            .enumerate()
-            .filter_map(|(ri, r)| {
-                if r.dst == s && bound[r.src] && r.src != s {
-                    Some(fanout(
-                        ri,
-                        r.src,
-                        if r.undirected { Dir::Both } else { Dir::Out },
-                    ))
-                } else if r.src == s && bound[r.dst] && r.dst != s {
-                    Some(fanout(
-                        ri,
-                        r.dst,
-                        if r.undirected { Dir::Both } else { Dir::In },
-                    ))
-                } else {
-                    None
+/// What choosing the next node reads, computed once per plan (a pattern of thousands of nodes
+/// plans in time linear per step, not quadratic: each node's relationships are listed once, and
+/// each fan-out is estimated once).
+struct Chooser<'a> {
+    query: &'a BoundQuery,
+    candidate_counts: &'a [usize],
+    fanout: Fanout<'a>,
+    /// Per node: the relationships with that node at an end.
+    incident: Vec<Vec<RelSlot>>,
+    /// Per node: its pattern degree.
+    degree: Vec<usize>,
+    /// Per relationship: the fan-out from its source end and from its target end, once asked.
+    fans: std::cell::RefCell<Vec<[Option<f64>; 2]>>,
+}
+
+impl<'a> Chooser<'a> {
+    fn new(query: &'a BoundQuery, candidate_counts: &'a [usize], fanout: Fanout<'a>) -> Self {
+        let pattern = &query.pattern;
+        let mut incident = vec![Vec::new(); pattern.nodes.len()];
+        for (ri, r) in pattern.rels.iter().enumerate() {
+            if let Some(v) = incident.get_mut(r.src) {
+                v.push(ri);
+            }
+            if r.dst != r.src {
+                if let Some(v) = incident.get_mut(r.dst) {
+                    v.push(ri);
                 }
-            })
-            .fold(f64::INFINITY, f64::min)
-    };
-    (0..k).filter(|&s| !bound[s]).min_by(|&a, &b| {
-        let (ca, cb) = (connections(a), connections(b));
-        // Connected first; then more connections; then the smaller expansion; then fewer
-        // candidates; then higher pattern degree.
-        (ca == 0)
-            .cmp(&(cb == 0))
-            .then(cb.cmp(&ca))
-            .then(best_fan(a).total_cmp(&best_fan(b)))
-            .then(count(a).cmp(&count(b)))
-            .then(pdeg[b].cmp(&pdeg[a]))
-            .then(a.cmp(&b))
-    })
+            }
+        }
+        Chooser {
+            query,
+            candidate_counts,
+            fanout,
+            incident,
+            degree: pattern.degrees(),
+            fans: std::cell::RefCell::new(vec![[None; 2]; pattern.rels.len()]),
+        }
+    }
+
+    fn count(&self, s: NodeSlot) -> usize {
+        self.candidate_counts.get(s).copied().unwrap_or(0)
+    }
+
+    /// The expansion of relationship `ri` from its bound end `from`.
+    fn expansion(&self, ri: RelSlot, from: NodeSlot) -> Expansion {
+        let r = &self.query.pattern.rels[ri];
+        let dir = match (r.undirected, from == r.src) {
+            (true, _) => Dir::Both,
+            (false, true) => Dir::Out,
+            (false, false) => Dir::In,
+        };
+        Expansion { rel: ri, from, dir }
+    }
+
+    /// The estimated fan-out of `e` (asked of the estimator once per relationship end).
+    fn fan(&self, e: Expansion) -> f64 {
+        let end = usize::from(e.from != self.query.pattern.rels[e.rel].src);
+        if let Some(f) = self.fans.borrow().get(e.rel).and_then(|f| f[end]) {
+            return f;
+        }
+        let f = (self.fanout)(e.rel, e.from, e.dir);
+        if let Some(slot) = self.fans.borrow_mut().get_mut(e.rel) {
+            slot[end] = Some(f);
+        }
+        f
+    }
+
+    /// The expansions that reach the unbound node `s` from a bound one (self loops left out).
+    fn expansions_to<'s>(
+        &'s self,
+        s: NodeSlot,
+        bound: &'s [bool],
+    ) -> impl Iterator<Item = Expansion> + 's {
+        let rels = &self.query.pattern.rels;
+        self.incident[s].iter().filter_map(move |&ri| {
+            let r = &rels[ri];
+            if r.src == r.dst {
+                None
+            } else if r.dst == s && bound[r.src] {
+                Some(self.expansion(ri, r.src))
+            } else if r.src == s && bound[r.dst] {
+                Some(self.expansion(ri, r.dst))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// [`plan_with`]'s choice of the next node to bind, given the nodes bound so far: connected
+    /// first; then more connections; then the smaller expansion; then fewer candidates; then
+    /// higher pattern degree; then the lower slot.
+    fn cheapest_next(&self, bound: &[bool]) -> Option<NodeSlot> {
+        let k = self.query.pattern.nodes.len().min(bound.len());
+        // Per unbound node: (connections to the bound set, the cheapest expansion to it).
+        let key = |s: NodeSlot| -> (usize, f64) {
+            self.expansions_to(s, bound)
+                .fold((0, f64::INFINITY), |(n, best), e| {
+                    (n + 1, best.min(self.fan(e)))
+                })
+        };
+        let mut best: Option<(NodeSlot, (usize, f64))> = None;
+        for s in (0..k).filter(|&s| !bound[s]) {
+            let ks = key(s);
+            let better = match &best {
+                None => true,
+                Some((b, kb)) => {
+                    let (ca, cb) = (ks.0, kb.0);
+                    // Connected first; then more connections; then the smaller expansion; then
+                    // fewer candidates; then higher pattern degree; then the lower slot.
+                    (ca == 0)
+                        .cmp(&(cb == 0))
+                        .then(cb.cmp(&ca))
+                        .then(ks.1.total_cmp(&kb.1))
+                        .then(self.count(s).cmp(&self.count(*b)))
+                        .then(self.degree[*b].cmp(&self.degree[s]))
+                        .then(s.cmp(b))
+                        .is_lt()
+                }
+            };
+            if better {
+                best = Some((s, ks));
+            }
+        }
+        best.map(|(s, _)| s)
+    }
 }
 
 /// Chooses the next node to bind from the nodes bound so far (`None`: stop).
@@ -233,15 +298,14 @@ type NextNode<'a> = &'a mut dyn FnMut(&[bool]) -> Option<NodeSlot>;
 /// conjunct placement.
 fn build(
     query: &BoundQuery,
-    candidate_counts: &[usize],
-    fanout: Fanout<'_>,
+    chooser: &Chooser<'_>,
     strings_unary: bool,
     next: NextNode<'_>,
 ) -> Plan {
     let pattern = &query.pattern;
     let k = pattern.nodes.len();
     let unary = unary_conjuncts_with(query, strings_unary);
-    let count = |s: NodeSlot| candidate_counts.get(s).copied().unwrap_or(0);
+    let count = |s: NodeSlot| chooser.count(s);
 
     let mut bound = vec![false; k];
     let mut rel_done = vec![false; pattern.rels.len()];
@@ -252,52 +316,35 @@ fn build(
             break;
         };
         // Expansion: the connecting relationship from the bound node with the fewest candidates.
-        let expand = pattern
-            .rels
-            .iter()
-            .enumerate()
-            .filter(|(ri, r)| !rel_done[*ri] && r.src != r.dst)
-            .filter_map(|(ri, r)| {
-                if r.dst == node && bound[r.src] {
-                    let dir = if r.undirected { Dir::Both } else { Dir::Out };
-                    Some(Expansion {
-                        rel: ri,
-                        from: r.src,
-                        dir,
-                    })
-                } else if r.src == node && bound[r.dst] {
-                    let dir = if r.undirected { Dir::Both } else { Dir::In };
-                    Some(Expansion {
-                        rel: ri,
-                        from: r.dst,
-                        dir,
-                    })
-                } else {
-                    None
-                }
-            })
+        let expand = chooser
+            .expansions_to(node, &bound)
+            .filter(|e| !rel_done[e.rel])
             .min_by(|a, b| {
-                fanout(a.rel, a.from, a.dir)
-                    .total_cmp(&fanout(b.rel, b.from, b.dir))
+                chooser
+                    .fan(*a)
+                    .total_cmp(&chooser.fan(*b))
                     .then(a.rel.cmp(&b.rel))
             });
         bound[node] = true;
         if let Some(e) = expand {
             rel_done[e.rel] = true;
         }
-        let checks: Vec<RelSlot> = pattern
-            .rels
+        // Only relationships at the new node can have had their last end bound now.
+        let mut checks: Vec<RelSlot> = chooser.incident[node]
             .iter()
-            .enumerate()
-            .filter(|(ri, r)| !rel_done[*ri] && bound[r.src] && bound[r.dst])
-            .map(|(ri, _)| ri)
+            .copied()
+            .filter(|&ri| {
+                let r = &pattern.rels[ri];
+                !rel_done[ri] && bound[r.src] && bound[r.dst]
+            })
             .collect();
+        checks.sort_unstable();
         for &c in &checks {
             rel_done[c] = true;
         }
         estimate = match expand {
             None => estimate * count(node) as f64,
-            Some(e) => estimate * fanout(e.rel, e.from, e.dir),
+            Some(e) => estimate * chooser.fan(e),
         } * 0.5f64.powi(checks.len() as i32);
         steps.push(Step {
             node,

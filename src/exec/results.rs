@@ -466,29 +466,41 @@ impl<'q, 'm> RowSink<'q, 'm> {
         self
     }
 
+    /// What the memory-limit error names when this sink's state passes the limit.
+    fn stage(&self) -> &'static str {
+        let proj = self.projector.proj;
+        if self.projector.is_grouped() {
+            "the result stage's grouping state"
+        } else if proj.distinct {
+            "the result stage's DISTINCT state"
+        } else if !proj.order_by.is_empty() {
+            ORDER_STAGE
+        } else {
+            "the result rows"
+        }
+    }
+
     /// Every 1,024 inputs: false (and every worker stopped) once the heap passed
     /// `--memory-limit`, naming this stage.
     fn memory_ok(&mut self) -> bool {
         self.since_memory_check += 1;
         // A full hash table doubles on its next insert: check the heap with that growth first,
         // so the table's stage names itself before the search sees the heap past the limit.
+        // The rows held (ORDER BY over a large result) double too.
+        let rows_growth = if self.rows.len() == self.rows.capacity() && self.rows.len() >= 1024 {
+            self.rows.capacity() * std::mem::size_of::<Vec<Val<'m>>>()
+        } else {
+            0
+        };
         let growth = table_growth(&self.groups)
             .max(table_growth(&self.typed_groups))
-            .max(table_growth(&self.distinct_seen));
+            .max(table_growth(&self.distinct_seen))
+            .max(rows_growth);
         if self.since_memory_check < 1024 && growth == 0 {
             return true;
         }
         self.since_memory_check = 0;
-        let proj = self.projector.proj;
-        let stage = if self.projector.is_grouped() {
-            "the result stage's grouping state"
-        } else if proj.distinct {
-            "the result stage's DISTINCT state"
-        } else if !proj.order_by.is_empty() {
-            "the rows held for ORDER BY"
-        } else {
-            "the result rows"
-        };
+        let stage = self.stage();
         if crate::util::memory::check(stage) || crate::util::memory::check_growth(stage, growth) {
             if let Some(c) = self.control {
                 c.stop();
@@ -832,6 +844,12 @@ impl<'q, 'm> RowSink<'q, 'm> {
             rows.retain(|r| seen.insert(Key(r.clone())));
         }
         if !proj.order_by.is_empty() {
+            // Sorting holds a key per row and an index beside the rows: past the memory limit
+            // it is not started (the run is then the memory-limit error).
+            let per_row = 48 + 32 * proj.order_by.len();
+            if crate::util::memory::check_growth(ORDER_STAGE, rows.len().saturating_mul(per_row)) {
+                return Vec::new();
+            }
             rows = sort_rows(self.model, proj, rows);
         }
         let skip = proj.skip.unwrap_or(0) as usize;
@@ -842,6 +860,9 @@ impl<'q, 'm> RowSink<'q, 'm> {
         }
     }
 }
+
+/// The stage the memory-limit error names for the rows held to be sorted.
+const ORDER_STAGE: &str = "the rows held for ORDER BY";
 
 /// Rows a top-k buffer may hold beyond twice `SKIP + LIMIT` before it is cut back.
 const TOP_K_SLACK: usize = 1024;
@@ -904,6 +925,13 @@ pub fn finish_stages<'q, 'm>(
     let mut merged = RowSink::new(model, first, oracle);
     merged.per_binding = sinks.first().is_some_and(|s| s.per_binding);
     for s in sinks {
+        // The workers' rows are gathered into one list: past the memory limit (found by the
+        // search, or by this growth) nothing more is gathered, and the run is the memory-limit
+        // error.
+        let growth = s.rows.len() * std::mem::size_of::<Vec<Val<'m>>>();
+        if crate::util::memory::check_growth(s.stage(), growth) {
+            return (Vec::new(), first.columns());
+        }
         merged.merge(s);
     }
     // A first stage that fed the second one as it went: finish the second.

@@ -488,6 +488,27 @@ impl<R: Read> Read for CountingReader<R> {
     }
 }
 
+/// The stage the memory-limit error names while input files are read.
+pub const LOADING_STAGE: &str = "loading the model";
+
+/// A reader that stops with an error once the heap passed the memory limit
+/// ([`crate::util::memory`]): what a loader holds grows with what it reads (a gzip bomb
+/// decompresses to gigabytes from a few megabytes), so reading is where the loaders poll.
+struct MemoryGuard<R>(R);
+
+impl<R: Read> Read for MemoryGuard<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if crate::util::memory::check(LOADING_STAGE) {
+            let limit = crate::util::memory::limit().unwrap_or(u64::MAX);
+            return Err(std::io::Error::other(Error::MemoryLimit {
+                stage: LOADING_STAGE.into(),
+                limit,
+            }));
+        }
+        self.0.read(buf)
+    }
+}
+
 /// An opened input: a buffered reader over the decompressed bytes, plus the path for messages.
 pub struct Input {
     /// The file's path.
@@ -523,10 +544,13 @@ pub fn open(path: &Path) -> Result<Input> {
     let reader: Box<dyn BufRead + Send> = if gz {
         Box::new(BufReader::with_capacity(
             1 << 20,
-            flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 20, counting)),
+            MemoryGuard(flate2::read::MultiGzDecoder::new(BufReader::with_capacity(
+                1 << 20,
+                counting,
+            ))),
         ))
     } else {
-        Box::new(BufReader::with_capacity(1 << 20, counting))
+        Box::new(BufReader::with_capacity(1 << 20, MemoryGuard(counting)))
     };
     Ok(Input {
         path: path.to_path_buf(),

@@ -96,7 +96,17 @@ pub fn load_with_metamodel(
         options,
         metamodel: mm.as_ref(),
     };
+    crate::util::memory::enter_stage(&"loading the model");
+    let over_limit = || {
+        crate::util::memory::check(input::LOADING_STAGE).then(|| Error::MemoryLimit {
+            stage: input::LOADING_STAGE.into(),
+            limit: crate::util::memory::limit().unwrap_or(u64::MAX),
+        })
+    };
     loader.load(paths, &context, &mut builder, &mut report)?;
+    if let Some(e) = over_limit() {
+        return Err(e);
+    }
     log::debug!(
         "parsed {} nodes, {} edges",
         builder.node_count(),
@@ -105,6 +115,9 @@ pub fn load_with_metamodel(
     let start = std::time::Instant::now();
     input::load_phase(input::LoadPhase::Freeze);
     let model = builder.freeze()?;
+    if let Some(e) = over_limit() {
+        return Err(e);
+    }
     log::debug!("froze the model in {:.2?}", start.elapsed());
     Ok((model, report))
 }

@@ -1030,7 +1030,9 @@ impl Binder<'_> {
             ExprKind::In { expr, list: l } => {
                 let bound = boxed(l)?;
                 self.check_in_list(e, l, &bound);
-                Expr::In(boxed(expr)?, bound)
+                // A long list of literals is hashed once, not scanned per row.
+                let list = Box::new(super::literal_set::LiteralSet::hash_if_literal(*bound));
+                Expr::In(boxed(expr)?, list)
             }
             ExprKind::IsNull { expr, negated } => Expr::IsNull(boxed(expr)?, *negated),
             ExprKind::PatternPredicate(path) => {

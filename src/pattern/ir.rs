@@ -7,6 +7,7 @@
 use regex::Regex;
 use serde::Serialize;
 
+pub use super::literal_set::LiteralSet;
 use crate::model::Value;
 
 /// A node slot.
@@ -210,6 +211,9 @@ pub enum Expr {
     Neg(Box<Expr>),
     /// A list of expressions.
     List(Vec<Expr>),
+    /// A list of literals hashed once (the list of an `IN` with many literal elements; evaluated
+    /// alone it is the list).
+    LiteralSet(LiteralSet),
     /// `EXISTS { … }` or a pattern predicate: true when the sub-pattern has at least one match
     /// extending the current binding. `NOT EXISTS` is `Not(Exists(..))` (a NAC).
     Exists(Box<SubPattern>),
@@ -504,6 +508,7 @@ impl Expr {
             Expr::And(v) | Expr::Or(v) | Expr::List(v) | Expr::ListFn(_, v) => {
                 v.iter().for_each(|e| e.walk(f))
             }
+            Expr::LiteralSet(set) => set.items().iter().for_each(|e| e.walk(f)),
             Expr::Aggregate { arg: Some(a), .. } => a.walk(f),
             Expr::Case(c) => {
                 let branches = c.branches.iter().flat_map(|(w, t)| [w, t]);

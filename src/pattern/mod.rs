@@ -15,6 +15,7 @@ pub mod directives;
 pub mod error;
 pub mod ir;
 pub mod lexer;
+pub mod literal_set;
 pub mod parser;
 pub mod semantics;
 

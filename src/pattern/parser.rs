@@ -68,6 +68,10 @@ pub fn parse_rules(source: &str) -> Result<Vec<Statement>, QueryError> {
     Parser::new(source).rules().map_err(|e| *e)
 }
 
+/// The message of a parse the run's deadline stopped ([`crate::util::deadline`]); the caller
+/// that set the deadline reports a timeout instead.
+pub const OUT_OF_TIME: &str = "the time limit ran out while parsing";
+
 /// Errors are boxed inside the parser: it keeps the recursive functions' stack frames small, which is
 /// what bounds the stack used by [`MAX_DEPTH`] levels of nesting.
 type PResult<T> = Result<T, Box<QueryError>>;
@@ -102,6 +106,17 @@ impl<'s> Parser<'s> {
         let mut tokens = Vec::new();
         let mut lex_error = None;
         for token in Lexer::new(source) {
+            // Megabytes of query text stop lexing at the run's deadline (an end of input here,
+            // and the timeout error in its place).
+            if tokens.len() % 65536 == 65535 && crate::util::deadline::current_passed() {
+                let span = token.as_ref().map(|t| t.span).unwrap_or_default();
+                tokens.push(Token {
+                    kind: TokenKind::Eof,
+                    span: span.shrink_to_start(),
+                });
+                lex_error = Some(QueryError::syntax(OUT_OF_TIME, span));
+                break;
+            }
             match token {
                 Ok(token) => tokens.push(token),
                 Err(e) => {
@@ -221,6 +236,12 @@ impl<'s> Parser<'s> {
             return Err(self.too_deep_error());
         }
         Ok(())
+    }
+
+    /// The error of a parse stopped by the run's deadline (the caller reports the timeout).
+    #[cold]
+    fn out_of_time(&self) -> Box<QueryError> {
+        Box::new(QueryError::syntax(OUT_OF_TIME, self.peek().span))
     }
 
     #[cold]

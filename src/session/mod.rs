@@ -285,6 +285,7 @@ impl<'m> Session<'m> {
         options: &MatchOptions,
     ) -> Result<(QueryOutput<'m>, TaskReport)> {
         crate::util::memory::reset();
+        crate::util::memory::enter_stage(&SEARCH_STAGE);
         unless_memory_limit(self.run_once(query, options))
     }
 
@@ -336,6 +337,7 @@ impl<'m> Session<'m> {
         consume: RowConsumer<'_, 'm>,
     ) -> Result<(StreamSummary, TaskReport)> {
         crate::util::memory::reset();
+        crate::util::memory::enter_stage(&SEARCH_STAGE);
         let mut guarded = |columns: &[String], rows: &[Vec<Val<'m>>]| {
             if crate::util::memory::tripped() {
                 return Err(std::io::Error::other(
@@ -426,6 +428,10 @@ fn staged_engine<'m>(
     }
     Ok(StagedEngine::new(model, choice))
 }
+
+/// The stage a refused allocation names while a query runs
+/// ([`crate::util::memory::enter_stage`]).
+const SEARCH_STAGE: &str = "the search and its result stages";
 
 /// A run stopped by the memory limit is an error, never a short answer (whatever else it
 /// returned, an error included).

@@ -18,6 +18,7 @@ use crate::pattern::ast;
 use crate::pattern::binder::{self, Params, QueryWarning};
 use crate::pattern::ir::BoundQuery;
 use crate::pattern::QueryError;
+use crate::util::deadline::Deadline;
 
 /// What a query is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -153,9 +154,17 @@ pub fn prepare(
     let declared = crate::pattern::directives::parse(source)
         .map_err(at)?
         .semantics;
-    let ast = crate::pattern::parse_query(source).map_err(|e| e.into_error(source, name))?;
+    // Past the thread's deadline ([`Deadline::scope`]) a failure is the timeout.
+    let failed = |stage: &str, e: QueryError| match Deadline::current() {
+        Some(d) if d.passed() => Error::Timeout {
+            stage: stage.to_owned(),
+            limit: d.limit(),
+        },
+        _ => e.into_error(source, name),
+    };
+    let ast = crate::pattern::parse_query(source).map_err(|e| failed("parsing the query", e))?;
     let (bound, _) = binder::bind_parsed(&ast, source, model, &options.params, options.lenient)
-        .map_err(|e| e.into_error(source, name))?;
+        .map_err(|e| failed("binding the query", e))?;
     Ok(cypher_query(source, name, ast, bound, declared, options))
 }
 

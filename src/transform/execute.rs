@@ -18,6 +18,7 @@ use crate::pattern::error::QueryError;
 use crate::pattern::ir::{BoundQuery, ErrorSlot, Expr};
 use crate::pattern::Params;
 use crate::session::Session;
+use crate::util::deadline::Deadline;
 
 /// The rule text errors are rendered against.
 #[derive(Debug, Clone, Copy)]
@@ -42,9 +43,11 @@ pub fn run_statement(
     index: usize,
     params: &Params,
     source: Source<'_>,
+    deadline: Option<&Deadline>,
 ) -> Result<(Delta, StatementReport)> {
     let plan = plan::plan(stmt, model, params).map_err(|e| source.error(e))?;
-    let rows = read_rows(model, &plan, params, source)?;
+    let at = || format!("statement {index} (line {})", stmt.span.line);
+    let rows = read_rows(model, &plan, params, source, deadline, &at)?;
     let mut run = Run {
         model,
         delta: Delta::new(),
@@ -59,9 +62,28 @@ pub fn run_statement(
             rels: vec![None; plan.local_rels],
         })
         .collect();
+    crate::util::memory::enter_stage(&CHANGES_STAGE);
+    let mut since_check = 0u32;
     for clause in &plan.clauses {
         let mut next = Vec::with_capacity(states.len());
         for state in states {
+            // The deadline and the memory limit, every 1,024 rows: the changes of a statement
+            // over millions of rows (a CREATE per pair of a cartesian product) grow with them.
+            since_check += 1;
+            if since_check >= 1024 {
+                since_check = 0;
+                if let Some(d) = deadline {
+                    d.check(|| format!("applying {}; the model is unchanged", at()))?;
+                }
+                if crate::util::memory::check(CHANGES_STAGE) {
+                    return Err(
+                        crate::util::memory::take_error().unwrap_or(Error::MemoryLimit {
+                            stage: CHANGES_STAGE.into(),
+                            limit: crate::util::memory::limit().unwrap_or(u64::MAX),
+                        }),
+                    );
+                }
+            }
             let mut expanded = vec![state];
             for planned in clause {
                 let mut out = Vec::with_capacity(expanded.len());
@@ -86,13 +108,19 @@ pub fn run_statement(
     Ok((run.delta, report))
 }
 
+/// The stage the memory-limit error names when a statement's changes pass it.
+const CHANGES_STAGE: &str = "the changes of a transform statement";
+
 /// The rows of the read part (one empty row without `MATCH`; none when it names a label or type
-/// the model lacks).
+/// the model lacks). A read the deadline stopped is [`Error::Timeout`]: a statement applied to
+/// part of its matches would change the model by half.
 fn read_rows(
     model: &Model,
     plan: &plan::StatementPlan,
     params: &Params,
     source: Source<'_>,
+    deadline: Option<&Deadline>,
+    at: &dyn Fn() -> String,
 ) -> Result<Vec<Vec<Val<'static>>>> {
     let Some(query) = &plan.read else {
         return Ok(vec![Vec::new()]);
@@ -104,7 +132,17 @@ fn read_rows(
     let mut bound =
         crate::pattern::binder::bind_lenient(query, model, params).map_err(|e| source.error(e))?;
     let watches = check_arithmetic(&mut bound, query);
-    let (output, _) = Session::host(model).run(&bound, &MatchOptions::default())?;
+    let options = MatchOptions {
+        timeout: deadline.map(Deadline::left),
+        ..MatchOptions::default()
+    };
+    let (output, _) = Session::host(model).run(&bound, &options)?;
+    if output.partial {
+        return Err(Error::Timeout {
+            stage: format!("matching {}; the model is unchanged", at()),
+            limit: deadline.map_or(std::time::Duration::ZERO, Deadline::limit),
+        });
+    }
     if let Some((message, span)) = watches
         .iter()
         .find_map(|(slot, span)| slot.error().map(|m| (m, *span)))

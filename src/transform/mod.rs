@@ -42,6 +42,7 @@ use crate::error::{Error, Result};
 use crate::model::Model;
 use crate::pattern::ast::Statement;
 use crate::pattern::Params;
+use crate::util::deadline::Deadline;
 use execute::Source;
 
 /// A parsed rule file.
@@ -86,6 +87,9 @@ pub struct ApplyOptions {
     pub max_iterations: usize,
     /// Query parameters (`$name`).
     pub params: Params,
+    /// One time limit for the whole run (every statement of every pass): once it passes the run
+    /// stops with [`Error::Timeout`] and nothing is returned (the model is unchanged).
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl Default for ApplyOptions {
@@ -94,6 +98,7 @@ impl Default for ApplyOptions {
             until_fixpoint: false,
             max_iterations: 100,
             params: Params::default(),
+            timeout: None,
         }
     }
 }
@@ -117,6 +122,7 @@ pub fn apply_tracked(
     rules: &Rules,
     options: &ApplyOptions,
 ) -> Result<(Option<Model>, ChangeReport, Touched)> {
+    let deadline = options.timeout.map(Deadline::after);
     let mut touched = Touched::new();
     let mut current: Option<Model> = None;
     let mut report = ChangeReport::default();
@@ -129,8 +135,18 @@ pub fn apply_tracked(
         let mut changed = false;
         for (i, stmt) in rules.statements.iter().enumerate() {
             let m = current.as_ref().unwrap_or(model);
-            let (delta, mut entry) =
-                execute::run_statement(m, stmt, i + 1, &options.params, rules.source())?;
+            let at = || format!("statement {} (line {})", i + 1, stmt.span.line);
+            if let Some(d) = &deadline {
+                d.check(|| format!("running {}; the model is unchanged", at()))?;
+            }
+            let (delta, mut entry) = execute::run_statement(
+                m,
+                stmt,
+                i + 1,
+                &options.params,
+                rules.source(),
+                deadline.as_ref(),
+            )?;
             entry.iteration = pass;
             if !delta.is_empty() {
                 let (next, created) = compact::compact_keyed(m, &delta).map_err(|e| {
@@ -141,6 +157,9 @@ pub fn apply_tracked(
                 })?;
                 touched.record(m, &delta, &created);
                 current = Some(next);
+                if let Some(d) = &deadline {
+                    d.check(|| format!("applying {}; the model is unchanged", at()))?;
+                }
             }
             changed |= !entry.counts.is_empty();
             report.statements.push(entry);

@@ -5,9 +5,15 @@
 //! allocation.
 //!
 //! Without the allocator installed nothing is counted and no limit ever trips.
+//!
+//! The limit is a heap count, polled: a stage can still ask the system for more than the process
+//! may have (one large vector doubling, a stage that does not poll, under `ulimit -v`). With
+//! [`exit_on_failed_allocation`] (the binary turns it on) a refused allocation ends the process
+//! with the memory-limit message naming the stage last entered ([`enter_stage`]) and exit status
+//! 1, instead of an abort (SIGABRT, status 134).
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Heap bytes in use (allocated through [`CountingAllocator`] and not freed).
@@ -19,6 +25,99 @@ static TRIPPED: AtomicBool = AtomicBool::new(false);
 /// The stage that first found the limit passed during the current run.
 static TRIPPED_STAGE: Mutex<Option<String>> = Mutex::new(None);
 
+/// The stage the process is in, for the message of a refused allocation (see [`enter_stage`]).
+static STAGE: AtomicPtr<&'static str> = AtomicPtr::new(std::ptr::null_mut());
+/// Set by [`exit_on_failed_allocation`].
+static EXIT_ON_FAILURE: AtomicBool = AtomicBool::new(false);
+
+/// Records the stage the process enters ("loading the model", "the search"), which a refused
+/// allocation names (see [`exit_on_failed_allocation`]). Pass a promoted constant:
+/// `enter_stage(&"the search")`.
+pub fn enter_stage(stage: &'static &'static str) {
+    STAGE.store(std::ptr::from_ref(stage).cast_mut(), Ordering::Relaxed);
+}
+
+/// The stage last entered ([`enter_stage`]), if any.
+pub fn current_stage() -> Option<&'static str> {
+    let p = STAGE.load(Ordering::Relaxed);
+    // SAFETY: only `enter_stage` stores here, from a `&'static &'static str`.
+    (!p.is_null()).then(|| unsafe { *p })
+}
+
+/// From now on an allocation the system refuses ends the process: the memory-limit error naming
+/// the current stage on stderr, exit status 1 (meant for binaries; a library caller keeps Rust's
+/// default, an abort). Only with [`CountingAllocator`] installed.
+pub fn exit_on_failed_allocation() {
+    EXIT_ON_FAILURE.store(true, Ordering::Relaxed);
+}
+
+/// A refused allocation of `size` bytes: returns when the process is not to exit (the caller
+/// then returns null), else writes the error and exits with status 1. Allocates nothing.
+#[cold]
+fn refused(size: usize) {
+    if !EXIT_ON_FAILURE.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut msg = Message::default();
+    msg.push("error: memory limit reached in ");
+    msg.push(current_stage().unwrap_or("the run"));
+    msg.push(": the system refused ");
+    msg.number(size as u64 >> 20);
+    msg.push(" MiB more with ");
+    msg.number(in_use() as u64 >> 20);
+    msg.push(" MiB in use (ulimit -v or -d, or physical memory); give the run more memory, ");
+    msg.push("narrow it, or lower --memory-limit so that it stops first\n");
+    crate::util::safe_write::remove_live_temps_at_exit();
+    #[cfg(unix)]
+    // SAFETY: write(2) of a buffer we own, then _exit: no allocation, no destructors, no locks.
+    unsafe {
+        libc::write(2, msg.buf.as_ptr().cast(), msg.len);
+        libc::_exit(1);
+    }
+}
+
+/// A message built without allocating.
+struct Message {
+    buf: [u8; 512],
+    len: usize,
+}
+
+impl Default for Message {
+    fn default() -> Self {
+        Message {
+            buf: [0; 512],
+            len: 0,
+        }
+    }
+}
+
+impl Message {
+    fn push(&mut self, s: &str) {
+        s.bytes().for_each(|b| self.byte(b));
+    }
+
+    fn byte(&mut self, b: u8) {
+        if let Some(slot) = self.buf.get_mut(self.len) {
+            *slot = b;
+            self.len += 1;
+        }
+    }
+
+    fn number(&mut self, mut n: u64) {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        digits[i..].iter().for_each(|&d| self.byte(d));
+    }
+}
+
 /// The system allocator, counting the bytes in use.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct CountingAllocator;
@@ -28,7 +127,9 @@ unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded with the caller's layout.
         let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
+        if p.is_null() {
+            refused(layout.size());
+        } else {
             IN_USE.fetch_add(layout.size(), Ordering::Relaxed);
         }
         p
@@ -37,7 +138,9 @@ unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded with the caller's layout.
         let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
+        if p.is_null() {
+            refused(layout.size());
+        } else {
             IN_USE.fetch_add(layout.size(), Ordering::Relaxed);
         }
         p
@@ -52,7 +155,9 @@ unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: `ptr` was allocated by `System` with `layout`; forwarded unchanged.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
+        if p.is_null() {
+            refused(new_size);
+        } else {
             if new_size >= layout.size() {
                 IN_USE.fetch_add(new_size - layout.size(), Ordering::Relaxed);
             } else {
@@ -170,17 +275,21 @@ pub fn take_error() -> Option<crate::Error> {
     })
 }
 
-/// The default limit: half of physical memory, or a third of the data-segment limit (`ulimit -d`)
-/// when that is lower (Linux; `None` elsewhere). The limit counts heap bytes requested; the
-/// process's resident memory is larger by the allocator's overhead (up to about 2.5× for
-/// millions of small rows), hence the margins.
+/// The default limit: half of physical memory, or a third of the data-segment limit
+/// (`ulimit -d`) or of the address-space limit (`ulimit -v`) when lower (Linux; `None`
+/// elsewhere). The limit counts heap bytes requested; the process's resident memory is larger by
+/// the allocator's overhead (up to about 2.5× for millions of small rows), and its address space
+/// also holds the mapped model, thread stacks and the allocator's reserved arenas, hence the
+/// margins.
 pub fn default_limit() -> Option<u64> {
-    let physical = physical_memory().map(|b| b / 2);
-    let data = data_rlimit().map(|b| b / 3);
-    match (physical, data) {
-        (Some(p), Some(d)) => Some(p.min(d)),
-        (p, d) => p.or(d),
-    }
+    [
+        physical_memory().map(|b| b / 2),
+        rlimit(Resource::Data).map(|b| b / 3),
+        rlimit(Resource::AddressSpace).map(|b| b / 3),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
 }
 
 /// Physical memory in bytes (Linux: `MemTotal` of `/proc/meminfo`).
@@ -192,20 +301,33 @@ fn physical_memory() -> Option<u64> {
         .map(|kib| kib * 1024)
 }
 
-/// The soft data-segment limit in bytes, when finite.
+/// A process limit the default memory limit respects.
+#[derive(Debug, Clone, Copy)]
+enum Resource {
+    /// `RLIMIT_DATA` (`ulimit -d`).
+    Data,
+    /// `RLIMIT_AS` (`ulimit -v`).
+    AddressSpace,
+}
+
+/// The soft limit `resource` in bytes, when finite.
 #[cfg(unix)]
-fn data_rlimit() -> Option<u64> {
+fn rlimit(resource: Resource) -> Option<u64> {
     let mut r = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
     };
+    let which = match resource {
+        Resource::Data => libc::RLIMIT_DATA,
+        Resource::AddressSpace => libc::RLIMIT_AS,
+    };
     // SAFETY: getrlimit writes into the struct we pass.
-    let ok = unsafe { libc::getrlimit(libc::RLIMIT_DATA, &mut r) } == 0;
+    let ok = unsafe { libc::getrlimit(which, &mut r) } == 0;
     (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur)
 }
 
 #[cfg(not(unix))]
-fn data_rlimit() -> Option<u64> {
+fn rlimit(_: Resource) -> Option<u64> {
     None
 }
 

@@ -454,6 +454,17 @@ pub fn live_temp_files() -> Vec<PathBuf> {
     live().clone()
 }
 
+/// Removes the temporary files of unfinished writes, for a process about to end at once (a
+/// refused allocation, see [`crate::util::memory::exit_on_failed_allocation`]); skipped when
+/// another thread holds the list. Allocates nothing for paths of a few hundred bytes.
+pub fn remove_live_temps_at_exit() {
+    if let Ok(guard) = LIVE.try_lock() {
+        for p in guard.iter() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
 /// Installs (once per process) a handler for SIGINT, SIGTERM and SIGHUP that removes the
 /// temporary files of unfinished writes and exits with `128 + signal` (130, 143, 129). Meant for
 /// binaries: a library does not take over signals by itself. A no-op where signals do not exist.

@@ -11,6 +11,7 @@ mod cli_output;
 mod cli_reports;
 mod cypher_clauses;
 mod cypher_values;
+mod deadline;
 mod device_attributes;
 mod device_factorised;
 mod device_predicates;

@@ -1,7 +1,8 @@
 //! Memory is bounded by the query, not by the result: a query with ≥ 10⁷ result rows runs under
 //! a data-segment limit far below what holding its rows would take, in every output format, with
 //! and without `ORDER BY … LIMIT`, on the host and on the OpenCL device (skipped without a
-//! platform).
+//! platform). State that does grow with the data ends in a clean error naming the stage, also
+//! under an address-space limit (`ulimit -v`).
 
 use crate::common;
 
@@ -296,5 +297,152 @@ fn an_aggregate_is_never_printed_before_a_memory_error() {
                 "{name} {output:?}: {err}"
             );
         }
+    }
+}
+
+/// Runs gemp under `ulimit -v 4000000` (an address space of about 3.8 GiB) with `args`;
+/// returns the exit status and stderr.
+fn run_under_ulimit_v(args: &[&str]) -> (std::process::ExitStatus, String) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 4000000 && exec \"$0\" \"$@\" > /dev/null")
+        .arg(env!("CARGO_BIN_EXE_gemp"))
+        .args(args)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("running gemp under ulimit -v");
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Asserts a clean memory-limit error naming `stage`: exit status 1, not a signal (SIGABRT).
+fn assert_clean_memory_error(case: &str, status: std::process::ExitStatus, err: &str, stage: &str) {
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), None, "{case}: killed by a signal: {err}");
+    assert_eq!(status.code(), Some(1), "{case}: {err}");
+    assert!(err.contains("memory limit"), "{case}: {err}");
+    assert!(
+        err.contains(stage),
+        "{case}: the stage `{stage}` is not named: {err}"
+    );
+}
+
+/// Issue 31, item 10: under `ulimit -v 4000000` nothing aborts. The default memory limit is a
+/// third of the address-space limit (it ignored `RLIMIT_AS`), the row-by-row executor, the
+/// result stages, a transform's changes and the loaders charge the account, and an allocation
+/// the system refuses anyway is the memory-limit error naming the stage: each case ends with
+/// exit status 1 and a message naming its stage.
+#[test]
+fn nothing_aborts_under_an_address_space_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = sample_snapshot(dir.path());
+    let snap = snap.to_str().unwrap();
+    let queries = [
+        (
+            "ORDER BY over 16 M rows",
+            "MATCH (a:Person), (b:Person) RETURN a.primaryName AS x, b.primaryName AS y \
+             ORDER BY x, y",
+            "the rows held for ORDER BY",
+        ),
+        (
+            "collect over an UNWIND cross product",
+            "UNWIND range(1, 100000) AS x UNWIND range(1, 100000) AS y RETURN collect(x) AS c",
+            "memory limit of",
+        ),
+        (
+            "OPTIONAL MATCH over a cartesian product",
+            "MATCH (a:Person), (b:Person) OPTIONAL MATCH (a)-->(t:Title) \
+             RETURN a.primaryName AS x, b.primaryName AS y, t.primaryTitle AS z",
+            "memory limit of",
+        ),
+        (
+            "*1..32",
+            "MATCH (a)-[*1..32]-(b) RETURN count(*) AS n",
+            "the search",
+        ),
+    ];
+    for (case, query, stage) in queries {
+        let (status, err) = run_under_ulimit_v(&[
+            "-q", "match", "--model", snap, "--format", "csv", "-c", query,
+        ]);
+        assert_clean_memory_error(case, status, &err, stage);
+    }
+
+    // CREATE from a cartesian product: the transform stops, nothing is written.
+    let rules = dir.path().join("create.cypher");
+    std::fs::write(
+        &rules,
+        "MATCH (a:Person), (b:Person) CREATE (a)-[:KNOWS]->(b)",
+    )
+    .unwrap();
+    let out = dir.path().join("created.gemp");
+    let (status, err) = run_under_ulimit_v(&[
+        "-q",
+        "transform",
+        "--model",
+        snap,
+        rules.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_clean_memory_error(
+        "CREATE from a cartesian product",
+        status,
+        &err,
+        "memory limit of",
+    );
+    assert!(
+        !out.exists(),
+        "a transform stopped by memory wrote its output"
+    );
+
+    // A JSON graph of 10⁷ nodes with the same id, and a gzip bomb (4 GiB of blanks in 4 MB).
+    use std::io::Write;
+    let dups = dir.path().join("dups.json.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&dups).unwrap(),
+        flate2::Compression::fast(),
+    );
+    gz.write_all(b"{\"nodes\": [").unwrap();
+    let node = b"{\"id\": \"n1\", \"labels\": [\"A\"]},";
+    let block: Vec<u8> = node
+        .iter()
+        .copied()
+        .cycle()
+        .take(node.len() * 100_000)
+        .collect();
+    for _ in 0..100 {
+        gz.write_all(&block).unwrap();
+    }
+    gz.write_all(b"{\"id\": \"n1\", \"labels\": [\"A\"]}], \"edges\": []}")
+        .unwrap();
+    gz.finish().unwrap();
+    let bomb = dir.path().join("bomb.json.gz");
+    let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    member.write_all(&vec![b' '; 64 << 20]).unwrap();
+    let member = member.finish().unwrap();
+    let mut head = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    head.write_all(b"{\"nodes\": [").unwrap();
+    let mut file = head.finish().unwrap();
+    for _ in 0..64 {
+        file.extend_from_slice(&member);
+    }
+    std::fs::write(&bomb, file).unwrap();
+    for (case, input) in [("10^7 duplicate ids", &dups), ("a gzip bomb", &bomb)] {
+        let out = dir.path().join("loaded.gemp");
+        let (status, err) = run_under_ulimit_v(&[
+            "-q",
+            "load",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_clean_memory_error(case, status, &err, "loading the model");
+        assert!(
+            !out.exists(),
+            "{case}: a load stopped by memory wrote its output"
+        );
     }
 }

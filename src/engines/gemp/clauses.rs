@@ -52,6 +52,7 @@ pub fn execute<'m>(
         return union(model, query, clauses, options);
     }
     let control = Control::new(options.timeout.map(|d| Instant::now() + d));
+    crate::util::memory::enter_stage(&READING_STAGE);
     let start = Instant::now();
     let oracle = RowOracle {
         model,

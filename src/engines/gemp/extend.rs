@@ -4,8 +4,10 @@
 //! here too.
 //!
 //! The search binds nodes first — along a single relationship from a bound node (distinct
-//! neighbours), along a variable-length relationship from a bound end, or by scanning — then the
-//! relationships between bound nodes, then tests the conjuncts. Semantics, as
+//! neighbours), along a variable-length relationship from a bound end, by its id when a conjunct
+//! `id(n) = e` gives it from what earlier steps bound (`UNWIND … AS x MATCH (t) WHERE id(t) = x`
+//! looks one node up per row), or by scanning — then the relationships between bound nodes, then
+//! tests the conjuncts. Semantics, as
 //! `docs/query-language.md` ("Matching semantics") states them:
 //!
 //! - node-isomorphism: a new node differs from every node of the row (earlier steps' included)
@@ -27,7 +29,44 @@ use crate::exec::eval::{Env, ExistsOracle, Val};
 use crate::exec::exists::{edge_exists, edges_between, sub_pattern_exists};
 use crate::exec::Control;
 use crate::model::{Model, ANY_TYPE};
-use crate::pattern::ir::{MatchStep, NodeSlot, Pattern, RelSlot, SubPattern, VarLength, NULL_ID};
+use crate::pattern::ir::{
+    CmpOp, Expr, MatchStep, NodeSlot, Pattern, RelSlot, SubPattern, VarLength, NULL_ID,
+};
+
+/// The conjuncts of `step` that give a new node's id from what earlier steps bound: `id(n) = e`
+/// (either way round) where `e` reads no node or relationship of this step, no column its
+/// variable-length relationships fill, and no sub-pattern.
+fn id_keys<'a>(step: &'a MatchStep, vars: &[&VarLength]) -> Vec<(NodeSlot, &'a Expr)> {
+    let outer = |e: &Expr| {
+        let mut ok = true;
+        e.walk(&mut |x| match x {
+            Expr::Node(n) if step.new_nodes.contains(n) => ok = false,
+            Expr::Rel(r) if step.rels.contains(r) => ok = false,
+            Expr::Column(c) if vars.iter().any(|v| v.column == Some(*c)) => ok = false,
+            Expr::Exists(_) | Expr::Aggregate { .. } => ok = false,
+            _ => {}
+        });
+        ok
+    };
+    let new_node = |e: &Expr| match e {
+        Expr::Id(base) => match **base {
+            Expr::Node(n) if step.new_nodes.contains(&n) => Some(n),
+            _ => None,
+        },
+        _ => None,
+    };
+    step.filter
+        .iter()
+        .filter_map(|c| match c {
+            Expr::Compare(CmpOp::Eq, a, b) => match (new_node(a), new_node(b)) {
+                (Some(n), _) if outer(b) => Some((n, &**b)),
+                (_, Some(n)) if outer(a) => Some((n, &**a)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
 
 /// A row before the first projection: node and relationship bindings by slot ([`NULL_ID`] for
 /// unbound or null) and values by column.
@@ -73,6 +112,9 @@ pub struct StepSearch<'a> {
     vars: Vec<&'a VarLength>,
     /// The deadline and stop flag the search looks at, if any.
     control: Option<&'a Control>,
+    /// Per new node with a conjunct `id(node) = e`, `e` reading only what earlier steps bound:
+    /// the node is looked up by that id instead of scanned.
+    id_keys: Vec<(NodeSlot, &'a Expr)>,
 }
 
 /// Search steps between two looks at the [`Control`] (each look reads the clock).
@@ -112,6 +154,7 @@ impl<'a> StepSearch<'a> {
             .copied()
             .filter(|r| !vars.iter().any(|v| v.rel == *r))
             .collect();
+        let id_keys = id_keys(step, &vars);
         StepSearch {
             model,
             pattern,
@@ -121,6 +164,7 @@ impl<'a> StepSearch<'a> {
             singles,
             vars,
             control: None,
+            id_keys,
         }
     }
 
@@ -242,6 +286,36 @@ impl<'a> StepSearch<'a> {
         });
         if let Some((vi, forward)) = var {
             self.walk_from(st, vi, forward, out);
+            return;
+        }
+        // A new node not joined to a bound one, whose id a conjunct gives: look it up.
+        let keyed = self
+            .id_keys
+            .iter()
+            .find(|(s, _)| !Self::bound(st, *s))
+            .copied();
+        if let Some((slot, key)) = keyed {
+            let id = Env {
+                model: self.model,
+                nodes: &st.row.nodes,
+                rels: &st.row.rels,
+                row: &st.row.values,
+                exists: Some(self.oracle),
+            }
+            .eval(key);
+            // `id(n) = x` holds only for an integer (or an integral float) naming a node.
+            let v = match id {
+                Val::Int(i) => u32::try_from(i).ok(),
+                Val::Float(f) if f.fract() == 0.0 && (0.0..4.3e9).contains(&f) => Some(f as u32),
+                _ => None,
+            };
+            if let Some(v) = v.filter(|&v| (v as usize) < self.model.node_count()) {
+                if self.go_on(st) && self.node_ok(st, slot, v) {
+                    st.row.nodes[slot] = v;
+                    self.bind_nodes(st, out);
+                    st.row.nodes[slot] = NULL_ID;
+                }
+            }
             return;
         }
         // A new node not joined to a bound one: scan.

@@ -150,8 +150,10 @@ pub fn device_predicate(e: &Expr) -> Option<StrPred> {
         }
         Expr::In(a, list) => {
             let (slot, key) = node_property(a)?;
-            let Expr::List(items) = &**list else {
-                return None;
+            let items = match &**list {
+                Expr::List(items) => items,
+                Expr::LiteralSet(set) => set.items(),
+                _ => return None,
             };
             let lits = items
                 .iter()

@@ -434,8 +434,10 @@ impl Program {
                 }
             }
             Expr::In(a, list) => {
-                let Expr::List(items) = &**list else {
-                    return Err(Unsupported);
+                let items = match &**list {
+                    Expr::List(items) => items,
+                    Expr::LiteralSet(set) => set.items(),
+                    _ => return Err(Unsupported),
                 };
                 self.expr(ctx, a)?;
                 for it in items {
@@ -452,6 +454,7 @@ impl Program {
             | Expr::Str(..)
             | Expr::Regex(..)
             | Expr::List(_)
+            | Expr::LiteralSet(_)
             | Expr::Case(_)
             | Expr::ListFn(..)
             | Expr::Aggregate { .. } => Err(Unsupported),
