@@ -181,7 +181,7 @@ fn imdb() -> (Model, Vec<(String, BoundQuery)>) {
     generate_imdb(&config, &dir).expect("generate");
     let (m, _) = gemp::io::load(&[dir], Format::ImdbTsv, &LoadOptions::default()).expect("load");
     let mut params = Params::new();
-    params.insert("year".into(), Value::Int(2000));
+    params.insert("year".into(), Value::Int(2000).into());
     let qdir = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/queries");
     let mut names: Vec<String> = std::fs::read_dir(&qdir)
         .unwrap()

@@ -45,7 +45,7 @@ fn bench(c: &mut Criterion) {
     let m = model();
     eprintln!("model: {} nodes, {} edges", m.node_count(), m.edge_count());
     let mut params = Params::new();
-    params.insert("year".into(), Value::Int(2000));
+    params.insert("year".into(), Value::Int(2000).into());
     let queries = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/queries");
     let single = rayon::ThreadPoolBuilder::new()
         .num_threads(1)

@@ -6,8 +6,10 @@
 //!
 //! Loads the sample, prepares a query once and runs it with two parameter values (the query is
 //! parsed once and bound again for each), then runs a query file with its `// gemp: semantics=…`
-//! line exactly as `gemp match` would. The graph keeps one session between the queries.
+//! line exactly as `gemp match` would, then streams the rows of a query with a list
+//! parameter, stopping after three. The graph keeps one session between the queries.
 
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use gemp::api::{Graph, RunOptions};
@@ -42,6 +44,37 @@ fn main() -> gemp::Result<()> {
     for row in matches.rows().take(3) {
         let text: Vec<String> = row.items().iter().map(|i| format!("{i:?}")).collect();
         println!("  {}", text.join(" | "));
+    }
+
+    // A list parameter, rows streamed as the search finds them; stopping ends the search.
+    let options = RunOptions::host().param("names", vec!["Anna Taylor", "Anna Prescott"]);
+    let people = graph.query_with(
+        "MATCH (p:Person)-[r]->(t:Title) WHERE p.primaryName IN $names \
+         RETURN p.primaryName AS name, type(r) AS role, t.primaryTitle AS title",
+        &options,
+    )?;
+    let mut shown = 0;
+    graph.for_each_row(&people, &options, |row| {
+        let name = row.value("name").unwrap_or(Value::Null);
+        let title = row.value("title").unwrap_or(Value::Null);
+        println!("  {} in {}", name.as_ref(), title.as_ref());
+        shown += 1;
+        if shown == 3 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+
+    // Errors say what kind they are and, for queries and input data, where.
+    let err = graph.query("MATCH (p:Person)\nRETURN p.nope").unwrap_err();
+    if let Some(at) = err.position() {
+        println!(
+            "{} error at line {}, column {}",
+            err.kind(),
+            at.line,
+            at.column
+        );
     }
     Ok(())
 }

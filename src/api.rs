@@ -42,6 +42,7 @@ use crate::io::{Format, LoadOptions, LoadReport};
 use crate::model::{Model, Value, ValueRef};
 use crate::pattern::binder::Params;
 use crate::pattern::ir::BoundQuery;
+pub use crate::pattern::ParamValue;
 use crate::session::{Backend, TaskReport};
 use crate::session::{EngineKind, PrepareOptions, PreparedQuery, Session, SessionOptions};
 use crate::transform::{ApplyOptions, ChangeReport, Rules};
@@ -49,12 +50,14 @@ use crate::transform::{ApplyOptions, ChangeReport, Rules};
 pub mod embedding;
 mod kept_session;
 mod live;
+pub mod stream;
 mod transaction;
 
 pub use crate::exec::control::CancelFlag;
 pub use embedding::QueryError;
 use kept_session::{SessionKey, SessionSlot};
 pub use live::{LiveQuery, MatchDiff};
+pub use stream::StreamEnd;
 pub use transaction::Transaction;
 
 /// A loaded model, ready for queries.
@@ -480,14 +483,16 @@ impl RunOptions {
         self
     }
 
-    /// Sets parameter `$name`.
-    pub fn param(mut self, name: &str, value: Value) -> Self {
-        self.params.insert(name.to_owned(), value);
+    /// Sets parameter `$name`: a [`Value`], a Rust scalar (`42i64`, `"Ann"`), a list
+    /// (`vec!["Ann", "Bob"]`, used as `x IN $name` or `UNWIND $name AS x`) or a map
+    /// ([`ParamValue::map`], read as `$name.key`).
+    pub fn param(mut self, name: &str, value: impl Into<ParamValue>) -> Self {
+        self.params.insert(name.to_owned(), value.into());
         self
     }
 
-    /// Sets parameter `$name` from text as `gemp match --param` reads it (JSON scalars are
-    /// typed: `42`, `1.5`, `true`, `"x"`; anything else is a string).
+    /// Sets parameter `$name` from text as `gemp match --param` reads it (JSON is typed: `42`,
+    /// `1.5`, `true`, `"x"`, `["a", "b"]`, `{"k": 1}`; anything else is a string).
     pub fn param_text(self, name: &str, text: &str) -> Self {
         let value = crate::pattern::binder::parse_param_value(text);
         self.param(name, value)

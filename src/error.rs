@@ -164,14 +164,18 @@ impl std::fmt::Display for CypherClass {
     }
 }
 
-/// The text of an [`Error::Query`] (the report shown to users) and its openCypher class, when
-/// gemp knows it. Reads as the text (`Deref<Target = str>`, `Display`).
+/// The text of an [`Error::Query`] (the report shown to users), its openCypher class when gemp
+/// knows it, and where in the query it is when known. Reads as the text (`Deref<Target = str>`,
+/// `Display`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueryMessage {
     /// The message (for parse and binding errors, the rendered report with the source line).
     pub text: String,
     /// The openCypher class; `None` for refusals of unsupported constructs and engine limits.
     pub class: Option<CypherClass>,
+    /// Where in the query (its file when read from one; 1-based line and column, the column
+    /// counting characters); `None` when unknown (most errors found while a query runs).
+    pub location: Option<Location>,
 }
 
 impl QueryMessage {
@@ -180,7 +184,72 @@ impl QueryMessage {
         QueryMessage {
             text: text.into(),
             class,
+            location: None,
         }
+    }
+
+    /// The same message at `location`.
+    pub fn at(mut self, location: Option<Location>) -> Self {
+        self.location = location;
+        self
+    }
+}
+
+/// What kind of thing went wrong ([`Error::kind`]): one value per [`Error`] variant, for callers
+/// that branch on it (an embedding's exception classes, exit codes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// An I/O error on a named file ([`Error::Io`]).
+    Io,
+    /// Malformed input data at a location ([`Error::Parse`]).
+    Parse,
+    /// An input file that cannot be used at all ([`Error::BadFile`]).
+    File,
+    /// A truncated, corrupted or other-version snapshot ([`Error::Snapshot`]).
+    Snapshot,
+    /// A graph beyond the model's invariants or limits ([`Error::Model`]).
+    Model,
+    /// A query that does not parse, does not fit the model, or fails while running
+    /// ([`Error::Query`]).
+    Query,
+    /// A query beyond the OpenCL matcher's limits ([`Error::DeviceLimit`]).
+    DeviceLimit,
+    /// An OpenCL failure ([`Error::OpenCl`]).
+    Device,
+    /// A write refused to protect its target ([`Error::Refused`]).
+    Refused,
+    /// The memory limit was reached ([`Error::MemoryLimit`]).
+    Memory,
+    /// A caller's argument out of range or inconsistent ([`Error::InvalidArgument`]).
+    InvalidArgument,
+    /// The time limit ran out before there was a result ([`Error::Timeout`]).
+    Timeout,
+}
+
+impl ErrorKind {
+    /// A short lowercase name (`io`, `parse`, `query`, …), as the Python package spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Io => "io",
+            ErrorKind::Parse => "parse",
+            ErrorKind::File => "file",
+            ErrorKind::Snapshot => "snapshot",
+            ErrorKind::Model => "model",
+            ErrorKind::Query => "query",
+            ErrorKind::DeviceLimit => "device_limit",
+            ErrorKind::Device => "device",
+            ErrorKind::Refused => "refused",
+            ErrorKind::Memory => "memory",
+            ErrorKind::InvalidArgument => "invalid_argument",
+            ErrorKind::Timeout => "timeout",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -200,7 +269,11 @@ impl std::ops::Deref for QueryMessage {
 impl From<String> for QueryMessage {
     /// An unclassified message.
     fn from(text: String) -> Self {
-        QueryMessage { text, class: None }
+        QueryMessage {
+            text,
+            class: None,
+            location: None,
+        }
     }
 }
 
@@ -210,11 +283,53 @@ impl From<&str> for QueryMessage {
         QueryMessage {
             text: text.to_string(),
             class: None,
+            location: None,
         }
     }
 }
 
 impl Error {
+    /// What kind of error this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Io { .. } => ErrorKind::Io,
+            Error::Parse { .. } => ErrorKind::Parse,
+            Error::BadFile { .. } => ErrorKind::File,
+            Error::Snapshot { .. } => ErrorKind::Snapshot,
+            Error::Model(_) => ErrorKind::Model,
+            Error::Query(_) => ErrorKind::Query,
+            Error::DeviceLimit(_) => ErrorKind::DeviceLimit,
+            Error::OpenCl(_) => ErrorKind::Device,
+            Error::Refused { .. } => ErrorKind::Refused,
+            Error::MemoryLimit { .. } => ErrorKind::Memory,
+            Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
+            Error::Timeout { .. } => ErrorKind::Timeout,
+        }
+    }
+
+    /// Where the error is, when it knows: the file (when the input came from one), 1-based line
+    /// and column (column 0: unknown) — for malformed input data ([`Error::Parse`]) and query
+    /// errors found while parsing or binding ([`Error::Query`]).
+    pub fn position(&self) -> Option<&Location> {
+        match self {
+            Error::Parse { location, .. } => Some(location),
+            Error::Query(m) => m.location.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The file the error concerns, when it names one (the input of a parse or query error,
+    /// the path of a file error).
+    pub fn file(&self) -> Option<&std::path::Path> {
+        match self {
+            Error::Io { path, .. }
+            | Error::BadFile { path, .. }
+            | Error::Snapshot { path, .. }
+            | Error::Refused { path, .. } => Some(path),
+            _ => self.position().and_then(|l| l.file.as_deref()),
+        }
+    }
+
     /// The openCypher class of a query error (`SyntaxError`, `TypeError`, …), when gemp knows
     /// it; `None` for every other error and for refusals of unsupported constructs.
     pub fn cypher_class(&self) -> Option<CypherClass> {

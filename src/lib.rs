@@ -22,4 +22,4 @@ pub mod transform;
 pub mod trust;
 pub mod util;
 
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Location, Result};

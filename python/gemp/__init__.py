@@ -67,8 +67,8 @@ __version__: str = _gemp.__version__
 OPENCL: bool = _gemp.OPENCL
 
 PathLike = Union[str, "_os.PathLike[str]"]
-#: A query parameter value: gemp takes scalars only (no lists or maps yet).
-ParamValue = Union[None, bool, int, float, str]
+#: A query parameter value: a scalar, or a list / tuple / dict (string keys) of them.
+ParamValue = Union[None, bool, int, float, str, Sequence[Any], Mapping[str, Any]]
 
 __all__ = [
     "open",
@@ -336,8 +336,9 @@ class Graph:
         """Runs a query and returns its :class:`Result`.
 
         - ``params``: values of ``$name`` parameters: ``None``, ``bool``, ``int`` (64-bit),
-          ``float``, ``str``. gemp has no list or map values yet: a list, tuple, set or dict
-          raises :class:`ParameterError` (a ``TypeError``) instead of being converted.
+          ``float``, ``str``; a list or tuple of them (``x IN $p``, ``UNWIND $p AS x``); a dict
+          with string keys (read by key: ``$p.key``). A set, bytes or another type raises
+          :class:`ParameterError` (a ``TypeError``) instead of being converted.
         - ``semantics``: ``"isomorphism"`` (node-injective, the default), ``"homomorphism"``
           or ``"cypher"`` (Neo4j's relationship isomorphism); ``None`` takes the query's
           ``// gemp: semantics=…`` line, else the default.

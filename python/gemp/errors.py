@@ -11,7 +11,12 @@ from typing import Any, Optional
 
 
 class Error(Exception):
-    """Base class of every gemp error. ``str(e)`` is the full message."""
+    """Base class of every gemp error. ``str(e)`` is the full message; ``kind`` names what went
+    wrong as the Rust library's ``ErrorKind`` does (``"io"``, ``"parse"``, ``"file"``,
+    ``"snapshot"``, ``"model"``, ``"query"``, ``"device"``, ``"memory"``, ``"invalid_argument"``,
+    …) — except on :class:`QueryError`, whose ``kind`` is finer (see there)."""
+
+    kind: Optional[str] = None
 
     def __init__(self, text: str, **attributes: Any) -> None:
         super().__init__(text)
@@ -26,6 +31,7 @@ class QueryError(Error):
     under the offending text. Attributes:
 
     - ``message``: what is wrong, one sentence;
+    - ``file``: the query or rule file the position is in, or ``None`` (query text);
     - ``line``, ``column``: 1-based position in the query text (``column`` counts characters),
       or ``None`` when the error has no position (an error found while the query runs);
     - ``kind``: ``"syntax"``, ``"unsupported"`` or ``"semantic"`` (``None`` without position);
@@ -33,6 +39,7 @@ class QueryError(Error):
     """
 
     message: str = ""
+    file: Optional[str] = None
     line: Optional[int] = None
     column: Optional[int] = None
     kind: Optional[str] = None
@@ -69,7 +76,8 @@ class InvalidArgumentError(Error, ValueError):
 
 
 class ParameterError(Error, TypeError):
-    """A query parameter of a type gemp does not take (gemp has no list or map values yet)."""
+    """A query parameter of a type gemp does not take (a set, bytes, an integer beyond 64 bits, a
+    dict with keys that are not strings, …)."""
 
 
 class PartialResultWarning(UserWarning):

@@ -29,15 +29,28 @@ fn obj<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyObject {
 pub fn to_py(py: Python<'_>, e: gemp::Error) -> PyErr {
     use gemp::Error as E;
     let text = e.to_string();
+    let kind = obj(py, e.kind().name());
     match e {
         E::Query(report) => {
-            let (message, position) = read_report(&report);
+            let (message, read) = read_report(&report);
+            // The library's position when it kept one, else what the report shows.
+            let position = report
+                .location
+                .as_ref()
+                .map(|l| (l.line, l.column))
+                .or(read);
+            let file = report
+                .location
+                .as_ref()
+                .and_then(|l| l.file.as_ref())
+                .map(|f| f.display().to_string());
             raise(
                 py,
                 "QueryError",
                 &text,
                 &[
                     ("message", obj(py, message)),
+                    ("file", obj(py, file)),
                     ("line", obj(py, position.map(|p| p.0))),
                     ("column", obj(py, position.map(|p| p.1))),
                 ],
@@ -58,6 +71,7 @@ pub fn to_py(py: Python<'_>, e: gemp::Error) -> PyErr {
                     obj(py, (location.column > 0).then_some(location.column)),
                 ),
                 ("message", obj(py, message)),
+                ("kind", kind),
             ],
         ),
         E::Io { path, .. }
@@ -67,12 +81,15 @@ pub fn to_py(py: Python<'_>, e: gemp::Error) -> PyErr {
             py,
             "FileError",
             &text,
-            &[("path", obj(py, path.display().to_string()))],
+            &[
+                ("path", obj(py, path.display().to_string())),
+                ("kind", kind),
+            ],
         ),
-        E::OpenCl(_) | E::DeviceLimit(_) => raise(py, "DeviceError", &text, &[]),
-        E::MemoryLimit { .. } => raise(py, "MemoryLimitError", &text, &[]),
-        E::InvalidArgument(_) => raise(py, "InvalidArgumentError", &text, &[]),
-        _ => raise(py, "Error", &text, &[]),
+        E::OpenCl(_) | E::DeviceLimit(_) => raise(py, "DeviceError", &text, &[("kind", kind)]),
+        E::MemoryLimit { .. } => raise(py, "MemoryLimitError", &text, &[("kind", kind)]),
+        E::InvalidArgument(_) => raise(py, "InvalidArgumentError", &text, &[("kind", kind)]),
+        _ => raise(py, "Error", &text, &[("kind", kind)]),
     }
 }
 

@@ -49,6 +49,7 @@ def test_load_errors(tmp_path: Path) -> None:
     with pytest.raises(gemp.FileError) as e:
         gemp.load(tmp_path / "missing.tsv")
     assert isinstance(e.value, OSError) and "missing.tsv" in str(e.value)
+    assert e.value.kind == "io"
     with pytest.raises(gemp.InvalidArgumentError):
         gemp.load(SAMPLE, format="parquet")
     bad = tmp_path / "g.json"
@@ -60,6 +61,7 @@ def test_load_errors(tmp_path: Path) -> None:
     with pytest.raises(gemp.ParseError) as e:
         gemp.load(bad, strict=True)
     assert e.value.line == 2 and e.value.file and e.value.file.endswith("g.json")
+    assert e.value.kind == "parse"
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(gemp.InvalidArgumentError, match="cannot tell the format"):

@@ -428,11 +428,7 @@ impl Shell {
                     eprintln!("no parameters (:param name=value sets one)");
                 }
                 for name in names {
-                    let value = &self.options.params[name];
-                    match value {
-                        gemp::model::Value::Str(s) => eprintln!("${name} = {s:?}"),
-                        v => eprintln!("${name} = {v}"),
-                    }
+                    eprintln!("${name} = {}", self.options.params[name]);
                 }
             }
         }

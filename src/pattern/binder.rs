@@ -25,27 +25,29 @@ use super::ir::{
 use crate::model::{Model, PropType, Value};
 
 /// Query parameters (`$name`), from the command line or an embedding program.
-pub type Params = HashMap<String, Value>;
+pub type Params = HashMap<String, ParamValue>;
+
+pub use super::params::ParamValue;
 
 /// Parses a `--param name=value` value leniently, as [`parse_param`] does, except that what
-/// `parse_param` refuses (a list, a map, a number out of range) becomes the string `text`, with
+/// `parse_param` refuses (a number out of range) becomes the string `text`, with
 /// a warning logged (`log::warn!`) saying so. Type-changing parses are warned about either way.
-pub fn parse_param_value(text: &str) -> Value {
+pub fn parse_param_value(text: &str) -> ParamValue {
     parse_param("", text).unwrap_or_else(|e| {
         log::warn!("{e}; it is passed as the string {text:?}");
-        Value::Str(text.to_owned())
+        ParamValue::Scalar(Value::Str(text.to_owned()))
     })
 }
 
 /// Parses the value of `--param name=value`: a JSON scalar is typed (`42`, `1.5`, `true`, `null`,
 /// `"x"`); other text is a string (`Jack`). Nothing changes type silently:
-/// - a JSON list or map is refused (parameters are scalars; write the list in the query, e.g.
-///   `IN [2000, 2001]`): it was the string `[2000,2001]`, so `IN $p` matched nothing;
+/// - a JSON list or map is a list or map parameter (`["Ann", "Bob"]`, `{"k": 1}`), its numbers
+///   typed as above (an element out of range is refused);
 /// - a JSON number out of range is refused (an integer beyond 64 bits, a float beyond `f64`):
 ///   it was a string or a rounded float;
 /// - text that reads as a number but is not JSON (`007`, `+5`, `.5`, `NaN`) is the string, with a
 ///   warning (`log::warn!`) naming the number it is not.
-pub fn parse_param(name: &str, text: &str) -> Result<Value, String> {
+pub fn parse_param(name: &str, text: &str) -> Result<ParamValue, String> {
     let shown = if name.is_empty() {
         format!("parameter value `{text}`")
     } else {
@@ -69,29 +71,10 @@ pub fn parse_param(name: &str, text: &str) -> Result<Value, String> {
             .is_match(t)
     };
     match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(serde_json::Value::Null) => Ok(Value::Null),
-        Ok(serde_json::Value::Bool(b)) => Ok(Value::Bool(b)),
-        Ok(serde_json::Value::Number(n)) => {
-            if let Some(i) = n.as_i64() {
-                return Ok(Value::Int(i));
-            }
-            let integer = !trimmed.contains(['.', 'e', 'E']);
-            match n.as_f64() {
-                Some(f) if !integer && f.is_finite() => Ok(Value::Float(f)),
-                _ if integer => Err(quote(&format!(
-                    "{shown}: the integer is out of range ({} to {}); write it with a decimal point \
-                     (`{trimmed}.0`) for a float",
-                    i64::MIN,
-                    i64::MAX
-                ))),
-                _ => Err(quote(&format!("{shown}: the number is out of the float range"))),
-            }
+        Ok(v @ (serde_json::Value::Array(_) | serde_json::Value::Object(_))) => {
+            json_param(&v).map_err(|e| quote(&format!("{shown}: {e}")))
         }
-        Ok(serde_json::Value::String(s)) => Ok(Value::Str(s)),
-        Ok(serde_json::Value::Array(_)) | Ok(serde_json::Value::Object(_)) => Err(quote(&format!(
-            "{shown}: list and map parameters are not supported (a parameter is one number, \
-             string, boolean or null); write the list in the query, e.g. `IN [2000, 2001]`"
-        ))),
+        Ok(v) => parse_scalar(v, text, &shown, &quote).map(ParamValue::Scalar),
         Err(_) if json_number(trimmed) => Err(quote(&format!(
             "{shown}: the number is out of the float range"
         ))),
@@ -112,8 +95,72 @@ pub fn parse_param(name: &str, text: &str) -> Result<Value, String> {
                      JSON to pass the string without this warning)"
                 );
             }
-            Ok(Value::Str(text.to_owned()))
+            Ok(ParamValue::Scalar(Value::Str(text.to_owned())))
         }
+    }
+}
+
+/// A JSON list or map as a parameter value (numbers typed as [`parse_param`] types them).
+fn json_param(v: &serde_json::Value) -> Result<ParamValue, String> {
+    Ok(match v {
+        serde_json::Value::Null => ParamValue::Scalar(Value::Null),
+        serde_json::Value::Bool(b) => ParamValue::Scalar(Value::Bool(*b)),
+        serde_json::Value::Number(n) => ParamValue::Scalar(match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Value::Int(i),
+            (None, Some(_)) => {
+                return Err(format!(
+                    "the integer {n} is out of range ({} to {})",
+                    i64::MIN,
+                    i64::MAX
+                ))
+            }
+            _ => match n.as_f64() {
+                Some(f) if f.is_finite() => Value::Float(f),
+                _ => return Err(format!("the number {n} is out of the float range")),
+            },
+        }),
+        serde_json::Value::String(s) => ParamValue::Scalar(Value::Str(s.clone())),
+        serde_json::Value::Array(items) => {
+            ParamValue::List(items.iter().map(json_param).collect::<Result<_, _>>()?)
+        }
+        serde_json::Value::Object(entries) => ParamValue::Map(
+            entries
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), json_param(v)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+    })
+}
+
+/// A JSON scalar as [`parse_param`] types it.
+fn parse_scalar(
+    v: serde_json::Value,
+    text: &str,
+    shown: &str,
+    quote: &dyn Fn(&str) -> String,
+) -> Result<Value, String> {
+    let trimmed = text.trim();
+    match v {
+        serde_json::Value::Null => Ok(Value::Null),
+        serde_json::Value::Bool(b) => Ok(Value::Bool(b)),
+        serde_json::Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                return Ok(Value::Int(i));
+            }
+            let integer = !trimmed.contains(['.', 'e', 'E']);
+            match n.as_f64() {
+                Some(f) if !integer && f.is_finite() => Ok(Value::Float(f)),
+                _ if integer => Err(quote(&format!(
+                    "{shown}: the integer is out of range ({} to {}); write it with a decimal point \
+                     (`{trimmed}.0`) for a float",
+                    i64::MIN,
+                    i64::MAX
+                ))),
+                _ => Err(quote(&format!("{shown}: the number is out of the float range"))),
+            }
+        }
+        serde_json::Value::String(s) => Ok(Value::Str(s)),
+        _ => Ok(Value::Str(text.to_owned())),
     }
 }
 
@@ -885,12 +932,89 @@ impl Binder<'_> {
         render(e)
     }
 
-    fn param(&self, name: &str, span: ast::Span) -> BResult<Value> {
-        self.params.get(name).cloned().ok_or_else(|| {
+    fn param(&self, name: &str, span: ast::Span) -> BResult<&ParamValue> {
+        self.params.get(name).ok_or_else(|| {
             QueryError::semantic(format!("parameter `${name}` has no value"), Some(span))
                 .with_help(format!("give it with --param {name}=VALUE"))
                 .with_class(crate::error::CypherClass::ParameterMissing)
         })
+    }
+
+    /// A scalar parameter (`SKIP $n`, `LIMIT $n`): a list or map is an error.
+    fn scalar_param(&self, name: &str, span: ast::Span) -> BResult<Value> {
+        match self.param(name, span)? {
+            ParamValue::Scalar(v) => Ok(v.clone()),
+            other => Err(QueryError::semantic(
+                format!(
+                    "parameter `${name}` is {}; a number is needed here",
+                    other.kind_name()
+                ),
+                Some(span),
+            )
+            .with_class(crate::error::CypherClass::TypeError)),
+        }
+    }
+
+    /// The expression a parameter value (named `shown` in messages) binds to: a scalar is a
+    /// literal, a list a list of its elements; a map is an error unless read by key
+    /// ([`Binder::param_path`]).
+    fn param_expr(&self, shown: &str, v: &ParamValue, span: ast::Span) -> BResult<Expr> {
+        Ok(match v {
+            ParamValue::Scalar(v) => Expr::Literal(v.clone()),
+            ParamValue::List(items) => Expr::List(
+                items
+                    .iter()
+                    .map(|i| self.param_expr(shown, i, span))
+                    .collect::<BResult<_>>()?,
+            ),
+            ParamValue::Map(_) => {
+                return Err(QueryError::semantic(
+                    format!(
+                        "`{shown}` holds a map, which gemp reads only by key here (`{shown}.key`)"
+                    ),
+                    Some(span),
+                ))
+            }
+        })
+    }
+
+    /// The parameter value `e` reads when it is `$p` or a key of a map parameter (`$m.k`,
+    /// `$m.k.j`), with its text for messages; `None` for any other expression. A missing key
+    /// reads as null (as Cypher reads a map); a key of a value that is not a map is a
+    /// `TypeError`.
+    fn param_path(&self, e: &ast::Expr) -> BResult<Option<(String, ParamValue)>> {
+        match &e.kind {
+            ExprKind::Param(name) => Ok(Some((
+                format!("${name}"),
+                self.param(name, e.span)?.clone(),
+            ))),
+            ExprKind::Property { base, key } => {
+                let Some((shown, value)) = self.param_path(base)? else {
+                    return Ok(None);
+                };
+                let shown = format!("{shown}.{}", key.name);
+                match value {
+                    ParamValue::Map(mut entries) => {
+                        let v = entries
+                            .remove(&key.name)
+                            .unwrap_or(ParamValue::Scalar(Value::Null));
+                        Ok(Some((shown, v)))
+                    }
+                    ParamValue::Scalar(Value::Null) => {
+                        Ok(Some((shown, ParamValue::Scalar(Value::Null))))
+                    }
+                    other => Err(QueryError::semantic(
+                        format!(
+                            "`{shown}` reads a key of {}, which is not a map",
+                            other.kind_name()
+                        ),
+                        Some(e.span),
+                    )
+                    .with_class(crate::error::CypherClass::TypeError)),
+                }
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Binds an expression. `in_projection` allows aggregates.
@@ -906,7 +1030,9 @@ impl Binder<'_> {
         Ok(match &e.kind {
             ExprKind::Literal(l) => Expr::Literal(literal(l)),
             ExprKind::List(items) => Expr::List(items.iter().map(rec).collect::<BResult<_>>()?),
-            ExprKind::Param(name) => Expr::Literal(self.param(name, e.span)?),
+            ExprKind::Param(name) => {
+                self.param_expr(&format!("${name}"), self.param(name, e.span)?, e.span)?
+            }
             ExprKind::Var(name) => match scope.get(name) {
                 Some(Binding::Node(s)) => Expr::Node(*s),
                 Some(Binding::Rel(s)) => Expr::Rel(*s),
@@ -924,6 +1050,9 @@ impl Binder<'_> {
                 }
             },
             ExprKind::Property { base, key } => {
+                if let Some((shown, v)) = self.param_path(e)? {
+                    return self.param_expr(&shown, &v, e.span);
+                }
                 let b = rec(base)?;
                 let on_rel = match b {
                     Expr::Node(_) => Some(false),
@@ -1215,7 +1344,7 @@ impl Binder<'_> {
     fn count_arg(&self, e: &ast::Expr) -> BResult<Option<u64>> {
         let v = match &e.kind {
             ExprKind::Literal(Literal::Int(i)) => Value::Int(*i),
-            ExprKind::Param(p) => self.param(p, e.span)?,
+            ExprKind::Param(p) => self.scalar_param(p, e.span)?,
             _ => {
                 return Err(QueryError::semantic(
                     "SKIP and LIMIT take an integer or a parameter",

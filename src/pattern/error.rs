@@ -88,10 +88,14 @@ impl QueryError {
     /// As a library [`crate::Error::Query`]: the rendered report (see [`QueryError::render`])
     /// with the class kept.
     pub fn into_error(self, source: &str, file_name: Option<&str>) -> crate::error::Error {
-        crate::error::Error::Query(QueryMessage::classed(
-            self.render(source, file_name),
-            self.class,
-        ))
+        let location = self.span.map(|s| crate::error::Location {
+            file: file_name.map(std::path::PathBuf::from),
+            line: u64::from(s.line),
+            column: u64::from(s.column),
+        });
+        crate::error::Error::Query(
+            QueryMessage::classed(self.render(source, file_name), self.class).at(location),
+        )
     }
 
     /// The same error with a hint on how to fix it.

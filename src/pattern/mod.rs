@@ -16,10 +16,12 @@ pub mod error;
 pub mod ir;
 pub mod lexer;
 pub mod literal_set;
+pub mod params;
 pub mod parser;
 pub mod semantics;
 
 pub use binder::{compile, Params};
 pub use error::{QueryError, QueryErrorKind};
+pub use params::ParamValue;
 pub use parser::parse_query;
 pub use semantics::Semantics;

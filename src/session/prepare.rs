@@ -145,10 +145,10 @@ pub fn prepare(
     options: &PrepareOptions,
 ) -> Result<PreparedQuery> {
     let at = |e: Error| match name {
-        Some(n) => Error::Query(crate::error::QueryMessage::classed(
-            format!("{n}: {e}"),
-            e.cypher_class(),
-        )),
+        Some(n) => Error::Query(
+            crate::error::QueryMessage::classed(format!("{n}: {e}"), e.cypher_class())
+                .at(e.position().cloned()),
+        ),
         None => e,
     };
     let declared = crate::pattern::directives::parse(source)

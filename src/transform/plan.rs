@@ -430,7 +430,17 @@ impl Planner<'_> {
                 Literal::String(s) => Value::Str(s.clone()),
             }),
             ExprKind::Param(name) => match self.params.get(name) {
-                Some(v) => Some(v.clone()),
+                Some(crate::pattern::ParamValue::Scalar(v)) => Some(v.clone()),
+                Some(other) => {
+                    return Err(QueryError::semantic(
+                        format!(
+                            "parameter `${name}` is {}: a property is set to a number, string, \
+                             boolean or null",
+                            other.kind_name()
+                        ),
+                        Some(e.span),
+                    ))
+                }
                 None => {
                     return Err(QueryError::semantic(
                         format!("parameter `${name}` has no value"),

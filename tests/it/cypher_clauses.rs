@@ -247,7 +247,7 @@ fn unwind_multiplies_rows_and_skips_null_and_empty_lists() {
 fn unwind_of_a_list_parameter_and_errors() {
     let m = people();
     let mut params = Params::default();
-    params.insert("xs".into(), gemp::model::Value::Int(7));
+    params.insert("xs".into(), gemp::model::Value::Int(7).into());
     // A scalar parameter unwinds to itself, as in Cypher.
     assert_eq!(
         rows_under(

@@ -556,7 +556,7 @@ fn example_queries_equal_host() {
     files.sort();
     assert!(files.len() >= 7);
     let mut params = Params::new();
-    params.insert("year".into(), Value::Int(2000));
+    params.insert("year".into(), Value::Int(2000).into());
     for path in files {
         let src = std::fs::read_to_string(&path).unwrap();
         let q = compile(&src, m, &params).unwrap();

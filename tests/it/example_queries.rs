@@ -276,6 +276,6 @@ fn top_rated_recent_movies_with_a_parameter() {
         .map(|(r, t, y)| vec![t, y.to_string(), Val::Float(-r as f64 / 10.0).to_string()])
         .collect();
     let mut params = Params::new();
-    params.insert("year".into(), gemp::model::Value::Int(2000));
+    params.insert("year".into(), gemp::model::Value::Int(2000).into());
     assert_eq!(query_rows("top-rated-recent.cypher", &params), want);
 }

@@ -164,7 +164,7 @@ fn example(name: &str) -> (BoundQuery, String) {
         .join(name);
     let src = std::fs::read_to_string(path).unwrap();
     let mut params = Params::new();
-    params.insert("year".into(), gemp::model::Value::Int(2000));
+    params.insert("year".into(), gemp::model::Value::Int(2000).into());
     let q = compile(&src, m, &params).unwrap_or_else(|e| panic!("{}", e.render(&src, Some(name))));
     (q, src)
 }

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod api_stream;
 mod cli;
 mod cli_columnar;
 mod cli_outcomes;
@@ -35,6 +36,7 @@ mod mde_import;
 mod memory_bounds;
 mod model_builder;
 mod neo4j_import;
+mod params;
 mod prepare;
 mod probe_memo;
 mod queries;

@@ -85,7 +85,9 @@ fn a_prepared_query_runs_again_with_new_parameters() {
         .prepare(
             source,
             &PrepareOptions {
-                params: [("min".to_owned(), Value::Int(40))].into_iter().collect(),
+                params: [("min".to_owned(), Value::Int(40).into())]
+                    .into_iter()
+                    .collect(),
                 ..Default::default()
             },
         )
@@ -99,14 +101,18 @@ fn a_prepared_query_runs_again_with_new_parameters() {
     let again = session
         .rebind(
             &prepared,
-            &[("min".to_owned(), Value::Int(31))].into_iter().collect(),
+            &[("min".to_owned(), Value::Int(31).into())]
+                .into_iter()
+                .collect(),
         )
         .unwrap();
     assert_eq!(count(&again), "2");
     let all = session
         .rebind(
             &prepared,
-            &[("min".to_owned(), Value::Int(0))].into_iter().collect(),
+            &[("min".to_owned(), Value::Int(0).into())]
+                .into_iter()
+                .collect(),
         )
         .unwrap();
     assert_eq!(count(&all), "3");

@@ -335,10 +335,10 @@ fn aggregation_with_and_paging() {
 fn parameters_ids_and_default_return() {
     let m = movies();
     let mut p = Params::new();
-    p.insert("year".into(), Value::Int(2001));
-    p.insert("names".into(), Value::Str("Anna".into()));
+    p.insert("year".into(), Value::Int(2001).into());
+    p.insert("names".into(), Value::Str("Anna".into()).into());
     let q = "MATCH (t:Title) WHERE t.startYear >= $year RETURN t.primaryTitle ORDER BY t.primaryTitle LIMIT $lim";
-    p.insert("lim".into(), Value::Int(2));
+    p.insert("lim".into(), Value::Int(2).into());
     assert_eq!(
         run_with(&m, q, &p, Semantics::Isomorphism),
         rows(&[&["Beta"], &["Delta"]])

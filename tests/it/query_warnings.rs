@@ -81,9 +81,9 @@ fn the_cli_prints_the_warning_on_stderr() {
     );
 }
 
-/// Issue 31, item 17: no `--param` parse changes the type silently. A list (`IN $p` with
-/// `p=[2000,2001]` matched nothing: it was the string "[2000,2001]") and a number out of range (it
-/// became a string) are refused with a message saying what to write; text that reads as a number
+/// Issue 31, item 17: no `--param` parse changes the type silently. A map where a value is needed
+/// and a number out of range (it became a string) are refused with a message saying what to
+/// write (a list is a list parameter: see `params.rs`); text that reads as a number
 /// but is not JSON is a string with a warning; `IN` over a parameter that is not a list warns.
 #[test]
 fn every_param_parse_that_changes_the_type_warns_or_is_refused() {
@@ -111,20 +111,6 @@ fn every_param_parse_that_changes_the_type_warns_or_is_refused() {
     };
     let refused = [
         (
-            "[2000,2001]",
-            "error: --param p=[2000,2001]: list and map parameters are not supported (a parameter \
-             is one number, string, boolean or null); write the list in the query, e.g. \
-             `IN [2000, 2001]`; to pass the text as a string, quote it as JSON: \
-             --param 'p=\"[2000,2001]\"'\n",
-        ),
-        (
-            "{\"a\":1}",
-            "error: --param p={\"a\":1}: list and map parameters are not supported (a parameter \
-             is one number, string, boolean or null); write the list in the query, e.g. \
-             `IN [2000, 2001]`; to pass the text as a string, quote it as JSON: \
-             --param 'p=\"{\"a\":1}\"'\n",
-        ),
-        (
             "99999999999999999999",
             "error: --param p=99999999999999999999: the integer is out of range \
              (-9223372036854775808 to 9223372036854775807); write it with a decimal point \
@@ -137,6 +123,15 @@ fn every_param_parse_that_changes_the_type_warns_or_is_refused() {
              string, quote it as JSON: --param 'p=\"1e400\"'\n",
         ),
     ];
+    // A map where a value is needed: the query error points at `$p`.
+    let (code, stdout, stderr) = run("{\"a\":1}");
+    assert_eq!((code, stdout.as_str()), (Some(1), ""));
+    assert!(
+        stderr
+            .starts_with("error: `$p` holds a map, which gemp reads only by key here (`$p.key`)\n")
+            && stderr.contains("q.cypher:1:38"),
+        "{stderr}"
+    );
     for (value, message) in refused {
         let (code, stdout, stderr) = run(value);
         assert_eq!(code, Some(1), "{value}");
@@ -178,13 +173,14 @@ fn every_param_parse_that_changes_the_type_warns_or_is_refused() {
         assert_eq!(stderr.lines().collect::<Vec<_>>(), warnings, "{value}");
     }
     // Typed scalars as before, without a warning.
-    let p = |text: &str| gemp::pattern::binder::parse_param("p", text);
+    let p =
+        |text: &str| gemp::pattern::binder::parse_param("p", text).map(|v| v.as_scalar().cloned());
     use gemp::model::Value;
-    assert_eq!(p("42"), Ok(Value::Int(42)));
-    assert_eq!(p("-9223372036854775808"), Ok(Value::Int(i64::MIN)));
-    assert_eq!(p("1.5e3"), Ok(Value::Float(1500.0)));
-    assert_eq!(p("true"), Ok(Value::Bool(true)));
-    assert_eq!(p("null"), Ok(Value::Null));
-    assert_eq!(p("\"[1]\""), Ok(Value::Str("[1]".into())));
-    assert_eq!(p("Jack"), Ok(Value::Str("Jack".into())));
+    assert_eq!(p("42"), Ok(Some(Value::Int(42))));
+    assert_eq!(p("-9223372036854775808"), Ok(Some(Value::Int(i64::MIN))));
+    assert_eq!(p("1.5e3"), Ok(Some(Value::Float(1500.0))));
+    assert_eq!(p("true"), Ok(Some(Value::Bool(true))));
+    assert_eq!(p("null"), Ok(Some(Value::Null)));
+    assert_eq!(p("\"[1]\""), Ok(Some(Value::Str("[1]".into()))));
+    assert_eq!(p("Jack"), Ok(Some(Value::Str("Jack".into()))));
 }

@@ -405,7 +405,7 @@ fn parameters_and_elements_created_and_deleted_in_one_statement() {
     let mut options = ApplyOptions::default();
     options
         .params
-        .insert("name".into(), gemp::model::Value::Str("p".into()));
+        .insert("name".into(), gemp::model::Value::Str("p".into()).into());
     let r = g
         .apply_with(
             "CREATE (n:P {name: $name});\nMATCH (a:A) CREATE (a)-[t:TMP]->(x:Tmp) DETACH DELETE x",
