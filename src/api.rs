@@ -366,7 +366,16 @@ fn run_prepared<'g>(
     };
     let mut run = options.match_options();
     run.semantics = options.semantics.unwrap_or(prepared.semantics());
-    session.run(prepared.bound(), &run)
+    let out = session.run(prepared.bound(), &run)?;
+    // A value that could not be computed (a list function given a string, an index that is
+    // not an integer…) fails the query rather than reading as null.
+    if let Some(message) = prepared.bound().take_error() {
+        return Err(Error::Query(crate::error::QueryMessage::classed(
+            format!("a value cannot be computed: {message}"),
+            None,
+        )));
+    }
+    Ok(out)
 }
 
 /// A prepared query, bound to the graph it was prepared for (see [`Session::prepare`]).

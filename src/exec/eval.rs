@@ -8,7 +8,11 @@ use std::cmp::Ordering;
 use serde::Serialize;
 
 use crate::model::{Model, Value, ValueRef};
-use crate::pattern::ir::{ArithOp, CmpOp, Expr, ListFn, StrOp, MAX_RANGE, NULL_ID};
+use crate::pattern::ir::{
+    ArithOp, CmpOp, Comprehension, ComprehensionOp, Expr, ListFn, StrOp, MAX_RANGE, NULL_ID,
+};
+
+use super::functions::{call, index, slice};
 
 /// A runtime value: a property value, a node or relationship, or a list.
 #[derive(Debug, Clone, PartialEq)]
@@ -177,6 +181,8 @@ pub struct Env<'a, 'm> {
     pub row: &'a [Val<'m>],
     /// Evaluates sub-patterns.
     pub exists: Option<&'a dyn ExistsOracle>,
+    /// The elements list comprehensions are at ([`Expr::Local`]), outermost first.
+    pub locals: &'a [Val<'m>],
 }
 
 fn truth(v: &Val<'_>) -> Option<bool> {
@@ -319,7 +325,7 @@ fn op_text(op: ArithOp) -> &'static str {
 }
 
 /// A value as a message shows it (strings quoted).
-fn shown(v: &Val<'_>) -> String {
+pub(crate) fn shown(v: &Val<'_>) -> String {
     match v {
         Val::Str(s) => format!("'{s}'"),
         other => other.to_string(),
@@ -327,7 +333,7 @@ fn shown(v: &Val<'_>) -> String {
 }
 
 /// The kind of value, for messages.
-fn kind_name(v: &Val<'_>) -> &'static str {
+pub(crate) fn kind_name(v: &Val<'_>) -> &'static str {
     match v {
         Val::Null => "null",
         Val::Bool(_) => "a boolean",
@@ -655,8 +661,94 @@ impl<'m> Env<'_, 'm> {
                     None => Val::Null,
                 }
             }
+            Expr::Local(i) => self.locals.get(*i).cloned().unwrap_or(Val::Null),
+            Expr::Comprehension(c) => self.comprehension::<STRICT>(c)?,
+            Expr::Index(base, i) => index(self.ev::<STRICT>(base)?, self.ev::<STRICT>(i)?, |n, k| {
+                Val::from_ref(self.model.node_property(n, k))
+            }, |r, k| Val::from_ref(self.model.edge_property(r, k)))?,
+            Expr::Slice(base, from, to) => {
+                let b = self.ev::<STRICT>(base)?;
+                let f = match from {
+                    Some(x) => Some(self.ev::<STRICT>(x)?),
+                    None => None,
+                };
+                let t = match to {
+                    Some(x) => Some(self.ev::<STRICT>(x)?),
+                    None => None,
+                };
+                slice(b, f, t)?
+            }
+            Expr::Func(func, args) => {
+                let vals = args
+                    .iter()
+                    .map(|a| self.ev::<STRICT>(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                call(*func, vals)?
+            }
             // Aggregates are computed by the result stage, which replaces them by columns.
             Expr::Aggregate { .. } => Val::Null,
+        })
+    }
+
+    /// A list comprehension or list predicate: the list's elements in turn as local
+    /// `c.local`. A list that is not a list (nor null) is an error.
+    fn comprehension<const STRICT: bool>(&self, c: &Comprehension) -> Result<Val<'m>, EvalError> {
+        let items = match self.ev::<STRICT>(&c.list)? {
+            Val::List(items) => items,
+            Val::Null => return Ok(Val::Null),
+            other => {
+                return Err(EvalError(format!(
+                    "a list comprehension or list predicate needs a list, not {} ({})",
+                    kind_name(&other),
+                    shown(&other)
+                )))
+            }
+        };
+        let mut locals: Vec<Val<'m>> = self.locals.iter().take(c.local).cloned().collect();
+        locals.resize(c.local + 1, Val::Null);
+        let (mut trues, mut falses, mut nulls) = (0usize, 0usize, 0usize);
+        let mut out = Vec::new();
+        for item in items {
+            locals[c.local] = item;
+            let env = Env {
+                model: self.model,
+                nodes: self.nodes,
+                rels: self.rels,
+                row: self.row,
+                exists: self.exists,
+                locals: &locals,
+            };
+            let keep = match &c.filter {
+                Some(f) => truth(&env.ev::<STRICT>(f)?),
+                None => Some(true),
+            };
+            match keep {
+                Some(true) => trues += 1,
+                Some(false) => falses += 1,
+                None => nulls += 1,
+            }
+            if c.op == ComprehensionOp::List && keep == Some(true) {
+                out.push(match &c.map {
+                    Some(m) => env.ev::<STRICT>(m)?,
+                    None => locals[c.local].clone(),
+                });
+            }
+        }
+        let _ = falses;
+        Ok(match c.op {
+            ComprehensionOp::List => Val::List(out),
+            ComprehensionOp::Any if trues > 0 => Val::Bool(true),
+            ComprehensionOp::Any if nulls > 0 => Val::Null,
+            ComprehensionOp::Any => Val::Bool(false),
+            ComprehensionOp::All if falses > 0 => Val::Bool(false),
+            ComprehensionOp::All if nulls > 0 => Val::Null,
+            ComprehensionOp::All => Val::Bool(true),
+            ComprehensionOp::None if trues > 0 => Val::Bool(false),
+            ComprehensionOp::None if nulls > 0 => Val::Null,
+            ComprehensionOp::None => Val::Bool(true),
+            ComprehensionOp::Single if trues > 1 => Val::Bool(false),
+            ComprehensionOp::Single if nulls > 0 => Val::Null,
+            ComprehensionOp::Single => Val::Bool(trues == 1),
         })
     }
 

@@ -531,6 +531,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             return true;
         }
         let env = Env {
+            locals: &[],
             model: self.model,
             nodes,
             rels: &[],
@@ -566,6 +567,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             let passes = |row: &[Val<'m>]| {
                 p.proj.filter.as_ref().is_none_or(|f| {
                     Env {
+                        locals: &[],
                         model: self.model,
                         nodes: &[],
                         rels: &[],
@@ -645,6 +647,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             return false;
         }
         let env = Env {
+            locals: &[],
             model: self.model,
             nodes,
             rels,
@@ -818,6 +821,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
         if let Some(f) = proj.filter.as_ref().filter(|_| !self.per_binding) {
             rows.retain(|r| {
                 Env {
+                    locals: &[],
                     model: self.model,
                     nodes: &[],
                     rels: &[],
@@ -867,6 +871,7 @@ fn sort_rows<'m>(
         .iter()
         .map(|r| {
             let env = Env {
+                locals: &[],
                 model,
                 nodes: &[],
                 rels: &[],

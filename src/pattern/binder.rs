@@ -15,10 +15,11 @@ use std::cell::{Cell, RefCell};
 
 use hashbrown::HashMap;
 
-use super::ast::{self, BinaryOp, Direction, ExprKind, Literal, StringOp, UnaryOp};
+use super::ast::{self, BinaryOp, ComprehensionKind, Direction, ExprKind, Literal, StringOp, UnaryOp};
 use super::error::{nearest_names, QueryError};
 use super::ir::{
-    AggFn, ArithOp, BoundQuery, CaseOf, Clauses, CmpOp, Expr, ListFn, MatchStep, NodeVar, Pattern,
+    AggFn, ArithOp, BoundQuery, CaseOf, Clauses, CmpOp, Comprehension, ComprehensionOp, ErrorSlot,
+    Expr, Func, ListFn, MatchStep, NodeVar, Pattern,
     ProjItem, Projection, ReadStep, RelVar, StrOp, SubPattern, UnionPart, VarLength, WholeRegex,
     MAX_HOPS,
 };
@@ -125,6 +126,8 @@ enum Binding {
     Node(usize),
     Rel(usize),
     Column(usize),
+    /// The variable of a list comprehension (an [`Expr::Local`]).
+    Local(usize),
 }
 
 struct Binder<'a> {
@@ -417,6 +420,7 @@ impl Binder<'_> {
             Binding::Node(s) => (0, *s),
             Binding::Rel(s) => (1, *s),
             Binding::Column(s) => (2, *s),
+            Binding::Local(s) => (3, *s),
         });
         let mut current: HashMap<String, Binding> = scope.clone();
         for w in &q.with_clauses {
@@ -911,6 +915,7 @@ impl Binder<'_> {
                 Some(Binding::Node(s)) => Expr::Node(*s),
                 Some(Binding::Rel(s)) => Expr::Rel(*s),
                 Some(Binding::Column(c)) => Expr::Column(*c),
+                Some(Binding::Local(l)) => Expr::Local(*l),
                 None => {
                     let mut err = QueryError::semantic(
                         format!("variable `{name}` is not defined"),
@@ -1046,6 +1051,42 @@ impl Binder<'_> {
                 sub.where_clause.as_ref(),
                 scope,
             )?)),
+            ExprKind::Comprehension(c) => {
+                let list = rec(&c.list)?;
+                let local = scope
+                    .values()
+                    .filter_map(|b| match b {
+                        Binding::Local(l) => Some(l + 1),
+                        _ => None,
+                    })
+                    .max()
+                    .unwrap_or(0);
+                let mut inner = scope.clone();
+                inner.insert(c.var.name.clone(), Binding::Local(local));
+                let sub = |x: &ast::Expr| self.expr(x, &inner, pattern, false);
+                let op = match c.kind {
+                    ComprehensionKind::List => ComprehensionOp::List,
+                    ComprehensionKind::Any => ComprehensionOp::Any,
+                    ComprehensionKind::All => ComprehensionOp::All,
+                    ComprehensionKind::None => ComprehensionOp::None,
+                    ComprehensionKind::Single => ComprehensionOp::Single,
+                };
+                self.checked(Expr::Comprehension(Box::new(Comprehension {
+                    op,
+                    local,
+                    list,
+                    filter: c.filter.as_ref().map(sub).transpose()?,
+                    map: c.map.as_ref().map(sub).transpose()?,
+                })))
+            }
+            ExprKind::Index { base, index } => {
+                self.checked(Expr::Index(boxed(base)?, boxed(index)?))
+            }
+            ExprKind::Slice { base, from, to } => self.checked(Expr::Slice(
+                boxed(base)?,
+                from.as_deref().map(boxed).transpose()?,
+                to.as_deref().map(boxed).transpose()?,
+            )),
             ExprKind::Case(case) => {
                 let branches = case
                     .branches
@@ -1139,15 +1180,38 @@ impl Binder<'_> {
                 )
                 .with_class(crate::error::CypherClass::SyntaxError)),
             },
+            _ if Func::of_name(&lower).is_some() => {
+                let Some((func, fewest, most)) = Func::of_name(&lower) else {
+                    unreachable!("checked by the guard")
+                };
+                if args.len() < fewest || args.len() > most {
+                    return Err(QueryError::semantic(
+                        format!("{}() takes {fewest} to {most} arguments", name.name),
+                        Some(span),
+                    )
+                    .with_class(crate::error::CypherClass::SyntaxError));
+                }
+                let args = args
+                    .iter()
+                    .map(|a| self.expr(a, scope, pattern, false))
+                    .collect::<BResult<_>>()?;
+                Ok(self.checked(Expr::Func(func, args)))
+            }
             "id" => Ok(Expr::Id(Box::new(one("id")?))),
             "type" => Ok(Expr::TypeName(Box::new(one("type")?))),
             "labels" => Ok(Expr::LabelNames(Box::new(one("labels")?))),
             _ => Err(
                 QueryError::unsupported(&format!("function `{}`", name.name), name.span).with_help(
-                    "supported functions: id, type, labels, size, range, count, min, max, avg, sum, collect",
+                    "see the function table in docs/query-language.md",
                 ),
             ),
         }
+    }
+
+    /// `e`, evaluated strictly: an error fails the query (see [`BoundQuery::take_error`]) instead
+    /// of reading as null.
+    fn checked(&self, e: Expr) -> Expr {
+        Expr::Checked(Box::new(e), ErrorSlot::new())
     }
 
     /// A sub-pattern (`EXISTS`, pattern predicate): outer variables it mentions become anchors.
@@ -1269,6 +1333,7 @@ impl Binder<'_> {
                     Binding::Node(s) => Expr::Node(*s),
                     Binding::Rel(s) => Expr::Rel(*s),
                     Binding::Column(c) => Expr::Column(*c),
+                    Binding::Local(l) => Expr::Local(*l),
                 };
                 items.push(ProjItem {
                     expr,

@@ -422,6 +422,7 @@ impl<'a> StepSearch<'a> {
     fn bind_rels<'m>(&self, st: &mut State<'m>, i: usize, out: &mut Vec<Row<'m>>) {
         let Some(&ri) = self.singles.get(i) else {
             let env = Env {
+                locals: &[],
                 model: self.model,
                 nodes: &st.row.nodes,
                 rels: &st.row.rels,
