@@ -647,6 +647,8 @@ pub enum Item<'g> {
     Rel(RelRef<'g>),
     /// A list.
     List(Vec<Item<'g>>),
+    /// A map: its keys and values, in the order written.
+    Map(Vec<(String, Item<'g>)>),
     /// A scalar (null, bool, int, float, string).
     Value(Value),
 }
@@ -659,6 +661,12 @@ impl<'g> Item<'g> {
             Val::List(items) => {
                 Item::List(items.iter().map(|i| Item::from_val(model, i)).collect())
             }
+            Val::Map(entries) => Item::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Item::from_val(model, v)))
+                    .collect(),
+            ),
             Val::Null => Item::Value(Value::Null),
             Val::Bool(b) => Item::Value(Value::Bool(*b)),
             Val::Int(i) => Item::Value(Value::Int(*i)),

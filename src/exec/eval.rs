@@ -33,6 +33,8 @@ pub enum Val<'m> {
     Rel(u32),
     /// A list.
     List(Vec<Val<'m>>),
+    /// A map: distinct keys with their values, in the order written.
+    Map(Vec<(String, Val<'m>)>),
 }
 
 impl<'m> Val<'m> {
@@ -69,6 +71,7 @@ impl<'m> Val<'m> {
     pub fn sort_cmp(&self, other: &Val<'_>) -> Ordering {
         fn rank(v: &Val<'_>) -> u8 {
             match v {
+                Val::Map(_) => 0,
                 Val::Node(_) => 0,
                 Val::Rel(_) => 1,
                 Val::List(_) => 2,
@@ -86,6 +89,26 @@ impl<'m> Val<'m> {
             (Val::Float(a), Val::Float(b)) => a.total_cmp(b),
             (Val::Str(a), Val::Str(b)) => a.cmp(b),
             (Val::Node(a), Val::Node(b)) | (Val::Rel(a), Val::Rel(b)) => a.cmp(b),
+            (Val::Map(a), Val::Map(b)) => {
+                let sorted = |m: &[(String, Val<'_>)]| {
+                    let mut v: Vec<(String, Val<'static>)> = m
+                        .iter()
+                        .map(|(k, x)| (k.clone(), x.clone().into_owned()))
+                        .collect();
+                    v.sort_by(|p, q| p.0.cmp(&q.0));
+                    v
+                };
+                let (a, b) = (sorted(a), sorted(b));
+                for ((ka, xa), (kb, xb)) in a.iter().zip(&b) {
+                    let c = ka.cmp(kb).then_with(|| xa.sort_cmp(xb));
+                    if c != Ordering::Equal {
+                        return c;
+                    }
+                }
+                a.len().cmp(&b.len())
+            }
+            (Val::Map(_), Val::Node(_)) => Ordering::Less,
+            (Val::Node(_), Val::Map(_)) => Ordering::Greater,
             (Val::List(a), Val::List(b)) => {
                 for (x, y) in a.iter().zip(b) {
                     let c = x.sort_cmp(y);
@@ -110,6 +133,7 @@ impl<'m> Val<'m> {
             Val::Node(n) => Val::Node(n),
             Val::Rel(r) => Val::Rel(r),
             Val::List(v) => Val::List(v.into_iter().map(Val::into_owned).collect()),
+            Val::Map(m) => Val::Map(m.into_iter().map(|(k, v)| (k, v.into_owned())).collect()),
         }
     }
 }
@@ -135,6 +159,13 @@ impl Serialize for Val<'_> {
                 m.end()
             }
             Val::List(v) => v.serialize(s),
+            Val::Map(entries) => {
+                let mut m = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
         }
     }
 }
@@ -158,6 +189,16 @@ impl std::fmt::Display for Val<'_> {
                     write!(f, "{x}")?;
                 }
                 f.write_str("]")
+            }
+            Val::Map(entries) => {
+                f.write_str("{")?;
+                for (i, (k, x)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k}: {x}")?;
+                }
+                f.write_str("}")
             }
         }
     }
@@ -215,6 +256,13 @@ pub fn compare(op: CmpOp, a: &Val<'_>, b: &Val<'_>) -> Option<bool> {
                 _ => None,
             }
         }
+        (Val::Map(x), Val::Map(y)) => {
+            return match op {
+                CmpOp::Eq => map_equal(x, y),
+                CmpOp::Ne => map_equal(x, y).map(|e| !e),
+                _ => None,
+            };
+        }
         (Val::List(x), Val::List(y)) => {
             return match op {
                 CmpOp::Eq => list_equal(x, y),
@@ -257,6 +305,30 @@ fn list_equal(x: &[Val<'_>], y: &[Val<'_>]) -> Option<bool> {
     }
     let mut null = false;
     for (a, b) in x.iter().zip(y) {
+        match compare(CmpOp::Eq, a, b) {
+            Some(false) => return Some(false),
+            None => null = true,
+            Some(true) => {}
+        }
+    }
+    if null {
+        None
+    } else {
+        Some(true)
+    }
+}
+
+/// Cypher's map equality: maps with different keys are unequal; otherwise as lists of their
+/// values, key by key.
+fn map_equal(x: &[(String, Val<'_>)], y: &[(String, Val<'_>)]) -> Option<bool> {
+    if x.len() != y.len() {
+        return Some(false);
+    }
+    let mut null = false;
+    for (k, a) in x {
+        let Some((_, b)) = y.iter().find(|(kb, _)| kb == k) else {
+            return Some(false);
+        };
         match compare(CmpOp::Eq, a, b) {
             Some(false) => return Some(false),
             None => null = true,
@@ -343,6 +415,7 @@ pub(crate) fn kind_name(v: &Val<'_>) -> &'static str {
         Val::Node(_) => "a node",
         Val::Rel(_) => "a relationship",
         Val::List(_) => "a list",
+        Val::Map(_) => "a map",
     }
 }
 
@@ -476,6 +549,10 @@ impl<'m> Env<'_, 'm> {
             Expr::Property(base, key) => match self.ev::<STRICT>(base)? {
                 Val::Node(n) => Val::from_ref(self.model.node_property(n, key)),
                 Val::Rel(r) => Val::from_ref(self.model.edge_property(r, key)),
+                Val::Map(entries) => entries
+                    .into_iter()
+                    .find(|(k, _)| k == key)
+                    .map_or(Val::Null, |(_, v)| v),
                 _ => Val::Null,
             },
             Expr::Id(base) => match self.ev::<STRICT>(base)? {
@@ -661,11 +738,20 @@ impl<'m> Env<'_, 'm> {
                     None => Val::Null,
                 }
             }
+            Expr::Map(entries) => Val::Map(
+                entries
+                    .iter()
+                    .map(|(k, e)| Ok((k.clone(), self.ev::<STRICT>(e)?)))
+                    .collect::<Result<_, EvalError>>()?,
+            ),
             Expr::Local(i) => self.locals.get(*i).cloned().unwrap_or(Val::Null),
             Expr::Comprehension(c) => self.comprehension::<STRICT>(c)?,
-            Expr::Index(base, i) => index(self.ev::<STRICT>(base)?, self.ev::<STRICT>(i)?, |n, k| {
-                Val::from_ref(self.model.node_property(n, k))
-            }, |r, k| Val::from_ref(self.model.edge_property(r, k)))?,
+            Expr::Index(base, i) => index(
+                self.ev::<STRICT>(base)?,
+                self.ev::<STRICT>(i)?,
+                |n, k| Val::from_ref(self.model.node_property(n, k)),
+                |r, k| Val::from_ref(self.model.edge_property(r, k)),
+            )?,
             Expr::Slice(base, from, to) => {
                 let b = self.ev::<STRICT>(base)?;
                 let f = match from {

@@ -52,6 +52,14 @@ pub fn expr_text(e: &Expr, p: &Pattern, model: &Model) -> String {
         Expr::Neg(a) => format!("-{}", r(a)),
         Expr::Checked(a, _) => r(a),
         Expr::Local(i) => format!("local#{i}"),
+        Expr::Map(entries) => format!(
+            "{{{}}}",
+            entries
+                .iter()
+                .map(|(k, e)| format!("{k}: {}", r(e)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Expr::Comprehension(c) => {
             let mut t = format!("{:?}(local#{} IN {}", c.op, c.local, r(&c.list));
             if let Some(f) = &c.filter {

@@ -38,6 +38,10 @@ pub fn index<'m>(
             .unwrap_or(Val::Null)),
         (Val::Node(n), Val::Str(k)) => Ok(prop_node(n, &k)),
         (Val::Rel(r), Val::Str(k)) => Ok(prop_rel(r, &k)),
+        (Val::Map(entries), Val::Str(k)) => Ok(entries
+            .into_iter()
+            .find(|(key, _)| *key == *k)
+            .map_or(Val::Null, |(_, v)| v)),
         (Val::List(_), other) => type_error("a list index", &other),
         (other, _) => type_error("indexing (`x[i]`)", &other),
     }
@@ -112,10 +116,7 @@ fn str_val<'m>(s: String) -> Val<'m> {
 /// Calls `func` on evaluated arguments (their number is checked when the query is bound).
 pub fn call<'m>(func: Func, args: Vec<Val<'m>>) -> Result<Val<'m>, EvalError> {
     if func == Func::Coalesce {
-        return Ok(args
-            .into_iter()
-            .find(|v| !v.is_null())
-            .unwrap_or(Val::Null));
+        return Ok(args.into_iter().find(|v| !v.is_null()).unwrap_or(Val::Null));
     }
     if args.iter().any(Val::is_null) {
         return Ok(Val::Null);
@@ -170,7 +171,9 @@ pub fn call<'m>(func: Func, args: Vec<Val<'m>>) -> Result<Val<'m>, EvalError> {
                         Ok(x) if x.is_finite() && !t.chars().any(char::is_alphabetic) => {
                             float_to_int(x)?
                         }
-                        _ if t.chars().all(|c| c.is_ascii_digit() || c == '-' || c == '+')
+                        _ if t
+                            .chars()
+                            .all(|c| c.is_ascii_digit() || c == '-' || c == '+')
                             && !t.is_empty() =>
                         {
                             return Err(EvalError(format!("toInteger('{s}'): out of range")))
@@ -277,6 +280,10 @@ pub fn call<'m>(func: Func, args: Vec<Val<'m>>) -> Result<Val<'m>, EvalError> {
         Func::RTrim => str_val(string_arg(name, &a)?.trim_end().to_string()),
         Func::ToUpper => str_val(string_arg(name, &a)?.to_uppercase()),
         Func::ToLower => str_val(string_arg(name, &a)?.to_lowercase()),
+        Func::Keys => match a {
+            Val::Map(entries) => Val::List(entries.into_iter().map(|(k, _)| str_val(k)).collect()),
+            other => return type_error(name, &other),
+        },
         Func::Replace => {
             let s = string_arg(name, &a)?;
             let from = string_arg(name, &rest[0])?;
@@ -307,10 +314,22 @@ mod tests {
     #[test]
     fn indexing_counts_from_either_end_and_is_null_out_of_range() {
         let none = |_: u32, _: &str| Val::Null;
-        assert_eq!(index(ints(&[1, 2, 3]), Val::Int(0), none, none), Ok(Val::Int(1)));
-        assert_eq!(index(ints(&[1, 2, 3]), Val::Int(-1), none, none), Ok(Val::Int(3)));
-        assert_eq!(index(ints(&[1, 2, 3]), Val::Int(3), none, none), Ok(Val::Null));
-        assert_eq!(index(ints(&[1, 2, 3]), Val::Null, none, none), Ok(Val::Null));
+        assert_eq!(
+            index(ints(&[1, 2, 3]), Val::Int(0), none, none),
+            Ok(Val::Int(1))
+        );
+        assert_eq!(
+            index(ints(&[1, 2, 3]), Val::Int(-1), none, none),
+            Ok(Val::Int(3))
+        );
+        assert_eq!(
+            index(ints(&[1, 2, 3]), Val::Int(3), none, none),
+            Ok(Val::Null)
+        );
+        assert_eq!(
+            index(ints(&[1, 2, 3]), Val::Null, none, none),
+            Ok(Val::Null)
+        );
         assert!(index(ints(&[1]), Val::Float(0.0), none, none).is_err());
     }
 
@@ -333,7 +352,10 @@ mod tests {
         assert_eq!(one(Func::ToInteger, str_val("42".into())), Ok(Val::Int(42)));
         assert_eq!(one(Func::ToInteger, str_val("x".into())), Ok(Val::Null));
         assert_eq!(one(Func::ToFloat, Val::Int(3)), Ok(Val::Float(3.0)));
-        assert_eq!(one(Func::ToString, Val::Float(1.0)), Ok(str_val("1.0".into())));
+        assert_eq!(
+            one(Func::ToString, Val::Float(1.0)),
+            Ok(str_val("1.0".into()))
+        );
         assert_eq!(one(Func::Abs, Val::Int(-4)), Ok(Val::Int(4)));
         assert_eq!(one(Func::Floor, Val::Int(3)), Ok(Val::Float(3.0)));
         assert!(one(Func::ToUpper, Val::Int(1)).is_err());

@@ -44,6 +44,13 @@ fn hash_val<H: Hasher>(v: &Val<'_>, h: &mut H) {
             6u8.hash(h);
             l.iter().for_each(|x| hash_val(x, h));
         }
+        // Equal maps may list their keys in other orders: hash the sorted keys only.
+        Val::Map(m) => {
+            7u8.hash(h);
+            let mut keys: Vec<&str> = m.iter().map(|(k, _)| k.as_str()).collect();
+            keys.sort_unstable();
+            keys.hash(h);
+        }
     }
 }
 

@@ -481,14 +481,13 @@ fn read_private(file: &File, path: &Path) -> Result<(Mmap, usize)> {
         let chunks = chunks.with_max_len(usize::MAX).with_min_len(usize::MAX);
         chunks.try_for_each(|(i, chunk)| read(chunk, i * READ_CHUNK))
     };
-    copied
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::UnexpectedEof => Error::Snapshot {
-                path: path.to_path_buf(),
-                message: "the file shrank while it was read (changed by another program?)".into(),
-            },
-            _ => Error::io(path, e),
-        })?;
+    copied.map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => Error::Snapshot {
+            path: path.to_path_buf(),
+            message: "the file shrank while it was read (changed by another program?)".into(),
+        },
+        _ => Error::io(path, e),
+    })?;
     let map = anon.make_read_only().map_err(|e| Error::io(path, e))?;
     Ok((map, len))
 }

@@ -378,6 +378,8 @@ pub enum ExprKind {
     Case(Box<CaseExpr>),
     /// A list comprehension `[x IN list WHERE p | e]` or a list predicate `any(x IN list WHERE p)`.
     Comprehension(Box<Comprehension>),
+    /// A map literal `{key: value, …}` (outside node and relationship patterns).
+    Map(Vec<PropertyEntry>),
     /// `base[index]`.
     Index {
         /// The list (or string) indexed.

@@ -15,13 +15,14 @@ use std::cell::{Cell, RefCell};
 
 use hashbrown::HashMap;
 
-use super::ast::{self, BinaryOp, ComprehensionKind, Direction, ExprKind, Literal, StringOp, UnaryOp};
+use super::ast::{
+    self, BinaryOp, ComprehensionKind, Direction, ExprKind, Literal, StringOp, UnaryOp,
+};
 use super::error::{nearest_names, QueryError};
 use super::ir::{
     AggFn, ArithOp, BoundQuery, CaseOf, Clauses, CmpOp, Comprehension, ComprehensionOp, ErrorSlot,
-    Expr, Func, ListFn, MatchStep, NodeVar, Pattern,
-    ProjItem, Projection, ReadStep, RelVar, StrOp, SubPattern, UnionPart, VarLength, WholeRegex,
-    MAX_HOPS,
+    Expr, Func, ListFn, MatchStep, NodeVar, Pattern, ProjItem, Projection, ReadStep, RelVar, StrOp,
+    SubPattern, UnionPart, VarLength, WholeRegex, MAX_HOPS,
 };
 use crate::model::{Model, PropType, Value};
 
@@ -935,7 +936,10 @@ impl Binder<'_> {
                     Expr::Rel(_) => Some(true),
                     _ => None,
                 };
-                self.check_property(key, on_rel)?;
+                // A key of a map value is no property of the graph.
+                if matches!(b, Expr::Node(_) | Expr::Rel(_) | Expr::Column(_)) {
+                    self.check_property(key, on_rel)?;
+                }
                 Expr::Property(Box::new(b), key.name.clone())
             }
             ExprKind::HasLabels { base, labels } => {
@@ -1079,6 +1083,19 @@ impl Binder<'_> {
                     map: c.map.as_ref().map(sub).transpose()?,
                 })))
             }
+            ExprKind::Map(entries) => {
+                let mut out: Vec<(String, Expr)> = Vec::new();
+                for entry in entries {
+                    if out.iter().any(|(k, _)| *k == entry.key.name) {
+                        return Err(QueryError::unsupported(
+                            "a map literal with a repeated key",
+                            entry.key.span,
+                        ));
+                    }
+                    out.push((entry.key.name.clone(), rec(&entry.value)?));
+                }
+                Expr::Map(out)
+            }
             ExprKind::Index { base, index } => {
                 self.checked(Expr::Index(boxed(base)?, boxed(index)?))
             }
@@ -1168,17 +1185,16 @@ impl Binder<'_> {
                 [_, _] | [_, _, _] => {
                     range_literals(args)?;
                     Ok(Expr::ListFn(
-                    ListFn::Range,
-                    args.iter()
-                        .map(|a| self.expr(a, scope, pattern, false))
-                        .collect::<BResult<_>>()?,
+                        ListFn::Range,
+                        args.iter()
+                            .map(|a| self.expr(a, scope, pattern, false))
+                            .collect::<BResult<_>>()?,
                     ))
                 }
-                _ => Err(QueryError::semantic(
-                    "range() takes two or three arguments",
-                    Some(span),
-                )
-                .with_class(crate::error::CypherClass::SyntaxError)),
+                _ => Err(
+                    QueryError::semantic("range() takes two or three arguments", Some(span))
+                        .with_class(crate::error::CypherClass::SyntaxError),
+                ),
             },
             _ if Func::of_name(&lower).is_some() => {
                 let Some((func, fewest, most)) = Func::of_name(&lower) else {
@@ -1201,9 +1217,8 @@ impl Binder<'_> {
             "type" => Ok(Expr::TypeName(Box::new(one("type")?))),
             "labels" => Ok(Expr::LabelNames(Box::new(one("labels")?))),
             _ => Err(
-                QueryError::unsupported(&format!("function `{}`", name.name), name.span).with_help(
-                    "see the function table in docs/query-language.md",
-                ),
+                QueryError::unsupported(&format!("function `{}`", name.name), name.span)
+                    .with_help("see the function table in docs/query-language.md"),
             ),
         }
     }

@@ -228,6 +228,8 @@ pub enum Expr {
     Local(usize),
     /// A list comprehension or list predicate.
     Comprehension(Box<Comprehension>),
+    /// A map literal: its keys (distinct) and values, in writing order.
+    Map(Vec<(String, Expr)>),
     /// `list[index]` (a negative index counts from the end; out of range is null).
     Index(Box<Expr>, Box<Expr>),
     /// `list[from..to]` (bounds as in [`Expr::Index`], clamped to the list).
@@ -328,6 +330,8 @@ pub enum Func {
     ToLower,
     /// `replace(s, from, to)`.
     Replace,
+    /// `keys(map)`.
+    Keys,
 }
 
 impl Func {
@@ -359,6 +363,7 @@ impl Func {
             "toupper" => (Func::ToUpper, 1, 1),
             "tolower" => (Func::ToLower, 1, 1),
             "replace" => (Func::Replace, 3, 3),
+            "keys" => (Func::Keys, 1, 1),
             _ => return None,
         })
     }
@@ -693,6 +698,7 @@ impl Expr {
                 c.list.walk(f);
                 c.filter.iter().chain(c.map.iter()).for_each(|e| e.walk(f));
             }
+            Expr::Map(entries) => entries.iter().for_each(|(_, e)| e.walk(f)),
             Expr::Index(a, b) => {
                 a.walk(f);
                 b.walk(f);

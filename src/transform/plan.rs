@@ -808,6 +808,7 @@ fn walk(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
             walk(&c.list, f);
             c.filter.iter().chain(c.map.iter()).for_each(|x| walk(x, f));
         }
+        ExprKind::Map(entries) => entries.iter().for_each(|e| walk(&e.value, f)),
         ExprKind::Index { base, index } => {
             walk(base, f);
             walk(index, f);

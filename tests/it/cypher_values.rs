@@ -24,6 +24,13 @@ fn show(i: &Item<'_>) -> String {
         Item::Value(v) => v.to_string(),
         Item::Node(n) => format!("node {}", n.key()),
         Item::Rel(r) => format!("rel {}", r.id()),
+        Item::Map(entries) => {
+            let parts: Vec<String> = entries
+                .iter()
+                .map(|(k, x)| format!("{k}: {}", show(x)))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
     }
 }
 

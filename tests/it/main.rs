@@ -10,6 +10,7 @@ mod cli_outcomes;
 mod cli_output;
 mod cli_reports;
 mod cypher_clauses;
+mod cypher_lists;
 mod cypher_values;
 mod device_attributes;
 mod device_factorised;

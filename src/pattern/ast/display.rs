@@ -279,8 +279,13 @@ fn write_kind(f: &mut Formatter<'_>, kind: &ExprKind) -> fmt::Result {
                 f.write_str(" | ")?;
                 write_expr(f, map, 0)?;
             }
-            f.write_char(if c.kind.function_name().is_some() { ')' } else { ']' })
+            f.write_char(if c.kind.function_name().is_some() {
+                ')'
+            } else {
+                ']'
+            })
         }
+        ExprKind::Map(entries) => write_props(f, entries),
         ExprKind::Index { base, index } => {
             write_expr(f, base, prec::ATOM)?;
             f.write_char('[')?;

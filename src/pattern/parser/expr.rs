@@ -9,8 +9,8 @@
 use super::unsupported::is_shortest_path;
 use super::{PResult, Parser};
 use crate::pattern::ast::{
-    prec, BinaryOp, CaseExpr, Comprehension, ComprehensionKind, Expr, ExprKind, Literal, Name, Span,
-    StringOp, UnaryOp,
+    prec, BinaryOp, CaseExpr, Comprehension, ComprehensionKind, Expr, ExprKind, Literal, Name,
+    Span, StringOp, UnaryOp,
 };
 use crate::pattern::error::QueryError;
 use crate::pattern::lexer::{Keyword, TokenKind};
@@ -288,9 +288,7 @@ impl Parser<'_> {
 
     /// True at `..` (two adjacent dots).
     fn at_range_dots(&self) -> bool {
-        self.at(&TokenKind::Dot)
-            && self.peek_nth(1) == &TokenKind::Dot
-            && self.tokens_adjacent(0)
+        self.at(&TokenKind::Dot) && self.peek_nth(1) == &TokenKind::Dot && self.tokens_adjacent(0)
     }
 
     /// True when token `n` ends where token `n + 1` starts.
@@ -334,8 +332,10 @@ impl Parser<'_> {
 
     /// At `[`: a list comprehension `[x IN …` rather than a list literal?
     fn at_comprehension(&self, n: usize) -> bool {
-        matches!(self.peek_nth(n), TokenKind::Ident(_) | TokenKind::QuotedIdent(_))
-            && self.peek_nth(n + 1) == &TokenKind::Keyword(Keyword::In)
+        matches!(
+            self.peek_nth(n),
+            TokenKind::Ident(_) | TokenKind::QuotedIdent(_)
+        ) && self.peek_nth(n + 1) == &TokenKind::Keyword(Keyword::In)
     }
 
     /// `var IN list [WHERE filter] [| map]` up to (not including) the closing token.
@@ -460,10 +460,9 @@ impl Parser<'_> {
             }
             TokenKind::Keyword(Keyword::Case) => return self.case_expr(),
             TokenKind::LBrace => {
-                return Err(Box::new(QueryError::unsupported(
-                    "a map literal outside node and relationship patterns",
-                    span,
-                )))
+                self.descend_extra(1)?;
+                let entries = self.property_map()?;
+                return Ok(Expr::new(ExprKind::Map(entries), span.to(self.prev_span)));
             }
             _ => return Err(self.error_expected("an expression").into()),
         };

@@ -447,6 +447,7 @@ impl Program {
             Expr::Arith(..)
             | Expr::Checked(..)
             | Expr::Local(_)
+            | Expr::Map(_)
             | Expr::Comprehension(_)
             | Expr::Index(..)
             | Expr::Slice(..)
