@@ -580,6 +580,13 @@ impl<'m> Env<'_, 'm> {
                     .edge_target(r)
                     .and_then(|(_, t)| self.model.rel_types().name(t))
                     .map_or(Val::Null, |s| Val::Str(Cow::Borrowed(s))),
+                Val::Null => Val::Null,
+                other if STRICT => {
+                    return Err(EvalError(format!(
+                        "type() takes a relationship, not {}",
+                        kind_name(&other)
+                    )))
+                }
                 _ => Val::Null,
             },
             Expr::LabelNames(base) => match self.ev::<STRICT>(base)? {
@@ -591,6 +598,13 @@ impl<'m> Env<'_, 'm> {
                         .map(|s| Val::Str(Cow::Borrowed(s)))
                         .collect(),
                 ),
+                Val::Null => Val::Null,
+                other if STRICT => {
+                    return Err(EvalError(format!(
+                        "labels() takes a node, not {}",
+                        kind_name(&other)
+                    )))
+                }
                 _ => Val::Null,
             },
             Expr::Compare(op, a, b) => {

@@ -1214,8 +1214,8 @@ impl Binder<'_> {
                 Ok(self.checked(Expr::Func(func, args)))
             }
             "id" => Ok(Expr::Id(Box::new(one("id")?))),
-            "type" => Ok(Expr::TypeName(Box::new(one("type")?))),
-            "labels" => Ok(Expr::LabelNames(Box::new(one("labels")?))),
+            "type" => Ok(self.checked(Expr::TypeName(Box::new(one("type")?)))),
+            "labels" => Ok(self.checked(Expr::LabelNames(Box::new(one("labels")?)))),
             _ => Err(
                 QueryError::unsupported(&format!("function `{}`", name.name), name.span)
                     .with_help("see the function table in docs/query-language.md"),
@@ -1456,7 +1456,9 @@ fn range_literals(args: &[ast::Expr]) -> BResult<()> {
                 op: UnaryOp::Neg,
                 expr,
             } if matches!(expr.kind, ExprKind::Literal(Literal::Int(_))) => None,
-            ExprKind::Literal(_) | ExprKind::List(_) => Some("range() takes integers"),
+            ExprKind::Literal(_) | ExprKind::List(_) | ExprKind::Map(_) => {
+                Some("range() takes integers")
+            }
             _ => None,
         };
         if let Some(message) = bad {
@@ -1475,6 +1477,7 @@ fn boolean_operand(e: &ast::Expr, op: &str) -> BResult<()> {
         ExprKind::Literal(Literal::Float(_)) => "a float",
         ExprKind::Literal(Literal::String(_)) => "a string",
         ExprKind::List(_) => "a list",
+        ExprKind::Map(_) => "a map",
         _ => return Ok(()),
     };
     Err(
