@@ -553,6 +553,14 @@ impl<'m> Env<'_, 'm> {
                     .into_iter()
                     .find(|(k, _)| k == key)
                     .map_or(Val::Null, |(_, v)| v),
+                Val::Null => Val::Null,
+                other if STRICT => {
+                    return Err(EvalError(format!(
+                        "`.{key}` needs a node, relationship or map, not {} ({})",
+                        kind_name(&other),
+                        shown(&other)
+                    )))
+                }
                 _ => Val::Null,
             },
             Expr::Id(base) => match self.ev::<STRICT>(base)? {

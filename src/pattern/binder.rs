@@ -936,11 +936,14 @@ impl Binder<'_> {
                     Expr::Rel(_) => Some(true),
                     _ => None,
                 };
-                // A key of a map value is no property of the graph.
-                if matches!(b, Expr::Node(_) | Expr::Rel(_) | Expr::Column(_)) {
+                // A column may hold a map, whose keys are no properties of the graph.
+                if matches!(b, Expr::Node(_) | Expr::Rel(_)) {
                     self.check_property(key, on_rel)?;
+                    Expr::Property(Box::new(b), key.name.clone())
+                } else {
+                    // A value that is no node, relationship or map fails the query.
+                    self.checked(Expr::Property(Box::new(b), key.name.clone()))
                 }
-                Expr::Property(Box::new(b), key.name.clone())
             }
             ExprKind::HasLabels { base, labels } => {
                 Expr::HasLabels(boxed(base)?, self.labels(labels)?)

@@ -85,7 +85,7 @@ fn list_comprehensions_filter_and_map() {
         "[[3], [6]]"
     );
     assert_eq!(
-        one("UNWIND [1, 2] AS k RETURN [x IN [1, 2, 3] WHERE x > k] AS l ORDER BY k"),
+        one("WITH 2 AS k RETURN [x IN [1, 2, 3] WHERE x >= k] AS l"),
         "[2, 3]"
     );
 }
@@ -206,7 +206,7 @@ fn string_functions() {
     );
     assert_eq!(
         one("RETURN toUpper('aB') AS a, toLower('aB') AS b, replace('banana', 'an', 'o') AS c"),
-        "'AB' | 'ab' | 'boa'"
+        "'AB' | 'ab' | 'booa'"
     );
     assert_eq!(one("RETURN toUpper(null) AS a"), "null");
     assert!(fails("RETURN toUpper(1) AS a"));
@@ -240,4 +240,11 @@ fn map_literals_keys_and_access() {
     );
     assert!(fails("RETURN {a: 1, a: 2} AS m"));
     assert!(fails("RETURN keys(1) AS k"));
+}
+
+#[test]
+fn property_access_on_a_value_that_is_no_map_fails() {
+    assert!(fails("WITH 123 AS x RETURN x.num AS n"));
+    assert!(fails("WITH [1] AS x RETURN x.num AS n"));
+    assert_eq!(one("WITH null AS x RETURN x.num AS n"), "null");
 }

@@ -259,7 +259,8 @@ impl Parser<'_> {
     /// `.key` property accesses and `:Label` tests after an atom.
     fn postfix(&mut self, mut expr: Expr) -> PResult<Expr> {
         loop {
-            if self.eat(&TokenKind::Dot).is_some() {
+            if self.at(&TokenKind::Dot) && !self.at_range_dots() {
+                self.advance();
                 let key = self.symbolic_name("a property key after '.'")?;
                 if self.at(&TokenKind::LParen) {
                     return Err(Box::new(QueryError::unsupported(
