@@ -296,7 +296,7 @@ pub fn call<'m>(func: Func, args: Vec<Val<'m>>) -> Result<Val<'m>, EvalError> {
 /// A float truncated toward zero; an error beyond 64-bit integers.
 fn float_to_int<'m>(x: f64) -> Result<Val<'m>, EvalError> {
     let t = x.trunc();
-    if t.is_finite() && t >= -9.223_372_036_854_776e18 && t < 9.223_372_036_854_776e18 {
+    if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&t) {
         Ok(Val::Int(t as i64))
     } else {
         Err(EvalError(format!("toInteger({x}): beyond 64-bit integers")))
