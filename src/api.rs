@@ -369,7 +369,16 @@ fn run_prepared<'g>(
     };
     let mut run = options.match_options();
     run.semantics = options.semantics.unwrap_or(prepared.semantics());
-    session.run(prepared.bound(), &run)
+    let out = session.run(prepared.bound(), &run)?;
+    // A value that could not be computed (a list function given a string, an index that is
+    // not an integer…) fails the query rather than reading as null.
+    if let Some(message) = prepared.bound().take_error() {
+        return Err(Error::Query(crate::error::QueryMessage::classed(
+            format!("a value cannot be computed: {message}"),
+            None,
+        )));
+    }
+    Ok(out)
 }
 
 /// A prepared query, bound to the graph it was prepared for (see [`Session::prepare`]).
@@ -643,6 +652,8 @@ pub enum Item<'g> {
     Rel(RelRef<'g>),
     /// A list.
     List(Vec<Item<'g>>),
+    /// A map: its keys and values, in the order written.
+    Map(Vec<(String, Item<'g>)>),
     /// A scalar (null, bool, int, float, string).
     Value(Value),
 }
@@ -655,6 +666,12 @@ impl<'g> Item<'g> {
             Val::List(items) => {
                 Item::List(items.iter().map(|i| Item::from_val(model, i)).collect())
             }
+            Val::Map(entries) => Item::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Item::from_val(model, v)))
+                    .collect(),
+            ),
             Val::Null => Item::Value(Value::Null),
             Val::Bool(b) => Item::Value(Value::Bool(*b)),
             Val::Int(i) => Item::Value(Value::Int(*i)),

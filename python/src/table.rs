@@ -181,6 +181,8 @@ fn kind(v: &Val<'_>) -> Kind {
         Val::List(items) => Kind::List(Box::new(
             items.iter().fold(Kind::Null, |k, i| unify(k, kind(i))),
         )),
+        // Maps go out as their Cypher text, like values of mixed kinds.
+        Val::Map(_) => Kind::Mixed,
     }
 }
 

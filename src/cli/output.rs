@@ -76,6 +76,9 @@ fn collect_graph(v: &Val<'_>, nodes: &mut Vec<u32>, rels: &mut Vec<u32>) {
         Val::Node(n) => nodes.push(*n),
         Val::Rel(r) => rels.push(*r),
         Val::List(items) => items.iter().for_each(|i| collect_graph(i, nodes, rels)),
+        Val::Map(entries) => entries
+            .iter()
+            .for_each(|(_, i)| collect_graph(i, nodes, rels)),
         _ => {}
     }
 }
@@ -194,6 +197,13 @@ pub fn text(model: &Model, v: &Val<'_>) -> String {
             let parts: Vec<String> = items.iter().map(|i| text(model, i)).collect();
             format!("[{}]", parts.join(", "))
         }
+        Val::Map(entries) => {
+            let parts: Vec<String> = entries
+                .iter()
+                .map(|(k, i)| format!("{k}: {}", text(model, i)))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
         other => other.to_string(),
     }
 }
@@ -214,6 +224,12 @@ pub fn to_json(model: &Model, v: &Val<'_>) -> Json {
                 "properties": properties})
         }
         Val::List(items) => Json::Array(items.iter().map(|i| to_json(model, i)).collect()),
+        Val::Map(entries) => Json::Object(
+            entries
+                .iter()
+                .map(|(k, i)| (k.clone(), to_json(model, i)))
+                .collect(),
+        ),
         Val::Float(f) if !f.is_finite() => Json::String(f.to_string()),
         other => serde_json::to_value(other).unwrap_or(Json::Null),
     }

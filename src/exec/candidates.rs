@@ -330,6 +330,7 @@ fn candidates_of(
         }
         nodes_buf[slot] = v;
         let env = Env {
+            locals: &[],
             model,
             nodes: nodes_buf,
             rels: &[],

@@ -246,6 +246,7 @@ mod tests {
     fn evaluator_holds(m: &Model, expr: &Expr, v: u32) -> bool {
         let nodes = [v];
         Env {
+            locals: &[],
             model: m,
             nodes: &nodes,
             rels: &[],

@@ -8,7 +8,12 @@ use std::cmp::Ordering;
 use serde::Serialize;
 
 use crate::model::{Model, Value, ValueRef};
-use crate::pattern::ir::{ArithOp, CmpOp, Expr, ListFn, LiteralSet, StrOp, MAX_RANGE, NULL_ID};
+use crate::pattern::ir::{
+    ArithOp, CmpOp, Comprehension, ComprehensionOp, Expr, ListFn, LiteralSet, StrOp, MAX_RANGE,
+    NULL_ID,
+};
+
+use super::functions::{call, index, slice};
 
 /// A runtime value: a property value, a node or relationship, or a list.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +34,8 @@ pub enum Val<'m> {
     Rel(u32),
     /// A list.
     List(Vec<Val<'m>>),
+    /// A map: distinct keys with their values, in the order written.
+    Map(Vec<(String, Val<'m>)>),
 }
 
 impl<'m> Val<'m> {
@@ -74,6 +81,7 @@ impl<'m> Val<'m> {
     pub fn sort_cmp(&self, other: &Val<'_>) -> Ordering {
         fn rank(v: &Val<'_>) -> u8 {
             match v {
+                Val::Map(_) => 0,
                 Val::Node(_) => 0,
                 Val::Rel(_) => 1,
                 Val::List(_) => 2,
@@ -91,6 +99,26 @@ impl<'m> Val<'m> {
             (Val::Float(a), Val::Float(b)) => a.total_cmp(b),
             (Val::Str(a), Val::Str(b)) => a.cmp(b),
             (Val::Node(a), Val::Node(b)) | (Val::Rel(a), Val::Rel(b)) => a.cmp(b),
+            (Val::Map(a), Val::Map(b)) => {
+                let sorted = |m: &[(String, Val<'_>)]| {
+                    let mut v: Vec<(String, Val<'static>)> = m
+                        .iter()
+                        .map(|(k, x)| (k.clone(), x.clone().into_owned()))
+                        .collect();
+                    v.sort_by(|p, q| p.0.cmp(&q.0));
+                    v
+                };
+                let (a, b) = (sorted(a), sorted(b));
+                for ((ka, xa), (kb, xb)) in a.iter().zip(&b) {
+                    let c = ka.cmp(kb).then_with(|| xa.sort_cmp(xb));
+                    if c != Ordering::Equal {
+                        return c;
+                    }
+                }
+                a.len().cmp(&b.len())
+            }
+            (Val::Map(_), Val::Node(_)) => Ordering::Less,
+            (Val::Node(_), Val::Map(_)) => Ordering::Greater,
             (Val::List(a), Val::List(b)) => {
                 for (x, y) in a.iter().zip(b) {
                     let c = x.sort_cmp(y);
@@ -115,6 +143,7 @@ impl<'m> Val<'m> {
             Val::Node(n) => Val::Node(n),
             Val::Rel(r) => Val::Rel(r),
             Val::List(v) => Val::List(v.into_iter().map(Val::into_owned).collect()),
+            Val::Map(m) => Val::Map(m.into_iter().map(|(k, v)| (k, v.into_owned())).collect()),
         }
     }
 }
@@ -140,6 +169,13 @@ impl Serialize for Val<'_> {
                 m.end()
             }
             Val::List(v) => v.serialize(s),
+            Val::Map(entries) => {
+                let mut m = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
         }
     }
 }
@@ -164,6 +200,16 @@ impl std::fmt::Display for Val<'_> {
                 }
                 f.write_str("]")
             }
+            Val::Map(entries) => {
+                f.write_str("{")?;
+                for (i, (k, x)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k}: {x}")?;
+                }
+                f.write_str("}")
+            }
         }
     }
 }
@@ -186,6 +232,8 @@ pub struct Env<'a, 'm> {
     pub row: &'a [Val<'m>],
     /// Evaluates sub-patterns.
     pub exists: Option<&'a dyn ExistsOracle>,
+    /// The elements list comprehensions are at ([`Expr::Local`]), outermost first.
+    pub locals: &'a [Val<'m>],
 }
 
 fn truth(v: &Val<'_>) -> Option<bool> {
@@ -222,6 +270,13 @@ pub fn compare(op: CmpOp, a: &Val<'_>, b: &Val<'_>) -> Option<bool> {
                 CmpOp::Ne => Some(x != y),
                 _ => None,
             }
+        }
+        (Val::Map(x), Val::Map(y)) => {
+            return match op {
+                CmpOp::Eq => map_equal(x, y),
+                CmpOp::Ne => map_equal(x, y).map(|e| !e),
+                _ => None,
+            };
         }
         (Val::List(x), Val::List(y)) => {
             return match op {
@@ -265,6 +320,30 @@ fn list_equal(x: &[Val<'_>], y: &[Val<'_>]) -> Option<bool> {
     }
     let mut null = false;
     for (a, b) in x.iter().zip(y) {
+        match compare(CmpOp::Eq, a, b) {
+            Some(false) => return Some(false),
+            None => null = true,
+            Some(true) => {}
+        }
+    }
+    if null {
+        None
+    } else {
+        Some(true)
+    }
+}
+
+/// Cypher's map equality: maps with different keys are unequal; otherwise as lists of their
+/// values, key by key.
+fn map_equal(x: &[(String, Val<'_>)], y: &[(String, Val<'_>)]) -> Option<bool> {
+    if x.len() != y.len() {
+        return Some(false);
+    }
+    let mut null = false;
+    for (k, a) in x {
+        let Some((_, b)) = y.iter().find(|(kb, _)| kb == k) else {
+            return Some(false);
+        };
         match compare(CmpOp::Eq, a, b) {
             Some(false) => return Some(false),
             None => null = true,
@@ -333,7 +412,7 @@ fn op_text(op: ArithOp) -> &'static str {
 }
 
 /// A value as a message shows it (strings quoted).
-fn shown(v: &Val<'_>) -> String {
+pub(crate) fn shown(v: &Val<'_>) -> String {
     match v {
         Val::Str(s) => format!("'{s}'"),
         other => other.to_string(),
@@ -341,7 +420,7 @@ fn shown(v: &Val<'_>) -> String {
 }
 
 /// The kind of value, for messages.
-fn kind_name(v: &Val<'_>) -> &'static str {
+pub(crate) fn kind_name(v: &Val<'_>) -> &'static str {
     match v {
         Val::Null => "null",
         Val::Bool(_) => "a boolean",
@@ -351,6 +430,7 @@ fn kind_name(v: &Val<'_>) -> &'static str {
         Val::Node(_) => "a node",
         Val::Rel(_) => "a relationship",
         Val::List(_) => "a list",
+        Val::Map(_) => "a map",
     }
 }
 
@@ -520,6 +600,18 @@ impl<'m> Env<'_, 'm> {
             Expr::Property(base, key) => match self.ev::<STRICT>(base)? {
                 Val::Node(n) => Val::from_ref(self.model.node_property(n, key)),
                 Val::Rel(r) => Val::from_ref(self.model.edge_property(r, key)),
+                Val::Map(entries) => entries
+                    .into_iter()
+                    .find(|(k, _)| k == key)
+                    .map_or(Val::Null, |(_, v)| v),
+                Val::Null => Val::Null,
+                other if STRICT => {
+                    return Err(EvalError(format!(
+                        "`.{key}` needs a node, relationship or map, not {} ({})",
+                        kind_name(&other),
+                        shown(&other)
+                    )))
+                }
                 _ => Val::Null,
             },
             Expr::Id(base) => match self.ev::<STRICT>(base)? {
@@ -547,6 +639,13 @@ impl<'m> Env<'_, 'm> {
                     .edge_target(r)
                     .and_then(|(_, t)| self.model.rel_types().name(t))
                     .map_or(Val::Null, |s| Val::Str(Cow::Borrowed(s))),
+                Val::Null => Val::Null,
+                other if STRICT => {
+                    return Err(EvalError(format!(
+                        "type() takes a relationship, not {}",
+                        kind_name(&other)
+                    )))
+                }
                 _ => Val::Null,
             },
             Expr::LabelNames(base) => match self.ev::<STRICT>(base)? {
@@ -558,6 +657,13 @@ impl<'m> Env<'_, 'm> {
                         .map(|s| Val::Str(Cow::Borrowed(s)))
                         .collect(),
                 ),
+                Val::Null => Val::Null,
+                other if STRICT => {
+                    return Err(EvalError(format!(
+                        "labels() takes a node, not {}",
+                        kind_name(&other)
+                    )))
+                }
                 _ => Val::Null,
             },
             Expr::Compare(op, a, b) => {
@@ -716,6 +822,39 @@ impl<'m> Env<'_, 'm> {
                     None => Val::Null,
                 }
             }
+            Expr::Map(entries) => Val::Map(
+                entries
+                    .iter()
+                    .map(|(k, e)| Ok((k.clone(), self.ev::<STRICT>(e)?)))
+                    .collect::<Result<_, EvalError>>()?,
+            ),
+            Expr::Local(i) => self.locals.get(*i).cloned().unwrap_or(Val::Null),
+            Expr::Comprehension(c) => self.comprehension::<STRICT>(c)?,
+            Expr::Index(base, i) => index(
+                self.ev::<STRICT>(base)?,
+                self.ev::<STRICT>(i)?,
+                |n, k| Val::from_ref(self.model.node_property(n, k)),
+                |r, k| Val::from_ref(self.model.edge_property(r, k)),
+            )?,
+            Expr::Slice(base, from, to) => {
+                let b = self.ev::<STRICT>(base)?;
+                let f = match from {
+                    Some(x) => Some(self.ev::<STRICT>(x)?),
+                    None => None,
+                };
+                let t = match to {
+                    Some(x) => Some(self.ev::<STRICT>(x)?),
+                    None => None,
+                };
+                slice(b, f, t)?
+            }
+            Expr::Func(func, args) => {
+                let vals = args
+                    .iter()
+                    .map(|a| self.ev::<STRICT>(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                call(*func, vals)?
+            }
             // Aggregates are computed by the result stage, which replaces them by columns.
             Expr::Aggregate { .. } => Val::Null,
         })
@@ -733,6 +872,68 @@ impl<'m> Env<'_, 'm> {
             (_, Expr::Literal(y)) => f(&self.ev::<STRICT>(a)?, &Val::borrowed(y)),
             (Expr::Literal(x), _) => f(&Val::borrowed(x), &self.ev::<STRICT>(b)?),
             _ => f(&self.ev::<STRICT>(a)?, &self.ev::<STRICT>(b)?),
+        })
+    }
+
+    /// A list comprehension or list predicate: the list's elements in turn as local
+    /// `c.local`. A list that is not a list (nor null) is an error.
+    fn comprehension<const STRICT: bool>(&self, c: &Comprehension) -> Result<Val<'m>, EvalError> {
+        let items = match self.ev::<STRICT>(&c.list)? {
+            Val::List(items) => items,
+            Val::Null => return Ok(Val::Null),
+            other => {
+                return Err(EvalError(format!(
+                    "a list comprehension or list predicate needs a list, not {} ({})",
+                    kind_name(&other),
+                    shown(&other)
+                )))
+            }
+        };
+        let mut locals: Vec<Val<'m>> = self.locals.iter().take(c.local).cloned().collect();
+        locals.resize(c.local + 1, Val::Null);
+        let (mut trues, mut falses, mut nulls) = (0usize, 0usize, 0usize);
+        let mut out = Vec::new();
+        for item in items {
+            locals[c.local] = item;
+            let env = Env {
+                model: self.model,
+                nodes: self.nodes,
+                rels: self.rels,
+                row: self.row,
+                exists: self.exists,
+                locals: &locals,
+            };
+            let keep = match &c.filter {
+                Some(f) => truth(&env.ev::<STRICT>(f)?),
+                None => Some(true),
+            };
+            match keep {
+                Some(true) => trues += 1,
+                Some(false) => falses += 1,
+                None => nulls += 1,
+            }
+            if c.op == ComprehensionOp::List && keep == Some(true) {
+                out.push(match &c.map {
+                    Some(m) => env.ev::<STRICT>(m)?,
+                    None => locals[c.local].clone(),
+                });
+            }
+        }
+        let _ = falses;
+        Ok(match c.op {
+            ComprehensionOp::List => Val::List(out),
+            ComprehensionOp::Any if trues > 0 => Val::Bool(true),
+            ComprehensionOp::Any if nulls > 0 => Val::Null,
+            ComprehensionOp::Any => Val::Bool(false),
+            ComprehensionOp::All if falses > 0 => Val::Bool(false),
+            ComprehensionOp::All if nulls > 0 => Val::Null,
+            ComprehensionOp::All => Val::Bool(true),
+            ComprehensionOp::None if trues > 0 => Val::Bool(false),
+            ComprehensionOp::None if nulls > 0 => Val::Null,
+            ComprehensionOp::None => Val::Bool(true),
+            ComprehensionOp::Single if trues > 1 => Val::Bool(false),
+            ComprehensionOp::Single if nulls > 0 => Val::Null,
+            ComprehensionOp::Single => Val::Bool(trues == 1),
         })
     }
 

@@ -207,6 +207,7 @@ impl SubSearch<'_> {
             return false;
         }
         let env = Env {
+            locals: &[],
             model: self.model,
             nodes,
             rels,

@@ -51,6 +51,36 @@ pub fn expr_text(e: &Expr, p: &Pattern, model: &Model) -> String {
         Expr::Arith(op, a, b) => format!("({} {:?} {})", r(a), op, r(b)),
         Expr::Neg(a) => format!("-{}", r(a)),
         Expr::Checked(a, _) => r(a),
+        Expr::Local(i) => format!("local#{i}"),
+        Expr::Map(entries) => format!(
+            "{{{}}}",
+            entries
+                .iter()
+                .map(|(k, e)| format!("{k}: {}", r(e)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Expr::Comprehension(c) => {
+            let mut t = format!("{:?}(local#{} IN {}", c.op, c.local, r(&c.list));
+            if let Some(f) = &c.filter {
+                t += &format!(" WHERE {}", r(f));
+            }
+            if let Some(m) = &c.map {
+                t += &format!(" | {}", r(m));
+            }
+            t + ")"
+        }
+        Expr::Index(a, i) => format!("{}[{}]", r(a), r(i)),
+        Expr::Slice(a, f, t) => format!(
+            "{}[{}..{}]",
+            r(a),
+            f.as_deref().map(r).unwrap_or_default(),
+            t.as_deref().map(r).unwrap_or_default()
+        ),
+        Expr::Func(func, args) => format!(
+            "{func:?}({})",
+            args.iter().map(r).collect::<Vec<_>>().join(", ")
+        ),
         Expr::List(v) => format!("[{}]", v.iter().map(r).collect::<Vec<_>>().join(", ")),
         Expr::LiteralSet(set) => format!(
             "[{}]",

@@ -175,6 +175,7 @@ mod tests {
         ];
         let t = IdTuple::of_keys(exprs.iter()).unwrap();
         let env = Env {
+            locals: &[],
             model: &model,
             nodes: &nodes,
             rels: &rels,

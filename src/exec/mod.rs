@@ -4,7 +4,8 @@
 //! - [`options`]: how a query runs ([`MatchOptions`]) and the stage timings engines report;
 //! - [`candidates`]: candidate sets from labels, degrees and unary predicates (every engine's filter);
 //! - [`plan`]: the matching order (a [`Plan`] of steps) and its cost-based construction;
-//! - [`eval`]: values ([`Val`]) and expression evaluation; [`column_filter`] and [`id_tuple`];
+//! - [`eval`]: values ([`Val`]) and expression evaluation; [`functions`]: the scalar, string and
+//!   list functions, indexing and slicing; [`column_filter`] and [`id_tuple`];
 //! - [`exists`]: edge existence and `EXISTS` sub-patterns on the data graph;
 //! - [`explain`]: a plan as text;
 //! - [`control`]: the match [`Sink`] contract and the shared stop conditions ([`Control`]);
@@ -19,6 +20,7 @@ pub mod drive;
 pub mod eval;
 pub mod exists;
 pub mod explain;
+pub mod functions;
 pub mod id_tuple;
 pub mod options;
 pub mod output;

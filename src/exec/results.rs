@@ -44,6 +44,13 @@ fn hash_val<H: Hasher>(v: &Val<'_>, h: &mut H) {
             6u8.hash(h);
             l.iter().for_each(|x| hash_val(x, h));
         }
+        // Equal maps may list their keys in other orders: hash the sorted keys only.
+        Val::Map(m) => {
+            7u8.hash(h);
+            let mut keys: Vec<&str> = m.iter().map(|(k, _)| k.as_str()).collect();
+            keys.sort_unstable();
+            keys.hash(h);
+        }
     }
 }
 
@@ -543,6 +550,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             return true;
         }
         let env = Env {
+            locals: &[],
             model: self.model,
             nodes,
             rels: &[],
@@ -578,6 +586,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             let passes = |row: &[Val<'m>]| {
                 p.proj.filter.as_ref().is_none_or(|f| {
                     Env {
+                        locals: &[],
                         model: self.model,
                         nodes: &[],
                         rels: &[],
@@ -657,6 +666,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             return false;
         }
         let env = Env {
+            locals: &[],
             model: self.model,
             nodes,
             rels,
@@ -830,6 +840,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
         if let Some(f) = proj.filter.as_ref().filter(|_| !self.per_binding) {
             rows.retain(|r| {
                 Env {
+                    locals: &[],
                     model: self.model,
                     nodes: &[],
                     rels: &[],
@@ -888,6 +899,7 @@ fn sort_rows<'m>(
         .iter()
         .map(|r| {
             let env = Env {
+                locals: &[],
                 model,
                 nodes: &[],
                 rels: &[],

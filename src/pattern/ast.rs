@@ -376,6 +376,69 @@ pub enum ExprKind {
     Exists(Box<SubQuery>),
     /// `CASE [subject] WHEN w THEN t ... [ELSE e] END`.
     Case(Box<CaseExpr>),
+    /// A list comprehension `[x IN list WHERE p | e]` or a list predicate `any(x IN list WHERE p)`.
+    Comprehension(Box<Comprehension>),
+    /// A map literal `{key: value, …}` (outside node and relationship patterns).
+    Map(Vec<PropertyEntry>),
+    /// `base[index]`.
+    Index {
+        /// The list (or string) indexed.
+        base: Box<Expr>,
+        /// The index.
+        index: Box<Expr>,
+    },
+    /// `base[from..to]` (either bound may be left out).
+    Slice {
+        /// The list sliced.
+        base: Box<Expr>,
+        /// The first index kept.
+        from: Option<Box<Expr>>,
+        /// The first index left out.
+        to: Option<Box<Expr>>,
+    },
+}
+
+/// What a [`Comprehension`] computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ComprehensionKind {
+    /// `[x IN list WHERE p | e]`: the list of `e` for the elements where `p` holds.
+    List,
+    /// `any(x IN list WHERE p)`.
+    Any,
+    /// `all(x IN list WHERE p)`.
+    All,
+    /// `none(x IN list WHERE p)`.
+    None,
+    /// `single(x IN list WHERE p)`.
+    Single,
+}
+
+impl ComprehensionKind {
+    /// The function name of a list predicate (`None` for a list comprehension).
+    pub fn function_name(self) -> Option<&'static str> {
+        match self {
+            ComprehensionKind::List => None,
+            ComprehensionKind::Any => Some("any"),
+            ComprehensionKind::All => Some("all"),
+            ComprehensionKind::None => Some("none"),
+            ComprehensionKind::Single => Some("single"),
+        }
+    }
+}
+
+/// `[var IN list WHERE filter | map]` and the list predicates.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comprehension {
+    /// What it computes.
+    pub kind: ComprehensionKind,
+    /// The variable each element is bound to.
+    pub var: Name,
+    /// The list.
+    pub list: Expr,
+    /// `WHERE filter`.
+    pub filter: Option<Expr>,
+    /// `| map` (list comprehensions only).
+    pub map: Option<Expr>,
 }
 
 /// A `CASE` expression: simple (`CASE x WHEN v THEN …`, each `WHEN` value compared with `x` by `=`)

@@ -15,12 +15,14 @@ use std::cell::{Cell, RefCell};
 
 use hashbrown::HashMap;
 
-use super::ast::{self, BinaryOp, Direction, ExprKind, Literal, StringOp, UnaryOp};
+use super::ast::{
+    self, BinaryOp, ComprehensionKind, Direction, ExprKind, Literal, StringOp, UnaryOp,
+};
 use super::error::{nearest_names, QueryError};
 use super::ir::{
-    AggFn, ArithOp, BoundQuery, CaseOf, Clauses, CmpOp, Expr, ListFn, MatchStep, NodeVar, Pattern,
-    ProjItem, Projection, ReadStep, RelVar, StrOp, SubPattern, UnionPart, VarLength, WholeRegex,
-    MAX_HOPS,
+    AggFn, ArithOp, BoundQuery, CaseOf, Clauses, CmpOp, Comprehension, ComprehensionOp, ErrorSlot,
+    Expr, Func, ListFn, MatchStep, NodeVar, Pattern, ProjItem, Projection, ReadStep, RelVar, StrOp,
+    SubPattern, UnionPart, VarLength, WholeRegex, MAX_HOPS,
 };
 use crate::model::{Model, PropType, Value};
 
@@ -172,6 +174,8 @@ enum Binding {
     Node(usize),
     Rel(usize),
     Column(usize),
+    /// The variable of a list comprehension (an [`Expr::Local`]).
+    Local(usize),
 }
 
 struct Binder<'a> {
@@ -464,6 +468,7 @@ impl Binder<'_> {
             Binding::Node(s) => (0, *s),
             Binding::Rel(s) => (1, *s),
             Binding::Column(s) => (2, *s),
+            Binding::Local(s) => (3, *s),
         });
         let mut current: HashMap<String, Binding> = scope.clone();
         for w in &q.with_clauses {
@@ -1037,6 +1042,7 @@ impl Binder<'_> {
                 Some(Binding::Node(s)) => Expr::Node(*s),
                 Some(Binding::Rel(s)) => Expr::Rel(*s),
                 Some(Binding::Column(c)) => Expr::Column(*c),
+                Some(Binding::Local(l)) => Expr::Local(*l),
                 None => {
                     let mut err = QueryError::semantic(
                         format!("variable `{name}` is not defined"),
@@ -1059,8 +1065,14 @@ impl Binder<'_> {
                     Expr::Rel(_) => Some(true),
                     _ => None,
                 };
-                self.check_property(key, on_rel)?;
-                Expr::Property(Box::new(b), key.name.clone())
+                // A column may hold a map, whose keys are no properties of the graph.
+                if matches!(b, Expr::Node(_) | Expr::Rel(_)) {
+                    self.check_property(key, on_rel)?;
+                    Expr::Property(Box::new(b), key.name.clone())
+                } else {
+                    // A value that is no node, relationship or map fails the query.
+                    self.checked(Expr::Property(Box::new(b), key.name.clone()))
+                }
             }
             ExprKind::HasLabels { base, labels } => {
                 Expr::HasLabels(boxed(base)?, self.labels(labels)?)
@@ -1177,6 +1189,55 @@ impl Binder<'_> {
                 sub.where_clause.as_ref(),
                 scope,
             )?)),
+            ExprKind::Comprehension(c) => {
+                let list = rec(&c.list)?;
+                let local = scope
+                    .values()
+                    .filter_map(|b| match b {
+                        Binding::Local(l) => Some(l + 1),
+                        _ => None,
+                    })
+                    .max()
+                    .unwrap_or(0);
+                let mut inner = scope.clone();
+                inner.insert(c.var.name.clone(), Binding::Local(local));
+                let sub = |x: &ast::Expr| self.expr(x, &inner, pattern, false);
+                let op = match c.kind {
+                    ComprehensionKind::List => ComprehensionOp::List,
+                    ComprehensionKind::Any => ComprehensionOp::Any,
+                    ComprehensionKind::All => ComprehensionOp::All,
+                    ComprehensionKind::None => ComprehensionOp::None,
+                    ComprehensionKind::Single => ComprehensionOp::Single,
+                };
+                self.checked(Expr::Comprehension(Box::new(Comprehension {
+                    op,
+                    local,
+                    list,
+                    filter: c.filter.as_ref().map(sub).transpose()?,
+                    map: c.map.as_ref().map(sub).transpose()?,
+                })))
+            }
+            ExprKind::Map(entries) => {
+                let mut out: Vec<(String, Expr)> = Vec::new();
+                for entry in entries {
+                    if out.iter().any(|(k, _)| *k == entry.key.name) {
+                        return Err(QueryError::unsupported(
+                            "a map literal with a repeated key",
+                            entry.key.span,
+                        ));
+                    }
+                    out.push((entry.key.name.clone(), rec(&entry.value)?));
+                }
+                Expr::Map(out)
+            }
+            ExprKind::Index { base, index } => {
+                self.checked(Expr::Index(boxed(base)?, boxed(index)?))
+            }
+            ExprKind::Slice { base, from, to } => self.checked(Expr::Slice(
+                boxed(base)?,
+                from.as_deref().map(boxed).transpose()?,
+                to.as_deref().map(boxed).transpose()?,
+            )),
             ExprKind::Case(case) => {
                 let branches = case
                     .branches
@@ -1258,27 +1319,48 @@ impl Binder<'_> {
                 [_, _] | [_, _, _] => {
                     range_literals(args)?;
                     Ok(Expr::ListFn(
-                    ListFn::Range,
-                    args.iter()
-                        .map(|a| self.expr(a, scope, pattern, false))
-                        .collect::<BResult<_>>()?,
+                        ListFn::Range,
+                        args.iter()
+                            .map(|a| self.expr(a, scope, pattern, false))
+                            .collect::<BResult<_>>()?,
                     ))
                 }
-                _ => Err(QueryError::semantic(
-                    "range() takes two or three arguments",
-                    Some(span),
-                )
-                .with_class(crate::error::CypherClass::SyntaxError)),
-            },
-            "id" => Ok(Expr::Id(Box::new(one("id")?))),
-            "type" => Ok(Expr::TypeName(Box::new(one("type")?))),
-            "labels" => Ok(Expr::LabelNames(Box::new(one("labels")?))),
-            _ => Err(
-                QueryError::unsupported(&format!("function `{}`", name.name), name.span).with_help(
-                    "supported functions: id, type, labels, size, range, count, min, max, avg, sum, collect",
+                _ => Err(
+                    QueryError::semantic("range() takes two or three arguments", Some(span))
+                        .with_class(crate::error::CypherClass::SyntaxError),
                 ),
+            },
+            _ if Func::of_name(&lower).is_some() => {
+                let Some((func, fewest, most)) = Func::of_name(&lower) else {
+                    unreachable!("checked by the guard")
+                };
+                if args.len() < fewest || args.len() > most {
+                    return Err(QueryError::semantic(
+                        format!("{}() takes {fewest} to {most} arguments", name.name),
+                        Some(span),
+                    )
+                    .with_class(crate::error::CypherClass::SyntaxError));
+                }
+                let args = args
+                    .iter()
+                    .map(|a| self.expr(a, scope, pattern, false))
+                    .collect::<BResult<_>>()?;
+                Ok(self.checked(Expr::Func(func, args)))
+            }
+            "id" => Ok(Expr::Id(Box::new(one("id")?))),
+            "type" => Ok(self.checked(Expr::TypeName(Box::new(one("type")?)))),
+            "labels" => Ok(self.checked(Expr::LabelNames(Box::new(one("labels")?)))),
+            _ => Err(
+                QueryError::unsupported(&format!("function `{}`", name.name), name.span)
+                    .with_help("see the function table in docs/query-language.md"),
             ),
         }
+    }
+
+    /// `e`, evaluated strictly: an error fails the query (see [`BoundQuery::take_error`]) instead
+    /// of reading as null.
+    fn checked(&self, e: Expr) -> Expr {
+        Expr::Checked(Box::new(e), ErrorSlot::new())
     }
 
     /// A sub-pattern (`EXISTS`, pattern predicate): outer variables it mentions become anchors.
@@ -1400,6 +1482,7 @@ impl Binder<'_> {
                     Binding::Node(s) => Expr::Node(*s),
                     Binding::Rel(s) => Expr::Rel(*s),
                     Binding::Column(c) => Expr::Column(*c),
+                    Binding::Local(l) => Expr::Local(*l),
                 };
                 items.push(ProjItem {
                     expr,
@@ -1507,7 +1590,9 @@ fn range_literals(args: &[ast::Expr]) -> BResult<()> {
                 op: UnaryOp::Neg,
                 expr,
             } if matches!(expr.kind, ExprKind::Literal(Literal::Int(_))) => None,
-            ExprKind::Literal(_) | ExprKind::List(_) => Some("range() takes integers"),
+            ExprKind::Literal(_) | ExprKind::List(_) | ExprKind::Map(_) => {
+                Some("range() takes integers")
+            }
             _ => None,
         };
         if let Some(message) = bad {
@@ -1526,6 +1611,7 @@ fn boolean_operand(e: &ast::Expr, op: &str) -> BResult<()> {
         ExprKind::Literal(Literal::Float(_)) => "a float",
         ExprKind::Literal(Literal::String(_)) => "a string",
         ExprKind::List(_) => "a list",
+        ExprKind::Map(_) => "a map",
         _ => return Ok(()),
     };
     Err(

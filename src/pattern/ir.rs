@@ -227,6 +227,19 @@ pub enum Expr {
     /// wrong types) is recorded in the [`ErrorSlot`] and the expression is null. A transform wraps
     /// the values it writes in it, and fails the statement when the slot holds an error.
     Checked(Box<Expr>, ErrorSlot),
+    /// The element a list comprehension or list predicate is at: local variable `i` (counted
+    /// from the outermost comprehension).
+    Local(usize),
+    /// A list comprehension or list predicate.
+    Comprehension(Box<Comprehension>),
+    /// A map literal: its keys (distinct) and values, in writing order.
+    Map(Vec<(String, Expr)>),
+    /// `list[index]` (a negative index counts from the end; out of range is null).
+    Index(Box<Expr>, Box<Expr>),
+    /// `list[from..to]` (bounds as in [`Expr::Index`], clamped to the list).
+    Slice(Box<Expr>, Option<Box<Expr>>, Option<Box<Expr>>),
+    /// A scalar, string or list function.
+    Func(Func, Vec<Expr>),
     /// An aggregate; only in projections. `distinct` applies to its argument; `arg` None = `count(*)`.
     Aggregate {
         /// The function.
@@ -236,6 +249,128 @@ pub enum Expr {
         /// The argument.
         arg: Option<Box<Expr>>,
     },
+}
+
+/// What a [`Comprehension`] computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ComprehensionOp {
+    /// The list of mapped elements that pass the filter.
+    List,
+    /// True when some element passes.
+    Any,
+    /// True when every element passes.
+    All,
+    /// True when no element passes.
+    None,
+    /// True when exactly one element passes.
+    Single,
+}
+
+/// A bound list comprehension or list predicate (see [`Expr::Comprehension`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct Comprehension {
+    /// What it computes.
+    pub op: ComprehensionOp,
+    /// The local variable slot ([`Expr::Local`]) each element is bound to.
+    pub local: usize,
+    /// The list.
+    pub list: Expr,
+    /// The filter.
+    pub filter: Option<Expr>,
+    /// The mapped value.
+    pub map: Option<Expr>,
+}
+
+/// Scalar, string and list functions (see `crate::exec::eval` for their meaning).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Func {
+    /// `head(list)`.
+    Head,
+    /// `last(list)`.
+    Last,
+    /// `tail(list)`.
+    Tail,
+    /// `reverse(list or string)`.
+    Reverse,
+    /// `toString(x)`.
+    ToString,
+    /// `toInteger(x)`.
+    ToInteger,
+    /// `toFloat(x)`.
+    ToFloat,
+    /// `toBoolean(x)`.
+    ToBoolean,
+    /// `coalesce(x, …)`.
+    Coalesce,
+    /// `abs(x)`.
+    Abs,
+    /// `sign(x)`.
+    Sign,
+    /// `ceil(x)`.
+    Ceil,
+    /// `floor(x)`.
+    Floor,
+    /// `round(x)`.
+    Round,
+    /// `sqrt(x)`.
+    Sqrt,
+    /// `split(s, sep)`.
+    Split,
+    /// `substring(s, start[, length])`.
+    Substring,
+    /// `left(s, n)`.
+    Left,
+    /// `right(s, n)`.
+    Right,
+    /// `trim(s)`.
+    Trim,
+    /// `ltrim(s)`.
+    LTrim,
+    /// `rtrim(s)`.
+    RTrim,
+    /// `toUpper(s)`.
+    ToUpper,
+    /// `toLower(s)`.
+    ToLower,
+    /// `replace(s, from, to)`.
+    Replace,
+    /// `keys(map)`.
+    Keys,
+}
+
+impl Func {
+    /// The function of a (lower-case) name, with its fewest and most arguments.
+    pub fn of_name(name: &str) -> Option<(Func, usize, usize)> {
+        Some(match name {
+            "head" => (Func::Head, 1, 1),
+            "last" => (Func::Last, 1, 1),
+            "tail" => (Func::Tail, 1, 1),
+            "reverse" => (Func::Reverse, 1, 1),
+            "tostring" => (Func::ToString, 1, 1),
+            "tointeger" => (Func::ToInteger, 1, 1),
+            "tofloat" => (Func::ToFloat, 1, 1),
+            "toboolean" => (Func::ToBoolean, 1, 1),
+            "coalesce" => (Func::Coalesce, 1, usize::MAX),
+            "abs" => (Func::Abs, 1, 1),
+            "sign" => (Func::Sign, 1, 1),
+            "ceil" => (Func::Ceil, 1, 1),
+            "floor" => (Func::Floor, 1, 1),
+            "round" => (Func::Round, 1, 1),
+            "sqrt" => (Func::Sqrt, 1, 1),
+            "split" => (Func::Split, 2, 2),
+            "substring" => (Func::Substring, 2, 3),
+            "left" => (Func::Left, 2, 2),
+            "right" => (Func::Right, 2, 2),
+            "trim" => (Func::Trim, 1, 1),
+            "ltrim" => (Func::LTrim, 1, 1),
+            "rtrim" => (Func::RTrim, 1, 1),
+            "toupper" => (Func::ToUpper, 1, 1),
+            "tolower" => (Func::ToLower, 1, 1),
+            "replace" => (Func::Replace, 3, 3),
+            "keys" => (Func::Keys, 1, 1),
+            _ => return None,
+        })
+    }
 }
 
 /// List functions.
@@ -263,6 +398,11 @@ impl ErrorSlot {
     pub fn record(&self, message: String) {
         let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
         slot.get_or_insert(message);
+    }
+
+    /// The recorded error, if any, taken out (the slot is empty again).
+    pub fn take(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
 
     /// The recorded error, if any (left in place).
@@ -424,6 +564,34 @@ pub struct UnionPart {
 }
 
 impl BoundQuery {
+    /// The first evaluation error recorded by the query's checked expressions during a run (see
+    /// [`Expr::Checked`]), taken out so that the next run starts clean.
+    pub fn take_error(&self) -> Option<String> {
+        let mut exprs: Vec<&Expr> = self.filter.iter().collect();
+        for st in &self.stages {
+            exprs.extend(st.items.iter().map(|i| &i.expr));
+            exprs.extend(st.filter.iter());
+            exprs.extend(st.order_by.iter().map(|(e, _)| e));
+        }
+        let mut found = exprs.iter().find_map(|e| e.take_error());
+        if let Some(c) = &self.clauses {
+            for step in &c.steps {
+                let e = match step {
+                    ReadStep::Unwind { list, .. } => list.take_error(),
+                    ReadStep::Match(m) => m.filter.iter().find_map(Expr::take_error),
+                };
+                found = found.or(e);
+            }
+            for u in c.unwinds_after.iter().flatten() {
+                found = found.or(u.take_error());
+            }
+            for part in &c.union {
+                found = found.or(part.query.take_error());
+            }
+        }
+        found
+    }
+
     /// True when the query uses a clause only the host runs (see [`Clauses`]), naming the first
     /// one found: `UNION`, `OPTIONAL MATCH`, `UNWIND` or `a variable-length relationship`.
     pub fn host_only_clause(&self) -> Option<&'static str> {
@@ -446,6 +614,28 @@ impl BoundQuery {
 }
 
 impl Expr {
+    /// The first error recorded by an [`Expr::Checked`] in this expression (including the
+    /// filters of its sub-patterns), taken out of its slot.
+    pub fn take_error(&self) -> Option<String> {
+        let mut found = None;
+        self.walk(&mut |e| match e {
+            Expr::Checked(_, slot) => {
+                if let Some(m) = slot.take() {
+                    found.get_or_insert(m);
+                }
+            }
+            Expr::Exists(sub) => {
+                for x in &sub.filter {
+                    if let Some(m) = x.take_error() {
+                        found.get_or_insert(m);
+                    }
+                }
+            }
+            _ => {}
+        });
+        found
+    }
+
     /// Adds the node slots this expression reads (not looking into sub-patterns' own slots, but
     /// including their anchors) to `out`.
     pub fn node_slots(&self, out: &mut Vec<NodeSlot>) {
@@ -505,10 +695,23 @@ impl Expr {
                 a.walk(f);
                 b.walk(f);
             }
-            Expr::And(v) | Expr::Or(v) | Expr::List(v) | Expr::ListFn(_, v) => {
+            Expr::And(v) | Expr::Or(v) | Expr::List(v) | Expr::ListFn(_, v) | Expr::Func(_, v) => {
                 v.iter().for_each(|e| e.walk(f))
             }
             Expr::LiteralSet(set) => set.items().iter().for_each(|e| e.walk(f)),
+            Expr::Comprehension(c) => {
+                c.list.walk(f);
+                c.filter.iter().chain(c.map.iter()).for_each(|e| e.walk(f));
+            }
+            Expr::Map(entries) => entries.iter().for_each(|(_, e)| e.walk(f)),
+            Expr::Index(a, b) => {
+                a.walk(f);
+                b.walk(f);
+            }
+            Expr::Slice(a, from, to) => {
+                a.walk(f);
+                from.iter().chain(to.iter()).for_each(|e| e.walk(f));
+            }
             Expr::Aggregate { arg: Some(a), .. } => a.walk(f),
             Expr::Case(c) => {
                 let branches = c.branches.iter().flat_map(|(w, t)| [w, t]);
@@ -522,6 +725,7 @@ impl Expr {
             | Expr::Node(_)
             | Expr::Rel(_)
             | Expr::Column(_)
+            | Expr::Local(_)
             | Expr::Exists(_)
             | Expr::Aggregate { arg: None, .. } => {}
         }

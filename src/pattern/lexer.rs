@@ -389,7 +389,12 @@ impl<'a> Lexer<'a> {
             '>' if self.eat('=') => TokenKind::Ge,
             '>' => TokenKind::Gt,
             '!' if self.eat('=') => TokenKind::Ne,
-            '.' if self.peek().is_some_and(|c| c.is_ascii_digit()) => self.number(start)?,
+            // `..5` (a slice or hop bound) is two dots and an integer, not a dot and `.5`.
+            '.' if self.peek().is_some_and(|c| c.is_ascii_digit())
+                && !self.src[..start.start].ends_with('.') =>
+            {
+                self.number(start)?
+            }
             '.' => TokenKind::Dot,
             '0'..='9' => self.number(start)?,
             '\'' | '"' => TokenKind::String(self.string(start, c)?),

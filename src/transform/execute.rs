@@ -412,6 +412,7 @@ impl Run<'_> {
             Val::Float(f) => return Ok(Value::Float(f)),
             Val::Str(s) => return Ok(Value::Str(s.into_owned())),
             Val::List(_) => "a list",
+            Val::Map(_) => "a map",
             Val::Node(_) => "a node",
             Val::Rel(_) => "a relationship",
         };

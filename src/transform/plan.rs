@@ -814,6 +814,19 @@ fn walk(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
                 .chain(case.default.iter())
                 .for_each(|x| walk(x, f));
         }
+        ExprKind::Comprehension(c) => {
+            walk(&c.list, f);
+            c.filter.iter().chain(c.map.iter()).for_each(|x| walk(x, f));
+        }
+        ExprKind::Map(entries) => entries.iter().for_each(|e| walk(&e.value, f)),
+        ExprKind::Index { base, index } => {
+            walk(base, f);
+            walk(index, f);
+        }
+        ExprKind::Slice { base, from, to } => {
+            walk(base, f);
+            from.iter().chain(to.iter()).for_each(|x| walk(x, f));
+        }
         ExprKind::Literal(_)
         | ExprKind::Param(_)
         | ExprKind::Var(_)

@@ -356,6 +356,7 @@ fn in_over_a_hashed_list_answers_as_a_scan_does() {
         rels: &[],
         row: &[],
         exists: None,
+        locals: &[],
     };
     let values = [
         Value::Int(0),

@@ -11,6 +11,7 @@ mod cli_outcomes;
 mod cli_output;
 mod cli_reports;
 mod cypher_clauses;
+mod cypher_lists;
 mod cypher_values;
 mod deadline;
 mod device_attributes;

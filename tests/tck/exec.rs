@@ -172,6 +172,12 @@ fn item(model: &Model, i: &Item<'_>) -> TVal {
         Item::Node(n) => TVal::Node(node_labels(model, n.id()), node_props(model, n.id())),
         Item::Rel(r) => TVal::Rel(rel_type(model, r.id()), rel_props(model, r.id())),
         Item::List(items) => TVal::List(items.iter().map(|x| item(model, x)).collect()),
+        Item::Map(entries) => TVal::Map(
+            entries
+                .iter()
+                .map(|(k, x)| (k.clone(), item(model, x)))
+                .collect(),
+        ),
         Item::Value(v) => scalar(v.as_ref()),
     }
 }

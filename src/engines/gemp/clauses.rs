@@ -166,6 +166,7 @@ impl<'m> Pipeline<'_, 'm> {
             ReadStep::Unwind { list, column } => {
                 for row in rows {
                     let value = Env {
+                        locals: &[],
                         model: self.model,
                         nodes: &row.nodes,
                         rels: &row.rels,
@@ -290,6 +291,7 @@ fn unwind_projected<'m>(
         let mut out = Vec::new();
         for row in rows {
             let value = Env {
+                locals: &[],
                 model,
                 nodes: &[],
                 rels: &[],

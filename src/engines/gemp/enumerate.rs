@@ -335,6 +335,7 @@ impl<'a> Enumerator<'a> {
             return true;
         }
         let env = Env {
+            locals: &[],
             model: self.model,
             nodes: &st.nodes,
             rels: &st.rels,

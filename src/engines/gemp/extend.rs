@@ -301,6 +301,7 @@ impl<'a> StepSearch<'a> {
                 rels: &st.row.rels,
                 row: &st.row.values,
                 exists: Some(self.oracle),
+                locals: &[],
             }
             .eval(key);
             // `id(n) = x` holds only for an integer (or an integral float) naming a node.
@@ -496,6 +497,7 @@ impl<'a> StepSearch<'a> {
     fn bind_rels<'m>(&self, st: &mut State<'m>, i: usize, out: &mut Vec<Row<'m>>) {
         let Some(&ri) = self.singles.get(i) else {
             let env = Env {
+                locals: &[],
                 model: self.model,
                 nodes: &st.row.nodes,
                 rels: &st.row.rels,

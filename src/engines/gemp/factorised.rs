@@ -1133,6 +1133,7 @@ impl<'a, 'm> FactorExec<'a, 'm> {
         if !step.filters.is_empty() {
             let rels = vec![u32::MAX; p.rels.len()];
             let env = Env {
+                locals: &[],
                 model: self.model,
                 nodes: &w.nodes,
                 rels: &rels,

@@ -121,6 +121,7 @@ pub fn unary_ok(
     }
     nodes_buf[slot] = v;
     let env = Env {
+        locals: &[],
         model,
         nodes: nodes_buf,
         rels: &[],

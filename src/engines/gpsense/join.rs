@@ -447,6 +447,7 @@ impl Joiner<'_> {
             return true;
         };
         let env = Env {
+            locals: &[],
             model: c.model,
             nodes,
             rels,

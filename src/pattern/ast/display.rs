@@ -25,9 +25,10 @@ fn starts_with_minus(e: &Expr) -> bool {
             starts_with_minus(lhs)
         }
         ExprKind::In { expr, .. } | ExprKind::IsNull { expr, .. } => starts_with_minus(expr),
-        ExprKind::Property { base, .. } | ExprKind::HasLabels { base, .. } => {
-            starts_with_minus(base)
-        }
+        ExprKind::Property { base, .. }
+        | ExprKind::HasLabels { base, .. }
+        | ExprKind::Index { base, .. }
+        | ExprKind::Slice { base, .. } => starts_with_minus(base),
         _ => false,
     }
 }
@@ -41,9 +42,11 @@ fn starts_with_bracket(e: &Expr) -> bool {
             starts_with_bracket(lhs)
         }
         ExprKind::In { expr, .. } | ExprKind::IsNull { expr, .. } => starts_with_bracket(expr),
-        ExprKind::Property { base, .. } | ExprKind::HasLabels { base, .. } => {
-            starts_with_bracket(base)
-        }
+        ExprKind::Property { base, .. }
+        | ExprKind::HasLabels { base, .. }
+        | ExprKind::Index { base, .. }
+        | ExprKind::Slice { base, .. } => starts_with_bracket(base),
+        ExprKind::Comprehension(c) => c.kind == super::ComprehensionKind::List,
         _ => false,
     }
 }
@@ -259,6 +262,47 @@ fn write_kind(f: &mut Formatter<'_>, kind: &ExprKind) -> fmt::Result {
                 write_expr(f, default, 0)?;
             }
             f.write_str(" END")
+        }
+        ExprKind::Comprehension(c) => {
+            match c.kind.function_name() {
+                Some(name) => write!(f, "{name}(")?,
+                None => f.write_char('[')?,
+            }
+            write_ident(f, &c.var.name)?;
+            f.write_str(" IN ")?;
+            write_expr(f, &c.list, 0)?;
+            if let Some(filter) = &c.filter {
+                f.write_str(" WHERE ")?;
+                write_expr(f, filter, 0)?;
+            }
+            if let Some(map) = &c.map {
+                f.write_str(" | ")?;
+                write_expr(f, map, 0)?;
+            }
+            f.write_char(if c.kind.function_name().is_some() {
+                ')'
+            } else {
+                ']'
+            })
+        }
+        ExprKind::Map(entries) => write_props(f, entries),
+        ExprKind::Index { base, index } => {
+            write_expr(f, base, prec::ATOM)?;
+            f.write_char('[')?;
+            write_expr(f, index, 0)?;
+            f.write_char(']')
+        }
+        ExprKind::Slice { base, from, to } => {
+            write_expr(f, base, prec::ATOM)?;
+            f.write_char('[')?;
+            if let Some(from) = from {
+                write_expr(f, from, 0)?;
+            }
+            f.write_str("..")?;
+            if let Some(to) = to {
+                write_expr(f, to, 0)?;
+            }
+            f.write_char(']')
         }
     }
 }

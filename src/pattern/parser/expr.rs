@@ -9,7 +9,8 @@
 use super::unsupported::is_shortest_path;
 use super::{PResult, Parser};
 use crate::pattern::ast::{
-    prec, BinaryOp, CaseExpr, Expr, ExprKind, Literal, Name, Span, StringOp, UnaryOp,
+    prec, BinaryOp, CaseExpr, Comprehension, ComprehensionKind, Expr, ExprKind, Literal, Name,
+    Span, StringOp, UnaryOp,
 };
 use crate::pattern::error::QueryError;
 use crate::pattern::lexer::{Keyword, TokenKind};
@@ -258,7 +259,8 @@ impl Parser<'_> {
     /// `.key` property accesses and `:Label` tests after an atom.
     fn postfix(&mut self, mut expr: Expr) -> PResult<Expr> {
         loop {
-            if self.eat(&TokenKind::Dot).is_some() {
+            if self.at(&TokenKind::Dot) && !self.at_range_dots() {
+                self.advance();
                 let key = self.symbolic_name("a property key after '.'")?;
                 if self.at(&TokenKind::LParen) {
                     return Err(Box::new(QueryError::unsupported(
@@ -277,24 +279,144 @@ impl Parser<'_> {
                 let base = Box::new(expr);
                 expr = Expr::new(ExprKind::HasLabels { base, labels }, span);
             } else if self.at(&TokenKind::LBracket) {
-                // Valid Cypher (`list[0]`, `list[1..2]`, `map['key']`) that gemp lacks: a
-                // refusal, not a syntax error.
-                return Err(Box::new(
-                    QueryError::unsupported(
-                        "indexing or slicing (`x[i]`, `x[a..b]`)",
-                        self.peek().span,
-                    )
-                    .with_help("see the clause and function table in docs/query-language.md"),
-                ));
+                self.descend_extra(2)?;
+                expr = self.index_or_slice(expr)?;
             } else {
                 return Ok(expr);
             }
         }
     }
 
+    /// True at `..` (two adjacent dots).
+    fn at_range_dots(&self) -> bool {
+        self.at(&TokenKind::Dot) && self.peek_nth(1) == &TokenKind::Dot && self.tokens_adjacent(0)
+    }
+
+    /// True when token `n` ends where token `n + 1` starts.
+    fn tokens_adjacent(&self, n: usize) -> bool {
+        self.peek_token(n).span.end == self.peek_token(n + 1).span.start
+    }
+
+    /// `[index]` or `[from..to]` after `base`, at `[`.
+    fn index_or_slice(&mut self, base: Expr) -> PResult<Expr> {
+        self.advance();
+        let from = if self.at_range_dots() {
+            None
+        } else {
+            Some(Box::new(self.expr()?))
+        };
+        let kind = if self.at_range_dots() {
+            self.advance();
+            self.advance();
+            let to = if self.at(&TokenKind::RBracket) {
+                None
+            } else {
+                Some(Box::new(self.expr()?))
+            };
+            ExprKind::Slice {
+                base: Box::new(base.clone()),
+                from,
+                to,
+            }
+        } else {
+            match from {
+                Some(index) => ExprKind::Index {
+                    base: Box::new(base.clone()),
+                    index,
+                },
+                None => return Err(self.error_expected("an index").into()),
+            }
+        };
+        let close = self.expect(&TokenKind::RBracket, "']' after the index or slice")?;
+        Ok(Expr::new(kind, base.span.to(close)))
+    }
+
+    /// At `[`: a list comprehension `[x IN …` rather than a list literal?
+    fn at_comprehension(&self, n: usize) -> bool {
+        matches!(
+            self.peek_nth(n),
+            TokenKind::Ident(_) | TokenKind::QuotedIdent(_)
+        ) && self.peek_nth(n + 1) == &TokenKind::Keyword(Keyword::In)
+    }
+
+    /// `var IN list [WHERE filter] [| map]` up to (not including) the closing token.
+    fn comprehension_body(&mut self, kind: ComprehensionKind) -> PResult<Comprehension> {
+        let var = self.symbolic_name("a variable")?;
+        self.expect_keyword(Keyword::In, "IN after the variable")?;
+        let list = self.expr()?;
+        let filter = match self.eat_keyword(Keyword::Where) {
+            Some(_) => Some(self.expr()?),
+            None => None,
+        };
+        let map = if kind == ComprehensionKind::List && self.eat(&TokenKind::Pipe).is_some() {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        Ok(Comprehension {
+            kind,
+            var,
+            list,
+            filter,
+            map,
+        })
+    }
+
+    /// `[x IN list WHERE p | e]`, at `[`.
+    fn list_comprehension(&mut self) -> PResult<Expr> {
+        self.descend_extra(2)?;
+        let open = self.advance();
+        let c = self.comprehension_body(ComprehensionKind::List)?;
+        let close = self.expect(&TokenKind::RBracket, "']' to close the list comprehension")?;
+        Ok(Expr::new(
+            ExprKind::Comprehension(Box::new(c)),
+            open.to(close),
+        ))
+    }
+
+    /// `any|all|none|single(x IN list WHERE p)`, at the name.
+    fn list_predicate(&mut self, kind: ComprehensionKind) -> PResult<Expr> {
+        self.descend_extra(2)?;
+        let start = self.advance();
+        self.advance();
+        let c = self.comprehension_body(kind)?;
+        if c.filter.is_none() {
+            return Err(Box::new(
+                QueryError::syntax("a list predicate needs a WHERE condition", start)
+                    .with_help("write `any(x IN list WHERE condition)`"),
+            ));
+        }
+        let close = self.expect(&TokenKind::RParen, "')' to close the list predicate")?;
+        Ok(Expr::new(
+            ExprKind::Comprehension(Box::new(c)),
+            start.to(close),
+        ))
+    }
+
+    /// The list predicate named by the token at the cursor, when a `x IN` follows its `(`.
+    fn list_predicate_kind(&self) -> Option<ComprehensionKind> {
+        let name = match self.peek_kind() {
+            TokenKind::Ident(n) => n.to_ascii_lowercase(),
+            TokenKind::Keyword(_) => self.text(self.peek().span).to_ascii_lowercase(),
+            _ => return None,
+        };
+        let kind = match name.as_str() {
+            "any" => ComprehensionKind::Any,
+            "all" => ComprehensionKind::All,
+            "none" => ComprehensionKind::None,
+            "single" => ComprehensionKind::Single,
+            _ => return None,
+        };
+        (self.peek_nth(1) == &TokenKind::LParen && self.at_comprehension(2)).then_some(kind)
+    }
+
     /// Dispatches on the next tokens to the kinds of atoms.
     fn atom(&mut self) -> PResult<Expr> {
+        if let Some(kind) = self.list_predicate_kind() {
+            return self.list_predicate(kind);
+        }
         match (self.peek_nth(0), self.peek_nth(1)) {
+            (TokenKind::LBracket, _) if self.at_comprehension(1) => self.list_comprehension(),
             (TokenKind::LBracket, _) => self.list(),
             (TokenKind::LParen, _) if self.parenthesis_starts_pattern() => self.pattern_predicate(),
             (TokenKind::LParen, _) => self.parenthesized(),
@@ -339,10 +461,9 @@ impl Parser<'_> {
             }
             TokenKind::Keyword(Keyword::Case) => return self.case_expr(),
             TokenKind::LBrace => {
-                return Err(Box::new(QueryError::unsupported(
-                    "a map literal outside node and relationship patterns",
-                    span,
-                )))
+                self.descend_extra(1)?;
+                let entries = self.property_map()?;
+                return Ok(Expr::new(ExprKind::Map(entries), span.to(self.prev_span)));
             }
             _ => return Err(self.error_expected("an expression").into()),
         };

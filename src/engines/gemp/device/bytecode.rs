@@ -448,6 +448,12 @@ impl Program {
             Expr::Exists(sub) => self.exists(ctx, sub),
             Expr::Arith(..)
             | Expr::Checked(..)
+            | Expr::Local(_)
+            | Expr::Map(_)
+            | Expr::Comprehension(_)
+            | Expr::Index(..)
+            | Expr::Slice(..)
+            | Expr::Func(..)
             | Expr::Column(_)
             | Expr::TypeName(_)
             | Expr::LabelNames(_)

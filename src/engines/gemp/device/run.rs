@@ -700,6 +700,7 @@ impl<'m> DeviceMatcher<'m> {
                 for row in chunk.chunks_exact(w) {
                     let rels = spread_rels(&p.enc.named, &row[k..], &mut scratch);
                     let env = Env {
+                        locals: &[],
                         model: self.model,
                         nodes: &row[..k],
                         rels,
