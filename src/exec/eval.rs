@@ -435,18 +435,16 @@ pub(crate) fn kind_name(v: &Val<'_>) -> &'static str {
 }
 
 /// `x IN set` (Cypher's three-valued answer, as the element-by-element comparison gives it): a
-/// lookup for integers, floats and strings, a scan for other values.
+/// lookup for integers, floats and strings, a scan for other values. A NaN element equals
+/// nothing (it makes no answer null: [`compare`] says NaN is unequal to every number).
 fn in_set(x: &Val<'_>, set: &LiteralSet) -> Val<'static> {
     let (found, maybe_null) = match x {
         Val::Null => return Val::Null,
-        Val::Int(i) => (
-            set.has_int(*i) || set.has_float(*i as f64),
-            set.has_null() || set.has_nan(),
-        ),
+        Val::Int(i) => (set.has_int(*i) || set.has_float(*i as f64), set.has_null()),
         Val::Float(f) if !f.is_nan() && !set.has_huge_ints() => {
             // An integer element equals `f` only when `f` is that integer exactly.
             let int = f.fract() == 0.0 && f.abs() < 9.0e15 && set.has_int(*f as i64);
-            (int || set.has_float(*f), set.has_null() || set.has_nan())
+            (int || set.has_float(*f), set.has_null())
         }
         Val::Str(s) => (set.has_str(s), set.has_null()),
         _ => {

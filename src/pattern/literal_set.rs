@@ -33,7 +33,7 @@ struct Inner {
     strings: HashSet<String>,
     /// A null element.
     has_null: bool,
-    /// A NaN element (compared with a number it gives null).
+    /// A NaN element (unequal to every number).
     has_nan: bool,
     /// The largest magnitude of an integer element (beyond 2^53 an integer and a float can be
     /// equal without the float being that integer's exact value).
