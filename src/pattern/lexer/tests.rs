@@ -80,7 +80,8 @@ fn numbers() {
             Float(30.0),
             Integer(1),
             Dot,
-            Float(0.3),
+            Dot,
+            Integer(3),
             Eof
         ]
     );
