@@ -544,6 +544,8 @@ impl Display for Query {
             for unwind in &with.unwinds {
                 write!(f, "\n{unwind}")?;
             }
+            // A query may start with WITH: what follows goes on its own line.
+            sep = "\n";
         }
         if let Some(ret) = &self.ret {
             write!(f, "{sep}RETURN {ret}")?;
