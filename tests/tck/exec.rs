@@ -43,7 +43,7 @@ pub fn params(list: &[(String, String)]) -> Result<Params, String> {
             TVal::Map(_) => return Err("a map parameter".into()),
             _ => return Err("a graph element parameter".into()),
         };
-        out.insert(k.clone(), value);
+        out.insert(k.clone(), value.into());
     }
     Ok(out)
 }
