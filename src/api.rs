@@ -327,9 +327,7 @@ impl Graph {
         // SAFETY: as in `execute`.
         unsafe {
             self.sessions.with(model, options.session_key(), |session| {
-                let mut run = options.match_options();
-                run.semantics = options.semantics.unwrap_or(query.semantics());
-                session.explain(query.bound(), &run)
+                session.explain(query.bound(), &options.match_options_for(&query.prepared))
             })
         }
     }
@@ -353,6 +351,20 @@ impl Graph {
     }
 }
 
+/// `query` bound again when `options` brings other parameters than it was prepared with; `None`
+/// when its own binding holds.
+fn rebound_for(
+    session: &Session<'_>,
+    query: &Query,
+    options: &RunOptions,
+) -> Result<Option<PreparedQuery>> {
+    if !options.params.is_empty() && options.params != query.params {
+        session.rebind(&query.prepared, &options.params).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
 /// Runs `query` on `session` with `options`: bound again when `options` brings other parameters,
 /// under `options.semantics` or else the query's own.
 fn run_prepared<'g>(
@@ -360,15 +372,9 @@ fn run_prepared<'g>(
     query: &Query,
     options: &RunOptions,
 ) -> Result<(QueryOutput<'g>, TaskReport)> {
-    let rebound;
-    let prepared = if !options.params.is_empty() && options.params != query.params {
-        rebound = session.rebind(&query.prepared, &options.params)?;
-        &rebound
-    } else {
-        &query.prepared
-    };
-    let mut run = options.match_options();
-    run.semantics = options.semantics.unwrap_or(prepared.semantics());
+    let rebound = rebound_for(session, query, options)?;
+    let prepared = rebound.as_ref().unwrap_or(&query.prepared);
+    let run = options.match_options_for(prepared);
     let out = session.run(prepared.bound(), &run)?;
     // A value that could not be computed (a list function given a string, an index that is
     // not an integer…) fails the query rather than reading as null.
@@ -532,6 +538,14 @@ impl RunOptions {
             count_only: self.count_only,
             limit: self.limit,
         }
+    }
+
+    /// The engine options for running `prepared`: [`Self::match_options`] under
+    /// `self.semantics` or else the query's own.
+    fn match_options_for(&self, prepared: &PreparedQuery) -> MatchOptions {
+        let mut run = self.match_options();
+        run.semantics = self.semantics.unwrap_or(prepared.semantics());
+        run
     }
 }
 

@@ -58,15 +58,9 @@ fn stream_on<'g>(
     options: &RunOptions,
     f: &mut dyn FnMut(Row<'_, 'g>) -> ControlFlow<()>,
 ) -> Result<StreamEnd> {
-    let rebound;
-    let prepared = if !options.params.is_empty() && options.params != query.params {
-        rebound = session.rebind(&query.prepared, &options.params)?;
-        &rebound
-    } else {
-        &query.prepared
-    };
-    let mut run = options.match_options();
-    run.semantics = options.semantics.unwrap_or(prepared.semantics());
+    let rebound = super::rebound_for(session, query, options)?;
+    let prepared = rebound.as_ref().unwrap_or(&query.prepared);
+    let run = options.match_options_for(prepared);
     let mut handed = 0u64;
     let mut stopped = false;
     let mut columns_seen: Vec<String> = Vec::new();

@@ -318,19 +318,7 @@ fn list_equal(x: &[Val<'_>], y: &[Val<'_>]) -> Option<bool> {
     if x.len() != y.len() {
         return Some(false);
     }
-    let mut null = false;
-    for (a, b) in x.iter().zip(y) {
-        match compare(CmpOp::Eq, a, b) {
-            Some(false) => return Some(false),
-            None => null = true,
-            Some(true) => {}
-        }
-    }
-    if null {
-        None
-    } else {
-        Some(true)
-    }
+    all_equal(x.iter().zip(y).map(Some))
 }
 
 /// Cypher's map equality: maps with different keys are unequal; otherwise as lists of their
@@ -339,9 +327,20 @@ fn map_equal(x: &[(String, Val<'_>)], y: &[(String, Val<'_>)]) -> Option<bool> {
     if x.len() != y.len() {
         return Some(false);
     }
+    all_equal(
+        x.iter()
+            .map(|(k, a)| y.iter().find(|(kb, _)| kb == k).map(|(_, b)| (a, b))),
+    )
+}
+
+/// Equality of paired elements: unequal when a pair is missing (`None`) or unequal, else null
+/// when a pair compares to null, else equal.
+fn all_equal<'v, 'm: 'v>(
+    pairs: impl Iterator<Item = Option<(&'v Val<'m>, &'v Val<'m>)>>,
+) -> Option<bool> {
     let mut null = false;
-    for (k, a) in x {
-        let Some((_, b)) = y.iter().find(|(kb, _)| kb == k) else {
+    for pair in pairs {
+        let Some((a, b)) = pair else {
             return Some(false);
         };
         match compare(CmpOp::Eq, a, b) {
@@ -350,11 +349,7 @@ fn map_equal(x: &[(String, Val<'_>)], y: &[(String, Val<'_>)]) -> Option<bool> {
             Some(true) => {}
         }
     }
-    if null {
-        None
-    } else {
-        Some(true)
-    }
+    (!null).then_some(true)
 }
 
 /// Cypher's list ordering (`<`, `>`…): element by element, the first unequal pair decides (null

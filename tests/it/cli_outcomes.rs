@@ -500,27 +500,6 @@ fn a_closed_stdout_ends_every_command_quietly_and_files_are_still_written() {
     assert_eq!(written.node_count(), 7000);
 }
 
-/// `gemp generate imdb --titles T --persons P` into `dir/data`, loaded as `dir/model.gemp`.
-fn generated_imdb(dir: &Path, titles: u32, persons: u32) -> String {
-    let data = dir.join("data");
-    let out = gemp(&[
-        "-q",
-        "generate",
-        "imdb",
-        "--titles",
-        &titles.to_string(),
-        "--persons",
-        &persons.to_string(),
-        "-o",
-        data.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    common::load_snapshot(dir, &data)
-        .to_str()
-        .unwrap()
-        .to_owned()
-}
-
 /// Runs `gemp -q match --model snap query --format csv` with `args`; returns the exit status,
 /// the header, the data lines (the partial marker left out) and how long it ran.
 fn csv_run(
@@ -556,9 +535,10 @@ fn csv_run(
 #[test]
 fn a_disconnected_pattern_stops_at_the_deadline_with_only_true_matches() {
     let dir = tempfile::tempdir().unwrap();
-    let snap = generated_imdb(dir.path(), 20_000, 30_000);
+    let snap = common::generated_imdb(dir.path(), 20_000, 30_000);
+    let snap = snap.to_str().unwrap();
     let (code, _, data, took) = csv_run(
-        &snap,
+        snap,
         dir.path(),
         "MATCH (a:Person),(b:Title),(c:Person) \
          WHERE a.primaryName + b.primaryTitle = c.primaryName + b.originalTitle \
@@ -589,9 +569,10 @@ fn a_disconnected_pattern_stops_at_the_deadline_with_only_true_matches() {
 #[test]
 fn order_by_with_the_largest_limit_sorts_once_within_the_deadline() {
     let dir = tempfile::tempdir().unwrap();
-    let snap = generated_imdb(dir.path(), 40_000, 60_000);
+    let snap = common::generated_imdb(dir.path(), 40_000, 60_000);
+    let snap = snap.to_str().unwrap();
     let (code, _, data, _) = csv_run(
-        &snap,
+        snap,
         dir.path(),
         "MATCH (p:Person)-[r]->(t:Title) RETURN count(*) AS c",
         &[],
@@ -600,7 +581,7 @@ fn order_by_with_the_largest_limit_sorts_once_within_the_deadline() {
     let all: u64 = data[0].parse().unwrap();
     assert!(all > 200_000, "{all}");
     let (code, header, data, took) = csv_run(
-        &snap,
+        snap,
         dir.path(),
         "MATCH (p:Person)-[r]->(t:Title) WITH id(r) AS r, t.primaryTitle AS n \
          ORDER BY n, r LIMIT 9223372036854775807 \
@@ -616,7 +597,7 @@ fn order_by_with_the_largest_limit_sorts_once_within_the_deadline() {
     assert!(data[0].starts_with(&format!("{all},")), "{data:?}");
     // Rows too, skipped past the first ones: every match once, in order.
     let (code, _, data, took) = csv_run(
-        &snap,
+        snap,
         dir.path(),
         "MATCH (p:Person)-[r]->(t:Title) RETURN t.primaryTitle AS n, id(r) AS r \
          ORDER BY n, r SKIP 10 LIMIT 9223372036854775807",

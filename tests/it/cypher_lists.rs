@@ -2,55 +2,8 @@
 //! functions, on an empty graph. Every expected value is worked out by hand from Cypher's rules;
 //! a value of the wrong type fails the query instead of reading as null.
 
-use gemp::api::{Graph, Item, RunOptions};
-use gemp::model::{ModelBuilder, Value};
-
-fn empty() -> Graph {
-    Graph::from_model(ModelBuilder::new().freeze().unwrap())
-}
-
-/// An item as Cypher writes it (strings quoted, floats with a fraction).
-fn show(i: &Item<'_>) -> String {
-    match i {
-        Item::List(items) => {
-            let parts: Vec<String> = items.iter().map(show).collect();
-            format!("[{}]", parts.join(", "))
-        }
-        Item::Value(Value::Str(s)) => format!("'{s}'"),
-        Item::Value(Value::Float(f)) => format!("{f:?}"),
-        Item::Value(v) => v.to_string(),
-        Item::Node(n) => format!("node {}", n.key()),
-        Item::Rel(r) => format!("rel {}", r.id()),
-        Item::Map(entries) => {
-            let parts: Vec<String> = entries
-                .iter()
-                .map(|(k, x)| format!("{k}: {}", show(x)))
-                .collect();
-            format!("{{{}}}", parts.join(", "))
-        }
-    }
-}
-
-/// The one row of `query`, its cells joined by ` | `.
-fn one(query: &str) -> String {
-    let g = empty();
-    let options = RunOptions::host().cypher();
-    let q = g
-        .query_with(query, &options)
-        .unwrap_or_else(|e| panic!("{query}: {e}"));
-    let m = g
-        .execute(&q, &options)
-        .unwrap_or_else(|e| panic!("{query}: {e}"));
-    let rows: Vec<String> = m
-        .rows()
-        .map(|r| {
-            let cells: Vec<String> = r.items().iter().map(show).collect();
-            cells.join(" | ")
-        })
-        .collect();
-    assert_eq!(rows.len(), 1, "{query}: {rows:?}");
-    rows[0].clone()
-}
+use crate::common::cypher::{empty, one};
+use gemp::api::RunOptions;
 
 /// True when `query` fails when it runs (or is refused).
 fn fails(query: &str) -> bool {

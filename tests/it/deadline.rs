@@ -10,7 +10,7 @@
 use crate::common;
 use common::gemp;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn text(b: &[u8]) -> String {
@@ -25,24 +25,6 @@ fn write(dir: &Path, name: &str, body: &str) -> String {
     let p = dir.join(name);
     std::fs::write(&p, body).unwrap();
     p.to_str().unwrap().to_owned()
-}
-
-/// `gemp generate imdb` of the given size, loaded; returns the snapshot.
-fn generated_imdb(dir: &Path, titles: u32, persons: u32) -> PathBuf {
-    let data = dir.join("data");
-    let out = gemp(&[
-        "-q",
-        "generate",
-        "imdb",
-        "--titles",
-        &titles.to_string(),
-        "--persons",
-        &persons.to_string(),
-        "-o",
-        data.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    common::load_snapshot(dir, &data)
 }
 
 /// Runs gemp with `args`; returns the exit status, stdout, stderr and how long it ran.
@@ -148,7 +130,7 @@ fn a_pattern_of_thousands_of_nodes_plans_within_the_deadline() {
 #[test]
 fn long_literals_and_in_lists_cost_nothing_per_row() {
     let dir = tempfile::tempdir().unwrap();
-    let snap = generated_imdb(dir.path(), 50_000, 75_000);
+    let snap = common::generated_imdb(dir.path(), 50_000, 75_000);
     let snap = snap.to_str().unwrap();
     let run = |name: &str, query: &str| {
         let q = write(dir.path(), name, query);
@@ -234,7 +216,7 @@ fn long_literals_and_in_lists_cost_nothing_per_row() {
 #[test]
 fn id_after_unwind_is_a_lookup_and_variable_length_paths_stop_at_the_deadline() {
     let dir = tempfile::tempdir().unwrap();
-    let snap = generated_imdb(dir.path(), 50_000, 75_000);
+    let snap = common::generated_imdb(dir.path(), 50_000, 75_000);
     let snap = snap.to_str().unwrap();
     // Titles have the smallest ids: ids 0..200,000 hold all 50,000 titles. A scan per row took
     // 200,000 × 125,000 node visits (minutes); a lookup per row is done at once.
@@ -291,7 +273,7 @@ fn id_after_unwind_is_a_lookup_and_variable_length_paths_stop_at_the_deadline() 
 #[test]
 fn a_timed_out_transform_leaves_the_model_file_unchanged() {
     let dir = tempfile::tempdir().unwrap();
-    let snap = generated_imdb(dir.path(), 20_000, 30_000);
+    let snap = common::generated_imdb(dir.path(), 20_000, 30_000);
     let before = std::fs::read(&snap).unwrap();
     let snap = snap.to_str().unwrap();
     // 900 million pairs compared: far beyond a second.

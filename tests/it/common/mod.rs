@@ -4,6 +4,7 @@
 //! Each test binary uses only part of it.
 #![allow(dead_code)]
 
+pub mod cypher;
 pub mod grouped_queries;
 pub mod random_graphs;
 pub mod semantic_graphs;
@@ -186,6 +187,29 @@ pub fn generate_ttc14(dir: &Path, blocks: u64) -> PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     data
+}
+
+/// `gemp generate imdb --titles T --persons P` into `dir/data`, loaded as `dir/model.gemp`;
+/// returns the snapshot's path.
+pub fn generated_imdb(dir: &Path, titles: u32, persons: u32) -> PathBuf {
+    let data = dir.join("data");
+    let out = gemp(&[
+        "-q",
+        "generate",
+        "imdb",
+        "--titles",
+        &titles.to_string(),
+        "--persons",
+        &persons.to_string(),
+        "-o",
+        data.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    load_snapshot(dir, &data)
 }
 
 /// `gemp load DATA -o dir/model.gemp` through the binary; returns the snapshot's path.
