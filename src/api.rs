@@ -829,7 +829,10 @@ mod tests {
         .unwrap();
         let host = RunOptions::host();
         let q = g
-            .query("MATCH (x:A)-[r:T]->(y:A) RETURN x, r, y.v AS v ORDER BY v")
+            .query(
+                "// gemp: semantics=isomorphism\n\
+                 MATCH (x:A)-[r:T]->(y:A) RETURN x, r, y.v AS v ORDER BY v",
+            )
             .unwrap();
         let m = g.execute(&q, &host).unwrap();
         assert_eq!(m.columns(), ["x", "r", "v"]);

@@ -1,4 +1,6 @@
 // Couples: pairs of people who acted together in at least three titles (datasets/queries/couples.cypher).
+// Distinct pattern nodes bind distinct nodes, as the SQL of the benchmark peers has it:
+// gemp: semantics=isomorphism
 MATCH (p1:Person)-[:ACTOR|ACTRESS]->(t:Title)<-[:ACTOR|ACTRESS]-(p2:Person)
 WHERE id(p1) < id(p2)
 WITH p1, p2, count(t) AS shared

@@ -1,6 +1,8 @@
 // Co-star triangles: three people who pairwise share a title, through three distinct titles.
 // Node-injective matching keeps t1, t2, t3 distinct; id() ordering counts each triangle once per
 // choice of titles.
+// Distinct pattern nodes bind distinct nodes, as the SQL of the benchmark peers has it:
+// gemp: semantics=isomorphism
 MATCH (p1:Person)-[:ACTOR|ACTRESS]->(t1:Title)<-[:ACTOR|ACTRESS]-(p2:Person),
       (p2)-[:ACTOR|ACTRESS]->(t2:Title)<-[:ACTOR|ACTRESS]-(p3:Person),
       (p3)-[:ACTOR|ACTRESS]->(t3:Title)<-[:ACTOR|ACTRESS]-(p1)

@@ -111,7 +111,12 @@ def test_parameters_gemp_cannot_take_are_refused(sample: gemp.Graph, value: obje
 def test_semantics_argument_and_the_query_s_directive() -> None:
     g = gemp.from_json(TRIANGLE)
     q = "MATCH (x:N)-[:T]->(y:N)-[:T]->(z:N) RETURN id(x) AS x"
-    assert len(g.execute(q)) == 0  # node-isomorphism: x and z differ
+    # Cypher text runs under Cypher's relationship-isomorphism by default, as Neo4j answers: each
+    # relationship edge by edge, x = z allowed through distinct edges — (a,b,a) and (b,a,b), each
+    # through either of the two a->b edges: 4 rows.
+    default = g.execute(q)
+    assert default.semantics == "cypher" and len(default) == 4
+    assert len(g.execute(q, semantics="isomorphism")) == 0  # x and z differ
     homo = g.execute(q, semantics="homomorphism")
     assert homo.semantics == "homomorphism" and len(homo) == 2
     # Relationship-isomorphism: named relationships bind distinct edges, parallel edges count.
@@ -229,7 +234,15 @@ def test_unknown_backend_and_engine(sample: gemp.Graph) -> None:
         sample.execute("MATCH (p:Person) RETURN p", backend="gpu")
     with pytest.raises(gemp.InvalidArgumentError):
         sample.execute("MATCH (p:Person) RETURN p", engine="nope")
-    r = sample.execute("MATCH (p:Person)-[:ACTOR]->(m:Movie) RETURN p, m", backend="host", engine="gpsense")
+    # GpSense runs node-isomorphism only: Cypher's default semantics is refused, with the way out.
+    with pytest.raises(gemp.QueryError, match="--semantics isomorphism"):
+        sample.execute("MATCH (p:Person)-[:ACTOR]->(m:Movie) RETURN p, m", engine="gpsense")
+    r = sample.execute(
+        "MATCH (p:Person)-[:ACTOR]->(m:Movie) RETURN p, m",
+        backend="host",
+        engine="gpsense",
+        semantics="isomorphism",
+    )
     assert r.backend == "gpsense host"
     assert len(r) == len(sample.execute("MATCH (p:Person)-[:ACTOR]->(m:Movie) RETURN p, m"))
     if not gemp.OPENCL:

@@ -670,8 +670,10 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     log::info!("queries run on {}", session.engine_name());
     let ext = args.format.extension();
     // One distinct result file per query (a/q.cypher and b/q.cypher: q and q-2), all checked
-    // before any query runs.
-    let write_options = gemp::util::safe_write::WriteOptions::force(args.force);
+    // before any query runs. Each is renamed into place whole as its query ends, and all are made
+    // durable by one file-system sync at the end (two `fsync`s per query cost more than most
+    // queries).
+    let write_options = gemp::util::safe_write::WriteOptions::force(args.force).deferring_sync();
     let mut inputs: Vec<QueryInput> = args
         .queries
         .iter()
@@ -831,6 +833,8 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
             }
         }
     }
+    // The result files, renamed into place one by one, made durable together.
+    gemp::util::safe_write::sync_filesystem(&args.out)?;
     if args.json {
         let doc = serde_json::json!({
             "queries": summary, "failed": failures, "partial": partials,

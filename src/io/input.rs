@@ -541,16 +541,22 @@ pub fn open(path: &Path) -> Result<Input> {
         progress: Progress::new(label, size),
     };
     let gz = path.extension().is_some_and(|e| e == "gz") || looks_gzipped(path);
+    // 1 MiB buffers for large inputs; a small file (a query, a query graph) gets one just large
+    // enough: a fresh 1 MiB buffer costs page faults and zeroing that outweigh reading it.
+    let buffer = |bytes: u64| (bytes.clamp(8 << 10, 1 << 20)) as usize;
     let reader: Box<dyn BufRead + Send> = if gz {
         Box::new(BufReader::with_capacity(
             1 << 20,
             MemoryGuard(flate2::read::MultiGzDecoder::new(BufReader::with_capacity(
-                1 << 20,
+                buffer(size),
                 counting,
             ))),
         ))
     } else {
-        Box::new(BufReader::with_capacity(1 << 20, MemoryGuard(counting)))
+        Box::new(BufReader::with_capacity(
+            buffer(size.saturating_add(1)),
+            MemoryGuard(counting),
+        ))
     };
     Ok(Input {
         path: path.to_path_buf(),

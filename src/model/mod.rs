@@ -15,6 +15,7 @@ mod column;
 mod csr;
 mod direct_file;
 mod interner;
+mod list_shapes;
 pub mod neighbourhood;
 mod row_set;
 mod schema;
@@ -29,6 +30,7 @@ pub use builder::{ModelBuilder, MAX_ELEMENTS};
 pub use column::{Column, ColumnData};
 pub use csr::{Adjacency, ANY_TYPE};
 pub use interner::Interner;
+pub use list_shapes::ListShapes;
 pub use schema::{DegreeStats, LabelInfo, PropertyInfo, RelTypeInfo, Schema};
 pub use slab::{Slab, StringHeap};
 pub use value::{PropType, Value, ValueRef};
@@ -120,6 +122,7 @@ pub struct Model {
     keys: StringHeap,
     type_counts: Vec<u64>,
     key_index: OnceLock<std::sync::Arc<KeyIndex>>,
+    list_shapes: OnceLock<ListShapes>,
 }
 
 impl Model {
@@ -163,6 +166,7 @@ impl Model {
             keys: p.keys,
             type_counts,
             key_index: OnceLock::new(),
+            list_shapes: OnceLock::new(),
         })
     }
 
@@ -275,6 +279,14 @@ impl Model {
     /// Incoming adjacency.
     pub fn inc(&self) -> &Adjacency {
         &self.inc
+    }
+
+    /// Whether lists repeat (type, neighbour) pairs and whether the graph is stored
+    /// symmetrically (found in O(V + E) on first use, then kept).
+    pub fn list_shapes(&self) -> ListShapes {
+        *self
+            .list_shapes
+            .get_or_init(|| ListShapes::of(&self.out, &self.inc, self.node_count()))
     }
 
     /// The external key of `node` (e.g. `tt0000001`).

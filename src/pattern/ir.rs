@@ -564,6 +564,21 @@ pub struct UnionPart {
 }
 
 impl BoundQuery {
+    /// True when an expression of the core query (its `WHERE` conjuncts and projection stages)
+    /// holds a sub-pattern (`EXISTS { … }`, a pattern predicate). The clauses beyond the core
+    /// language are not looked at.
+    pub fn mentions_sub_pattern(&self) -> bool {
+        let mut found = false;
+        let mut look = |e: &Expr| found |= matches!(e, Expr::Exists(_));
+        self.filter.iter().for_each(|e| e.walk(&mut look));
+        for st in &self.stages {
+            st.items.iter().for_each(|i| i.expr.walk(&mut look));
+            st.filter.iter().for_each(|e| e.walk(&mut look));
+            st.order_by.iter().for_each(|(e, _)| e.walk(&mut look));
+        }
+        found
+    }
+
     /// The first evaluation error recorded by the query's checked expressions during a run (see
     /// [`Expr::Checked`]), taken out so that the next run starts clean.
     pub fn take_error(&self) -> Option<String> {

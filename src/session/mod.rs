@@ -56,7 +56,7 @@ use crate::gpu::DeviceSelector;
 use crate::model::Model;
 use crate::pattern::binder::Params;
 use crate::pattern::ir::BoundQuery;
-pub use prepare::{PrepareOptions, PreparedQuery, QueryLanguage, SemanticsFrom};
+pub use prepare::{default_semantics, PrepareOptions, PreparedQuery, QueryLanguage, SemanticsFrom};
 pub use report::{timings_line, Backend, TaskReport};
 
 /// Which matching engine runs a session's queries (`--engine`).
@@ -252,6 +252,8 @@ impl<'m> Session<'m> {
 
     /// [`Session::explain`] in parts (`gemp explain --json`).
     pub fn explanation(&self, query: &BoundQuery, options: &MatchOptions) -> Result<Explanation> {
+        let asked = options.semantics;
+        let options = &engine_options(query, options);
         let plan = self.engine.explain(query, options)?;
         let mut notes = Vec::new();
         if let (Some(what), true) = (query.host_only_clause(), self.engine.uses_device()) {
@@ -270,8 +272,8 @@ impl<'m> Session<'m> {
         }
         Ok(Explanation {
             engine: self.engine.name(),
-            semantics: options.semantics,
-            semantics_description: options.semantics.describe().into(),
+            semantics: asked,
+            semantics_description: asked.describe().into(),
             notes,
             plan,
         })
@@ -296,6 +298,7 @@ impl<'m> Session<'m> {
         options: &MatchOptions,
     ) -> Result<(QueryOutput<'m>, TaskReport)> {
         let start = Instant::now();
+        let options = &engine_options(query, options);
         match self.engine.run(query, options) {
             Ok(run) => Ok((run.output, self.report(start, None, run.device))),
             Err(e) => {
@@ -357,6 +360,7 @@ impl<'m> Session<'m> {
         consume: RowConsumer<'_, 'm>,
     ) -> Result<(StreamSummary, TaskReport)> {
         let start = Instant::now();
+        let options = &engine_options(query, options);
         let mut handed_out = false;
         let mut counted = |columns: &[String], rows: &[Vec<Val<'m>>]| {
             handed_out |= !rows.is_empty();
@@ -478,6 +482,26 @@ fn open_device<'m>(
         "gemp was built without OpenCL support (rebuild with the default cargo feature `opencl`)"
             .into(),
     ))
+}
+
+/// The options an engine runs `query` under. Cypher's relationship-isomorphism constrains
+/// relationships only, so a query without any — none in its pattern, no reading clauses beyond
+/// `MATCH`, no sub-pattern — has the same answer under homomorphism, which every engine (the
+/// OpenCL matcher and GpSense included) implements.
+fn engine_options<'o>(
+    query: &BoundQuery,
+    options: &'o MatchOptions,
+) -> std::borrow::Cow<'o, MatchOptions> {
+    let relationship_free =
+        query.pattern.rels.is_empty() && query.clauses.is_none() && !query.mentions_sub_pattern();
+    if options.semantics == crate::exec::Semantics::Cypher && relationship_free {
+        std::borrow::Cow::Owned(MatchOptions {
+            semantics: crate::exec::Semantics::Homomorphism,
+            ..options.clone()
+        })
+    } else {
+        std::borrow::Cow::Borrowed(options)
+    }
 }
 
 #[cfg(test)]

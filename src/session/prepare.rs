@@ -54,7 +54,8 @@ pub enum SemanticsFrom {
     Caller,
     /// The query's `// gemp: semantics=…` line (1-based).
     Directive(usize),
-    /// Neither: node-isomorphism.
+    /// Neither: the language's default — Cypher's relationship-isomorphism for Cypher text,
+    /// node-isomorphism for a `.graph` query graph ([`default_semantics`]).
     Default,
 }
 
@@ -177,7 +178,12 @@ fn cypher_query(
     declared: Option<(Semantics, usize)>,
     options: &PrepareOptions,
 ) -> PreparedQuery {
-    let (semantics, semantics_from) = semantics_for(name, options.semantics, declared);
+    let (semantics, semantics_from) = semantics_for(
+        name,
+        options.semantics,
+        declared,
+        default_semantics(QueryLanguage::Cypher),
+    );
     PreparedQuery {
         source: source.to_owned(),
         name: name.map(str::to_owned),
@@ -225,7 +231,12 @@ pub fn prepare_file(model: &Model, path: &Path, options: &PrepareOptions) -> Res
             },
             &mut LoadReport::default(),
         )?;
-        let (semantics, semantics_from) = semantics_for(Some(&name), options.semantics, None);
+        let (semantics, semantics_from) = semantics_for(
+            Some(&name),
+            options.semantics,
+            None,
+            default_semantics(QueryLanguage::SubgraphBench),
+        );
         return Ok(PreparedQuery {
             source: String::new(),
             name: Some(name),
@@ -240,13 +251,25 @@ pub fn prepare_file(model: &Model, path: &Path, options: &PrepareOptions) -> Res
     prepare(model, &source, Some(&name), options)
 }
 
+/// The semantics a query in `language` runs under when neither the caller nor the query says:
+/// Cypher's relationship-isomorphism for Cypher text (what Neo4j, Memgraph and Kùzu answer), and
+/// node-isomorphism (subgraph monomorphism, what the subgraph-matching literature counts) for a
+/// `.graph` query graph.
+pub fn default_semantics(language: QueryLanguage) -> Semantics {
+    match language {
+        QueryLanguage::SubgraphBench => Semantics::Isomorphism,
+        QueryLanguage::Cypher | QueryLanguage::Auto => Semantics::Cypher,
+    }
+}
+
 /// The semantics a query runs under: the caller's when given (a warning when the query declares
-/// another), else its `// gemp: semantics=…` line, else node-isomorphism (always so for `.graph`
-/// query graphs, which declare nothing). Logged at `-v`.
+/// another), else its `// gemp: semantics=…` line, else `default` (the language's: see
+/// [`default_semantics`]). Logged at `-v`.
 fn semantics_for(
     name: Option<&str>,
     asked: Option<Semantics>,
     declared: Option<(Semantics, usize)>,
+    default: Semantics,
 ) -> (Semantics, SemanticsFrom) {
     let shown = name.unwrap_or("the query");
     let (semantics, from) = match (asked, declared) {
@@ -256,7 +279,7 @@ fn semantics_for(
         }
         (Some(f), _) => (f, SemanticsFrom::Caller),
         (None, Some((d, line))) => (d, SemanticsFrom::Directive(line)),
-        (None, None) => (Semantics::default(), SemanticsFrom::Default),
+        (None, None) => (default, SemanticsFrom::Default),
     };
     let said = match &from {
         SemanticsFrom::Caller => "--semantics".to_owned(),

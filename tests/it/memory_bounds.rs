@@ -69,15 +69,21 @@ fn check_backend(snap: &Path, dir: &Path, backend: &str) {
     let pairs = dir.join("pairs.cypher");
     std::fs::write(
         &pairs,
-        "MATCH (a:Person), (b:Person) RETURN a.primaryName AS x, b.primaryName AS y",
+        "// gemp: semantics=isomorphism\n\
+         MATCH (a:Person), (b:Person) RETURN a.primaryName AS x, b.primaryName AS y",
     )
     .unwrap();
     let pair_nodes = dir.join("pair-nodes.cypher");
-    std::fs::write(&pair_nodes, "MATCH (a:Person), (b:Person) RETURN a, b").unwrap();
+    std::fs::write(
+        &pair_nodes,
+        "// gemp: semantics=isomorphism\nMATCH (a:Person), (b:Person) RETURN a, b",
+    )
+    .unwrap();
     let top = dir.join("top.cypher");
     std::fs::write(
         &top,
-        "MATCH (a:Person), (b:Person) RETURN id(a) AS x, id(b) AS y ORDER BY x DESC, y DESC \
+        "// gemp: semantics=isomorphism\n\
+         MATCH (a:Person), (b:Person) RETURN id(a) AS x, id(b) AS y ORDER BY x DESC, y DESC \
          LIMIT 3",
     )
     .unwrap();

@@ -161,7 +161,10 @@ fn a_second_query_on_one_graph_opens_no_second_device_context() {
     }
     let graph = Graph::from_json_str(GRAPH).unwrap();
     let q = graph
-        .query("MATCH (a:Person)-[:KNOWS]->(b:Person) RETURN count(*) AS n")
+        .query(
+            "// gemp: semantics=isomorphism\n\
+             MATCH (a:Person)-[:KNOWS]->(b:Person) RETURN count(*) AS n",
+        )
         .unwrap();
     let before = gemp::gpu::contexts_opened_on_this_thread();
     let first = graph.execute(&q, &RunOptions::opencl()).unwrap();

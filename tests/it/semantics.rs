@@ -398,7 +398,7 @@ fn gemp_on_parallel(query: &str, args: &[&str]) -> (i32, String, String) {
 }
 
 const ANONYMOUS: &str = "MATCH (x)-[:T]->(y) RETURN count(*) AS n";
-const DECLARED: &str = "// two parallel edges\n// gemp: semantics=cypher\n\
+const DECLARED: &str = "// two parallel edges, one match\n// gemp: semantics=isomorphism\n\
                         MATCH (x)-[:T]->(y) RETURN count(*) AS n";
 
 #[test]
@@ -407,19 +407,19 @@ fn a_query_file_declares_its_semantics_and_the_flag_overrides_it() {
     let (code, out, _) = gemp_on_parallel(ANONYMOUS, &count);
     assert_eq!(
         (code, out.trim()),
-        (0, "1"),
-        "the default: node-isomorphism"
+        (0, "2"),
+        "the default for Cypher text: Cypher's, each parallel edge a match"
     );
     let (code, out, err) = gemp_on_parallel(DECLARED, &count);
-    assert_eq!((code, out.trim()), (0, "2"), "{err}");
-    let flag = [&count[..], &["--semantics", "relationship-isomorphism"]].concat();
-    let (code, out, _) = gemp_on_parallel(ANONYMOUS, &flag);
-    assert_eq!((code, out.trim()), (0, "2"));
+    assert_eq!((code, out.trim()), (0, "1"), "{err}");
     let flag = [&count[..], &["--semantics", "isomorphism"]].concat();
-    let (code, out, err) = gemp_on_parallel(DECLARED, &flag);
+    let (code, out, _) = gemp_on_parallel(ANONYMOUS, &flag);
     assert_eq!((code, out.trim()), (0, "1"));
+    let flag = [&count[..], &["--semantics", "relationship-isomorphism"]].concat();
+    let (code, out, err) = gemp_on_parallel(DECLARED, &flag);
+    assert_eq!((code, out.trim()), (0, "2"));
     assert!(
-        err.contains("q.cypher:2 declares semantics=cypher; --semantics isomorphism overrides it"),
+        err.contains("q.cypher:2 declares semantics=isomorphism; --semantics cypher overrides it"),
         "{err}"
     );
 }
@@ -437,9 +437,14 @@ fn a_bad_declaration_is_an_error_naming_file_and_line() {
     );
 }
 
+/// A file declaring the default for Cypher text, explicitly.
+const DECLARED_CYPHER: &str = "// two parallel edges\n// gemp: semantics=cypher\n\
+                               MATCH (x)-[:T]->(y) RETURN count(*) AS n";
+
 #[test]
 fn the_semantics_is_visible_in_explain_verbose_and_jsonl_meta() {
-    let (code, out, err) = gemp_on_parallel(DECLARED, &["explain", "Q", "--backend", "host"]);
+    let (code, out, err) =
+        gemp_on_parallel(DECLARED_CYPHER, &["explain", "Q", "--backend", "host"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.lines()
@@ -451,14 +456,14 @@ fn the_semantics_is_visible_in_explain_verbose_and_jsonl_meta() {
         "{out}"
     );
     let (code, _, err) = gemp_on_parallel(
-        DECLARED,
+        DECLARED_CYPHER,
         &["-v", "match", "Q", "--count", "--backend", "host"],
     );
     assert_eq!(code, 0, "{err}");
     assert_eq!(err.matches("semantics cypher").count(), 1, "{err}");
     assert!(err.contains("(from line 2 of the query file)"), "{err}");
     let (code, out, err) = gemp_on_parallel(
-        DECLARED,
+        DECLARED_CYPHER,
         &[
             "match",
             "Q",
@@ -478,7 +483,7 @@ fn the_semantics_is_visible_in_explain_verbose_and_jsonl_meta() {
             r#"{"n":2}"#
         ]
     );
-    let (code, _, err) = gemp_on_parallel(DECLARED, &["match", "Q", "--meta"]);
+    let (code, _, err) = gemp_on_parallel(DECLARED_CYPHER, &["match", "Q", "--meta"]);
     assert_ne!(code, 0);
     assert!(err.contains("--meta applies to --format jsonl"), "{err}");
 }
@@ -513,6 +518,48 @@ fn batch_runs_each_file_under_its_own_declaration() {
         String::from_utf8_lossy(&out.stderr)
     );
     let read = |name: &str| std::fs::read_to_string(out_dir.join(name)).unwrap();
-    assert_eq!(read("plain.count").trim(), "1");
-    assert_eq!(read("declared.count").trim(), "2");
+    assert_eq!(read("plain.count").trim(), "2");
+    assert_eq!(read("declared.count").trim(), "1");
+}
+
+/// The default is the language's: Cypher's for Cypher text, node-isomorphism for a `.graph`
+/// query graph (and a relationship-free Cypher query runs on engines without Cypher semantics,
+/// with the same answer).
+#[test]
+fn the_default_semantics_is_the_language_s() {
+    use gemp::session::{PrepareOptions, SemanticsFrom};
+    let dir = tempfile::tempdir().unwrap();
+    let m = parallel();
+    let session = Session::host(&m);
+    let cypher = dir.path().join("q.cypher");
+    std::fs::write(&cypher, ANONYMOUS).unwrap();
+    let graph = dir.path().join("q.graph");
+    std::fs::write(&graph, "t 2 1\nv 0 0 1\nv 1 0 1\ne 0 1\n").unwrap();
+    let options = PrepareOptions::default();
+    let c = session.prepare_file(&cypher, &options).unwrap();
+    assert_eq!(
+        (c.semantics(), c.semantics_from()),
+        (Semantics::Cypher, &SemanticsFrom::Default)
+    );
+    let g = session.prepare_file(&graph, &options).unwrap();
+    assert_eq!(
+        (g.semantics(), g.semantics_from()),
+        (Semantics::Isomorphism, &SemanticsFrom::Default)
+    );
+    // No relationship: GpSense (node-isomorphism and homomorphism only) answers Cypher's count,
+    // both nodes for each of x and y: 2 x 2.
+    let q = session
+        .prepare("MATCH (x), (y) RETURN count(*) AS n", &options)
+        .unwrap();
+    let gpsense = Session::new(
+        &m,
+        &SessionOptions {
+            engine: gemp::session::EngineKind::Gpsense,
+            backend: gemp::session::Backend::Host,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let (out, _) = gpsense.run(q.bound(), &q.options()).unwrap();
+    assert_eq!(out.rows[0][0], Val::Int(4));
 }

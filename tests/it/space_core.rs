@@ -286,7 +286,7 @@ fn limit_on_the_command_line() {
     let (rc, _, err) = run(&[grouped.to_str().unwrap(), "--limit", "5"]);
     assert_ne!(rc, Some(0));
     assert!(
-        err.contains("--limit") && err.contains("named relationship"),
+        err.contains("--limit") && err.contains("cannot count one by one"),
         "{err}"
     );
 }

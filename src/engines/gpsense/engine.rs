@@ -157,7 +157,9 @@ impl<'m> Engine<'m> {
     ) -> Result<Prepared> {
         if semantics.distinct_edges() {
             return Err(crate::Error::Query(
-                "--semantics cypher is not in this engine (GpSense); use --engine gemp".into(),
+                "Cypher semantics (relationship-isomorphism, the default for Cypher text) is not in \
+                 this engine (GpSense); use --engine gemp, or --semantics isomorphism"
+                    .into(),
             ));
         }
         let model = self.model;

@@ -52,7 +52,9 @@ pub struct Joined<S> {
 pub fn check(algo: JoinAlgo, semantics: Semantics) -> Result<()> {
     if algo == JoinAlgo::Gpsense && semantics.distinct_edges() {
         return Err(Error::Query(
-            "--semantics cypher is not in GpSense's join (--join gpsense); use --join gemp".into(),
+            "Cypher semantics (relationship-isomorphism, the default for Cypher text) is not in \
+             GpSense's join (--join gpsense); use --join gemp, or --semantics isomorphism"
+                .into(),
         ));
     }
     Ok(())

@@ -281,7 +281,9 @@ pub fn encode(
 ) -> Result<EncodedPlan> {
     if semantics.distinct_edges() {
         return Err(Error::DeviceLimit(
-            "the OpenCL matcher does not implement --semantics cypher (distinct edges per MATCH)"
+            "the OpenCL matcher does not implement Cypher semantics (--semantics cypher, the \
+             default for Cypher text: distinct edges per MATCH); --semantics isomorphism runs \
+             node-isomorphism on it"
                 .into(),
         ));
     }

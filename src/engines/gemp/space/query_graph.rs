@@ -127,26 +127,33 @@ pub fn neighbours<'a>(
         _ => None,
     };
     if let Some(t) = single {
-        {
-            // One type: one sorted run per direction (the whole list, or found by binary search).
-            let out = model.out().range_of_type(x, t);
-            if !rel.undirected {
-                let (adj, r) = if forward {
-                    (model.out(), out)
-                } else {
-                    (model.inc(), model.inc().range_of_type(x, t))
-                };
-                let s = &adj.neighbors[r];
-                if s.windows(2).all(|w| w[0] < w[1]) {
-                    return s;
-                }
+        // One type: one sorted run per direction (the whole list, or found by binary search).
+        // The model's list shapes (found once) spare the per-call checks where they hold.
+        let shapes = model.list_shapes();
+        let out = model.out().range_of_type(x, t);
+        if !rel.undirected {
+            let (adj, r, distinct) = if forward {
+                (model.out(), out, shapes.out_distinct)
             } else {
-                let inc = model.inc().range_of_type(x, t);
-                let (a, b) = (&model.out().neighbors[out], &model.inc().neighbors[inc]);
-                // A symmetric graph (every edge stored both ways) lists the same neighbours twice.
-                if a == b && a.windows(2).all(|w| w[0] < w[1]) {
-                    return a;
-                }
+                (
+                    model.inc(),
+                    model.inc().range_of_type(x, t),
+                    shapes.in_distinct,
+                )
+            };
+            let s = &adj.neighbors[r];
+            if distinct || s.windows(2).all(|w| w[0] < w[1]) {
+                return s;
+            }
+        } else if shapes.symmetric && shapes.out_distinct {
+            // Every edge stored both ways: the out-run lists each neighbour once.
+            return &model.out().neighbors[out];
+        } else {
+            let inc = model.inc().range_of_type(x, t);
+            let (a, b) = (&model.out().neighbors[out], &model.inc().neighbors[inc]);
+            // A symmetric graph (every edge stored both ways) lists the same neighbours twice.
+            if a == b && a.windows(2).all(|w| w[0] < w[1]) {
+                return a;
             }
         }
     }
