@@ -71,8 +71,12 @@ fn generated_imdb_snapshot_is_byte_for_byte_the_old_loaders() {
     };
     generate_imdb(&config, &data).unwrap();
     crew_and_episodes(&data);
-    let (model, report) =
-        gemp::io::load(&[data.clone()], Format::Auto, &LoadOptions::default()).unwrap();
+    let (model, report) = gemp::io::load(
+        std::slice::from_ref(&data),
+        Format::Auto,
+        &LoadOptions::default(),
+    )
+    .unwrap();
     // 3000 titles, 4000 persons, and the crew file's one dangling person.
     assert_eq!(model.node_count(), 7001);
     assert_eq!(report.dangling_nodes, 1);
