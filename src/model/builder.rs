@@ -391,7 +391,7 @@ impl ModelBuilder {
                 l as usize
             }
         };
-        let primary: Vec<u32> = self.primary_label.clone();
+        let primary: Vec<u32> = std::mem::take(&mut self.primary_label);
         let old_of_new = counting_sort((0..n as u32).collect(), label_count + 1, |o| {
             group_of(primary[o as usize])
         });
@@ -418,6 +418,13 @@ impl ModelBuilder {
             }
         }
 
+        // Node properties first: they are most of what the builder holds, and each builder column is
+        // freed as soon as its frozen columns exist, so the builder shrinks while the model grows.
+        let node_props = std::mem::take(&mut self.node_props);
+        let group_columns = freeze_node_properties(node_props, &groups, &new_of_old);
+        crate::util::memory::release_freed();
+        check_memory("the node properties")?;
+
         // 2. Node labels (sorted, deduplicated per node) and the label -> nodes index. Each node's
         // list (its primary label, then its extra labels) is gathered by a counting-sort scatter,
         // then sorted and deduplicated in place.
@@ -425,7 +432,8 @@ impl ModelBuilder {
         for (new, &old) in old_of_new.iter().enumerate() {
             gathered[new + 1] = u32::from(primary[old as usize] != NO_LABEL);
         }
-        for &(old, _) in &self.extra_labels {
+        let extra_labels = std::mem::take(&mut self.extra_labels);
+        for &(old, _) in &extra_labels {
             gathered[new_of_old[old as usize] as usize + 1] += 1;
         }
         prefix_sum(&mut gathered);
@@ -439,12 +447,13 @@ impl ModelBuilder {
                     next[new] += 1;
                 }
             }
-            for &(old, l) in &self.extra_labels {
+            for &(old, l) in &extra_labels {
                 let v = new_of_old[old as usize] as usize;
                 labels_flat[next[v] as usize] = l;
                 next[v] += 1;
             }
         }
+        drop(extra_labels);
         let mut node_label_offsets = vec![0u32; n + 1];
         let mut kept = 0usize;
         for v in 0..n {
@@ -481,7 +490,7 @@ impl ModelBuilder {
             }
         }
 
-        // 3. Keys in the new order.
+        // 3. Keys in the new order; the builder's keys and their hash table go at once.
         let keys = {
             let mut offsets = Vec::with_capacity(n + 1);
             offsets.push(0u64);
@@ -495,9 +504,17 @@ impl ModelBuilder {
                 bytes: heap.into(),
             }
         };
+        drop(old_of_new);
+        drop(std::mem::take(&mut self.key_table));
+        drop(std::mem::take(&mut self.key_heap));
+        drop(std::mem::take(&mut self.key_offsets));
+        crate::util::memory::release_freed();
+        check_memory("the node keys")?;
 
         // 4. Edges: endpoints renumbered in place, then the out-CSR (lists sorted by type, then
-        // destination).
+        // destination). The builder's edge arrays are freed as soon as the out-CSR holds them:
+        // the in-CSR is built from the out-CSR (its lists are fully sorted by (type, source,
+        // edge id), so where the entries come from does not change them).
         let m = self.edge_src.len();
         let mut src = std::mem::take(&mut self.edge_src);
         let mut dst = std::mem::take(&mut self.edge_dst);
@@ -505,23 +522,29 @@ impl ModelBuilder {
             || src.iter_mut().for_each(|s| *s = new_of_old[*s as usize]),
             || dst.iter_mut().for_each(|d| *d = new_of_old[*d as usize]),
         );
-        let ty = &self.edge_type;
-        let (out, new_edge_of_old) = out_adjacency(n, &src, &dst, ty);
+        let ty = std::mem::take(&mut self.edge_type);
+        let (out, new_edge_of_old) = out_adjacency(n, &src, &dst, &ty);
+        drop((dst, ty));
+        crate::util::memory::release_freed();
+        // `src` becomes the source of each out-CSR position.
+        for (v, w) in out.offsets.windows(2).enumerate() {
+            src[w[0] as usize..w[1] as usize].fill(v as u32);
+        }
+        let src_at = src;
+        check_memory("the outgoing adjacency")?;
 
         log::debug!(
             "freeze: nodes renumbered, labels and keys laid out, edges ordered in {:.2?}",
             started.elapsed()
         );
-        let node_props = self.node_props;
-        let edge_props = self.edge_props;
-        let (inc, (group_columns, edge_columns)) = rayon::join(
-            || in_adjacency(n, &src, &dst, ty, &new_edge_of_old),
-            || {
-                let group_columns = freeze_node_properties(&node_props, &groups, &new_of_old);
-                let edge_columns = freeze_edge_properties(&edge_props, m, &new_edge_of_old);
-                (group_columns, edge_columns)
-            },
+        let edge_props = std::mem::take(&mut self.edge_props);
+        let (inc, edge_columns) = rayon::join(
+            || in_adjacency(n, &out, &src_at),
+            || freeze_edge_properties(edge_props, m, &new_edge_of_old),
         );
+        drop((src_at, new_edge_of_old));
+        crate::util::memory::release_freed();
+        check_memory("the incoming adjacency and the edge properties")?;
         log::debug!(
             "freeze: adjacency and property columns in {:.2?}",
             started.elapsed()
@@ -547,6 +570,22 @@ impl ModelBuilder {
             false,
         )
     }
+}
+
+/// The memory-limit check between the stages of [`ModelBuilder::freeze`]: an error naming the
+/// stage (`loading the model (freezing <what>)`) once the heap passed `--memory-limit`. Nothing
+/// spills to disk: the model is built in memory.
+fn check_memory(what: &str) -> Result<()> {
+    let stage = format!("loading the model (freezing {what})");
+    if crate::util::memory::check(&stage) {
+        return Err(
+            crate::util::memory::take_error().unwrap_or(Error::MemoryLimit {
+                stage,
+                limit: crate::util::memory::limit().unwrap_or(u64::MAX),
+            }),
+        );
+    }
+    Ok(())
 }
 
 /// Stable counting sort of `items` by `key(item) < buckets`.
@@ -681,15 +720,11 @@ fn out_adjacency(n: usize, src: &[u32], dst: &[u32], ty: &[u32]) -> (Adjacency, 
     (adjacency, new_edge_of_old)
 }
 
-/// The in-CSR: lists per destination sorted by type, source, then edge id.
-fn in_adjacency(
-    n: usize,
-    src: &[u32],
-    dst: &[u32],
-    ty: &[u32],
-    new_edge_of_old: &[u32],
-) -> Adjacency {
-    let lists = grouped_lists(n, dst, ty, src, |e| new_edge_of_old[e]);
+/// The in-CSR: lists per destination sorted by type, source, then edge id; built from the
+/// out-CSR `out` (the edge id of an entry is its position there) and `src_at`, the source of each
+/// out-CSR position.
+fn in_adjacency(n: usize, out: &Adjacency, src_at: &[u32]) -> Adjacency {
+    let lists = grouped_lists(n, &out.neighbors, &out.types, src_at, |pos| pos as u32);
     Adjacency {
         offsets: lists.offsets.into(),
         neighbors: lists.neighbors.into(),
@@ -700,7 +735,7 @@ fn in_adjacency(
 
 /// Node property columns per primary-label group (only groups where the property occurs).
 fn freeze_node_properties(
-    table: &PropertyTable,
+    table: PropertyTable,
     groups: &[PropertyGroup],
     new_of_old: &[u32],
 ) -> Vec<Vec<Column>> {
@@ -715,7 +750,7 @@ fn freeze_node_properties(
 
 /// Edge property columns over all `len` edges, rows renumbered to out-CSR positions.
 fn freeze_edge_properties(
-    table: &PropertyTable,
+    table: PropertyTable,
     len: usize,
     new_edge_of_old: &[u32],
 ) -> Vec<Column> {
@@ -727,24 +762,25 @@ fn freeze_edge_properties(
 
 /// Freezes every column of `table` into per-group columns (`sizes[g]` rows in group `g`; a group
 /// gets a column only where the property has a value); `place(row)` is where a builder row lands:
-/// (group, position in the group). Columns freeze in parallel.
-fn freeze_columns<P>(table: &PropertyTable, sizes: &[usize], place: &P) -> Vec<Vec<Column>>
+/// (group, position in the group). Columns freeze in parallel, each builder column freed as soon as
+/// its frozen columns exist.
+fn freeze_columns<P>(table: PropertyTable, sizes: &[usize], place: &P) -> Vec<Vec<Column>>
 where
     P: Fn(u32) -> (usize, usize) + Sync,
 {
-    let per_column: Vec<Vec<(usize, Column)>> = table
-        .columns
-        .par_iter()
+    let PropertyTable { names, columns } = table;
+    let per_column: Vec<Vec<(usize, Column)>> = columns
+        .into_par_iter()
         .enumerate()
         .map(|(key, col)| {
-            let name = table.names.name(key as u32).unwrap_or("");
+            let name = names.name(key as u32).unwrap_or("");
             let pieces: Vec<(usize, ColumnData, Vec<u64>)> = match &col.data {
                 BuilderData::Empty => Vec::new(),
-                BuilderData::Int(v) => scatter(v, col, sizes, place, ColumnData::Int),
-                BuilderData::Float(v) => scatter(v, col, sizes, place, ColumnData::Float),
-                BuilderData::Bool(v) => scatter(v, col, sizes, place, ColumnData::Bool),
+                BuilderData::Int(v) => scatter(v, &col, sizes, place, ColumnData::Int),
+                BuilderData::Float(v) => scatter(v, &col, sizes, place, ColumnData::Float),
+                BuilderData::Bool(v) => scatter(v, &col, sizes, place, ColumnData::Bool),
                 BuilderData::Str { offsets, heap } => {
-                    let slots = value_slots(col, sizes, place);
+                    let slots = value_slots(&col, sizes, place);
                     slots
                         .into_iter()
                         .enumerate()
@@ -765,6 +801,8 @@ where
                         .collect()
                 }
             };
+            drop(col);
+            crate::util::memory::release_freed();
             pieces
                 .into_iter()
                 .map(|(g, data, validity)| {

@@ -389,6 +389,20 @@ pub fn keep_freed_memory() {
     }
 }
 
+/// Hands the memory freed inside the C allocator's arenas back to the kernel (glibc's
+/// `malloc_trim`). A stage that frees large inputs while it builds their replacement (the model
+/// builder's freeze frees each builder column once its frozen column exists) calls it so that the
+/// resident memory falls with the heap count: freed chunks below the top of a heap stay resident
+/// otherwise, and [`keep_freed_memory`] keeps up to 256 MiB at the top. No-op on other C
+/// libraries.
+pub fn release_freed() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages of the allocator's arenas to the kernel.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

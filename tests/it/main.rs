@@ -31,6 +31,7 @@ mod imdb_lists;
 mod imdb_tsv;
 mod layering;
 mod live_query;
+mod load_bounded;
 mod matcher_bruteforce;
 mod mde_cli;
 mod mde_import;
