@@ -239,6 +239,23 @@ impl Graph {
         Ok(report)
     }
 
+    /// The rows a rule file's last `RETURN` gave ([`ChangeReport::returned`]) as items of this
+    /// graph's model: right when that statement was the last one applied to the graph (as with
+    /// one Cypher updating query, `CREATE (n:A) RETURN n`).
+    pub fn returned<'g>(
+        &'g self,
+        report: &ChangeReport,
+    ) -> Option<(Vec<String>, Vec<Vec<Item<'g>>>)> {
+        let r = report.returned.as_ref()?;
+        let model: &Model = &self.model;
+        let rows = r
+            .rows
+            .iter()
+            .map(|row| row.iter().map(|v| Item::from_val(model, v)).collect())
+            .collect();
+        Some((r.columns.clone(), rows))
+    }
+
     /// A transaction: rule files applied one after another, queried, then committed or rolled
     /// back as one change.
     pub fn transaction(&mut self) -> Transaction<'_> {

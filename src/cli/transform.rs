@@ -97,19 +97,43 @@ pub fn transform(args: TransformArgs) -> anyhow::Result<()> {
         max_iterations: args.max_iterations,
         params: super::query::parse_params(&args.params)?,
         timeout,
+        semantics: None,
     };
     let (model, _) = super::load::load_model(&args.model, args.model_format, false)?;
     let (changed, report) = gemp::transform::apply(&model, &rules, &options)?;
+    let last = changed.as_ref().unwrap_or(&model);
     if args.json {
-        let value = serde_json::json!({
+        let mut value = serde_json::json!({
             "statements": report.statements,
             "iterations": report.iterations,
             "fixpoint_reached": report.fixpoint_reached,
             "totals": report.totals(),
         });
+        if let Some(r) = &report.returned {
+            let rows: Vec<Vec<serde_json::Value>> = r
+                .rows
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|v| super::output::to_json(last, v))
+                        .collect()
+                })
+                .collect();
+            value["returned"] = serde_json::json!({ "columns": r.columns, "rows": rows });
+        }
         super::print_report(format_args!("{}\n", serde_json::to_string_pretty(&value)?))?;
     } else {
         super::print_report(format_args!("{}", report.to_table()))?;
+        // The rows of the last statement's RETURN, after the report.
+        if let Some(r) = &report.returned {
+            let mut text = format!("\n{}\n", r.columns.join("\t"));
+            for row in &r.rows {
+                let cells: Vec<String> = row.iter().map(|v| super::output::text(last, v)).collect();
+                text.push_str(&cells.join("\t"));
+                text.push('\n');
+            }
+            super::print_report(format_args!("{text}"))?;
+        }
     }
     if args.until_fixpoint && !report.fixpoint_reached {
         log::warn!(

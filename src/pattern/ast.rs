@@ -13,7 +13,7 @@ use serde::Serialize;
 mod display;
 mod update;
 
-pub use update::{RemoveItem, SetItem, Statement, UpdateClause, UpdateKind};
+pub use update::{RemoveItem, SetItem, Statement, Tail, UpdateClause, UpdateKind};
 
 /// A region of the query source: byte offsets plus the 1-based line and column (counted in characters)
 /// of its first character.

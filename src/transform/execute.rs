@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use hashbrown::HashMap;
 
 use super::delta::{Delta, EdgeId, NodeId};
-use super::plan::{self, ElemRef, NodeRef, NodeSpec, Op, PlannedOp, RelRef, RelSpec, ValueSrc};
+use super::plan::{
+    self, ElemRef, MapSrc, NodeRef, NodeSpec, Op, PlannedOp, RelRef, RelSpec, ValueSrc,
+};
 use super::report::{Counts, StatementReport};
 use crate::error::{Error, Result};
 use crate::exec::eval::Val;
@@ -36,6 +38,29 @@ impl Source<'_> {
     }
 }
 
+/// A variable's binding in a row after a statement's updates, for its `RETURN`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Bound {
+    /// Null (an `OPTIONAL MATCH` without a match).
+    Null,
+    /// A node (of the model the statement read, or created by it).
+    Node(NodeId),
+    /// A relationship.
+    Rel(EdgeId),
+    /// Another value of the read rows (nodes and relationships in it are the model's).
+    Value(Val<'static>),
+}
+
+/// The rows a statement's `RETURN` reads: its plan, and per row after the updates each of the
+/// plan's variables, in order.
+#[derive(Debug, Clone)]
+pub struct TailRows {
+    /// What the statement returns.
+    pub plan: plan::TailPlan,
+    /// The rows.
+    pub rows: Vec<Vec<Bound>>,
+}
+
 /// Runs `stmt` (number `index`, 1-based) on `model`: its changes, and the report.
 pub fn run_statement(
     model: &Model,
@@ -45,9 +70,39 @@ pub fn run_statement(
     source: Source<'_>,
     deadline: Option<&Deadline>,
 ) -> Result<(Delta, StatementReport)> {
+    let cx = RunContext {
+        params,
+        source,
+        deadline,
+        semantics: None,
+    };
+    run_statement_returning(model, stmt, index, &cx).map(|(d, r, _)| (d, r))
+}
+
+/// What a statement runs with.
+#[derive(Debug, Clone, Copy)]
+pub struct RunContext<'a> {
+    /// Query parameters.
+    pub params: &'a Params,
+    /// The rule text.
+    pub source: Source<'a>,
+    /// The run's time limit.
+    pub deadline: Option<&'a Deadline>,
+    /// How the read part matches (`None`: the matcher's default).
+    pub semantics: Option<crate::exec::Semantics>,
+}
+
+/// [`run_statement`], also returning the rows its `RETURN` reads (`None` without `RETURN`).
+pub fn run_statement_returning(
+    model: &Model,
+    stmt: &Statement,
+    index: usize,
+    cx: &RunContext<'_>,
+) -> Result<(Delta, StatementReport, Option<TailRows>)> {
+    let (params, source, deadline) = (cx.params, cx.source, cx.deadline);
     let plan = plan::plan(stmt, model, params).map_err(|e| source.error(e))?;
     let at = || format!("statement {index} (line {})", stmt.span.line);
-    let rows = read_rows(model, &plan, params, source, deadline, &at)?;
+    let rows = read_rows(model, &plan, cx, &at)?;
     let mut run = Run {
         model,
         delta: Delta::new(),
@@ -60,6 +115,7 @@ pub fn run_statement(
             row,
             nodes: vec![None; plan.local_nodes],
             rels: vec![None; plan.local_rels],
+            merged: None,
         })
         .collect();
     crate::util::memory::enter_stage(&CHANGES_STAGE);
@@ -105,7 +161,47 @@ pub fn run_statement(
         matches: rows.len() as u64,
         counts: run.counts,
     };
-    Ok((run.delta, report))
+    let tail = plan.tail.map(|tail| {
+        let rows = states
+            .iter()
+            .map(|st| {
+                tail.vars
+                    .iter()
+                    .map(|(_, at)| bound(at, &rows[st.row], st))
+                    .collect()
+            })
+            .collect();
+        TailRows { plan: tail, rows }
+    });
+    Ok((run.delta, report, tail))
+}
+
+/// Where `at` points in `row` and `st`.
+fn bound(at: &plan::TailVar, row: &[Val<'static>], st: &RowState) -> Bound {
+    let column = |c: usize| row.get(c).cloned().unwrap_or(Val::Null);
+    match *at {
+        plan::TailVar::Node(NodeRef::Local(s)) => st
+            .nodes
+            .get(s)
+            .copied()
+            .flatten()
+            .map_or(Bound::Null, Bound::Node),
+        plan::TailVar::Rel(RelRef::Local(s)) => st
+            .rels
+            .get(s)
+            .copied()
+            .flatten()
+            .map_or(Bound::Null, Bound::Rel),
+        plan::TailVar::Node(NodeRef::Column(c))
+        | plan::TailVar::Rel(RelRef::Column(c))
+        | plan::TailVar::Value(c) => match column(c) {
+            Val::Null => Bound::Null,
+            Val::Node(n) if n != crate::pattern::ir::NULL_ID => Bound::Node(NodeId::Base(n)),
+            Val::Rel(e) if e != crate::pattern::ir::NULL_ID => Bound::Rel(EdgeId::Base(e)),
+            Val::Node(_) | Val::Rel(_) => Bound::Null,
+            v => Bound::Value(v),
+        },
+    }
 }
 
 /// The stage the memory-limit error names when a statement's changes pass it.
@@ -117,11 +213,10 @@ const CHANGES_STAGE: &str = "the changes of a transform statement";
 fn read_rows(
     model: &Model,
     plan: &plan::StatementPlan,
-    params: &Params,
-    source: Source<'_>,
-    deadline: Option<&Deadline>,
+    cx: &RunContext<'_>,
     at: &dyn Fn() -> String,
 ) -> Result<Vec<Vec<Val<'static>>>> {
+    let (params, source, deadline) = (cx.params, cx.source, cx.deadline);
     let Some(query) = &plan.read else {
         return Ok(vec![Vec::new()]);
     };
@@ -132,10 +227,13 @@ fn read_rows(
     let mut bound =
         crate::pattern::binder::bind_lenient(query, model, params).map_err(|e| source.error(e))?;
     let watches = check_arithmetic(&mut bound, query);
-    let options = MatchOptions {
+    let mut options = MatchOptions {
         timeout: deadline.map(Deadline::left),
         ..MatchOptions::default()
     };
+    if let Some(s) = cx.semantics {
+        options.semantics = s;
+    }
     let (output, _) = Session::host(model).run(&bound, &options)?;
     if output.partial {
         return Err(Error::Timeout {
@@ -171,10 +269,23 @@ fn read_rows(
 /// the wrong types) must fail the statement, never become a null that a `SET` would write (which
 /// removes the property) or a filter would read as false. Returns each slot with the span of the
 /// text it watches (`query`'s, which `bound` was bound from).
-fn check_arithmetic(bound: &mut BoundQuery, query: &ast::Query) -> Vec<(ErrorSlot, Span)> {
+pub(super) fn check_arithmetic(
+    bound: &mut BoundQuery,
+    query: &ast::Query,
+) -> Vec<(ErrorSlot, Span)> {
+    check_values(bound, query, false)
+}
+
+/// [`check_arithmetic`]; `every`: every value and filter is checked, not only arithmetic (a
+/// `RETURN` after updates: a value that cannot be computed fails the statement).
+pub(super) fn check_values(
+    bound: &mut BoundQuery,
+    query: &ast::Query,
+    every: bool,
+) -> Vec<(ErrorSlot, Span)> {
     let mut watches = Vec::new();
     let mut watch = |e: &mut Expr, span: Span| {
-        if !can_fail(e) {
+        if !every && !can_fail(e) {
             return;
         }
         let slot = ErrorSlot::new();
@@ -232,6 +343,8 @@ struct RowState {
     row: usize,
     nodes: Vec<Option<NodeId>>,
     rels: Vec<Option<EdgeId>>,
+    /// Whether the last `MERGE` created (`Some(true)`) or found its element.
+    merged: Option<bool>,
 }
 
 /// The kinds of values each existing property name holds, to reject a value of another kind.
@@ -314,6 +427,10 @@ impl Run<'_> {
     ) -> std::result::Result<(), QueryError> {
         let span = planned.span;
         let err = |m: String| QueryError::semantic(m, Some(span));
+        if planned.when.is_some() && planned.when != st.merged {
+            out.push(st);
+            return Ok(());
+        }
         match &planned.op {
             Op::CreateNode(spec) => {
                 let n = self.create_node(spec, row, span)?;
@@ -331,10 +448,12 @@ impl Run<'_> {
                 if found.is_empty() {
                     let n = self.create_node(spec, row, span)?;
                     st.nodes[spec.slot] = Some(n);
+                    st.merged = Some(true);
                 } else {
                     for n in found {
                         let mut s = st.clone();
                         s.nodes[spec.slot] = Some(n);
+                        s.merged = Some(false);
                         out.push(s);
                     }
                     return Ok(());
@@ -355,9 +474,11 @@ impl Run<'_> {
                     if let Some(s) = spec.slot {
                         st.rels[s] = e;
                     }
+                    st.merged = Some(true);
                 } else {
                     for e in found {
                         let mut s = st.clone();
+                        s.merged = Some(false);
                         if let Some(slot) = spec.slot {
                             s.rels[slot] = Some(e);
                         }
@@ -369,6 +490,31 @@ impl Run<'_> {
             Op::SetProperty { target, key, value } => {
                 let value = self.value(value, row, span)?;
                 self.set_property(*target, key, value, row, &st, planned)?;
+            }
+            Op::SetMap {
+                target,
+                entries,
+                replace,
+            } => {
+                let pairs = match entries {
+                    MapSrc::Entries(list) => self.props(list, row, span)?,
+                    MapSrc::Column(c) => self.map_value(row.get(*c).unwrap_or(&Val::Null), span)?,
+                };
+                if *replace {
+                    let on_edge = matches!(target, ElemRef::Rel(_));
+                    let mut keys: Vec<String> = if on_edge {
+                        self.types.edge.keys().cloned().collect()
+                    } else {
+                        self.types.node.keys().cloned().collect()
+                    };
+                    keys.sort();
+                    for key in keys.iter().filter(|k| !pairs.contains_key(*k)) {
+                        self.set_property(*target, key, Value::Null, row, &st, planned)?;
+                    }
+                }
+                for (key, value) in pairs {
+                    self.set_property(*target, &key, value, row, &st, planned)?;
+                }
             }
             Op::RemoveProperty { target, key } => {
                 self.set_property(*target, key, Value::Null, row, &st, planned)?;
@@ -420,6 +566,50 @@ impl Run<'_> {
             format!("{what} cannot be stored as a property value"),
             Some(span),
         ))
+    }
+
+    /// The entries of a map value for `SET x = map` / `SET x += map`: a map's, or the properties
+    /// of a node or relationship (as this statement has left them so far).
+    fn map_value(
+        &self,
+        v: &Val<'static>,
+        span: Span,
+    ) -> std::result::Result<BTreeMap<String, Value>, QueryError> {
+        let mut out = BTreeMap::new();
+        match v {
+            Val::Map(entries) => {
+                for (k, x) in entries {
+                    out.insert(
+                        k.clone(),
+                        self.value(&ValueSrc::Column(0), std::slice::from_ref(x), span)?,
+                    );
+                }
+            }
+            Val::Node(n) => {
+                for key in self.types.node.keys() {
+                    let x = self.delta.node_property(self.model, NodeId::Base(*n), key);
+                    if x != Value::Null {
+                        out.insert(key.clone(), x);
+                    }
+                }
+            }
+            Val::Rel(e) => {
+                for key in self.types.edge.keys() {
+                    let x = self.delta.edge_property(self.model, EdgeId::Base(*e), key);
+                    if x != Value::Null {
+                        out.insert(key.clone(), x);
+                    }
+                }
+            }
+            _ => {
+                return Err(QueryError::semantic(
+                    "SET needs a map, a node or a relationship after `=` or `+=`",
+                    Some(span),
+                )
+                .with_class(crate::error::CypherClass::TypeError))
+            }
+        }
+        Ok(out)
     }
 
     fn props(

@@ -1,8 +1,11 @@
 //! Model transformation: rule files of Cypher updating statements applied to a frozen [`Model`].
 //!
 //! A rule file ([`Rules`]) is a sequence of statements separated by `;`. Each statement is a read
-//! part (`MATCH … WHERE …`, `WITH …`, optional) followed by updating clauses (`CREATE`, `MERGE`,
-//! `SET`, `REMOVE`, `DELETE`, `DETACH DELETE`). Statements run in order ([`apply`]):
+//! part (`UNWIND`, `MATCH … WHERE …`, `OPTIONAL MATCH`, `WITH …`, optional) followed by updating
+//! clauses (`CREATE`, `MERGE … [ON CREATE SET …] [ON MATCH SET …]`, `SET`, `REMOVE`, `DELETE`,
+//! `DETACH DELETE`), then optionally `(WITH …)* RETURN …`, whose rows
+//! ([`ChangeReport::returned`]) are computed on the model the updates leave. Statements run in
+//! order ([`apply`]):
 //!
 //! 1. the read part finds **all** its matches on the model as it stands ([`execute`]: the host
 //!    matcher through [`crate::session::Session`]; written values are evaluated there too);
@@ -23,7 +26,8 @@
 //!
 //! Files: `plan` (binding a statement), `execute` (running it), `delta` (the change layer),
 //! `fold` (splicing a delta into a new model), `compact` (folding, with the builder fallback),
-//! `report` (the change report), `touched` (the nodes a run changed, for incremental re-checking).
+//! `report` (the change report), `returning` (a statement's `RETURN`, run on the rows its updates
+//! leave in the new model), `touched` (the nodes a run changed, for incremental re-checking).
 
 pub mod compact;
 pub mod delta;
@@ -31,11 +35,13 @@ pub mod execute;
 pub mod fold;
 pub mod plan;
 pub mod report;
+pub mod returning;
 pub mod touched;
 
 pub use compact::compact;
 pub use delta::{Delta, EdgeId, NodeId};
 pub use report::{ChangeReport, Counts, StatementReport};
+pub use returning::Returned;
 pub use touched::Touched;
 
 use crate::error::{Error, Result};
@@ -90,6 +96,9 @@ pub struct ApplyOptions {
     /// One time limit for the whole run (every statement of every pass): once it passes the run
     /// stops with [`Error::Timeout`] and nothing is returned (the model is unchanged).
     pub timeout: Option<std::time::Duration>,
+    /// How the read parts match (`None`: the matcher's default, node isomorphism); Cypher's
+    /// relationship isomorphism is `Some(Semantics::Cypher)`.
+    pub semantics: Option<crate::exec::Semantics>,
 }
 
 impl Default for ApplyOptions {
@@ -99,6 +108,7 @@ impl Default for ApplyOptions {
             max_iterations: 100,
             params: Params::default(),
             timeout: None,
+            semantics: None,
         }
     }
 }
@@ -139,14 +149,13 @@ pub fn apply_tracked(
             if let Some(d) = &deadline {
                 d.check(|| format!("running {}; the model is unchanged", at()))?;
             }
-            let (delta, mut entry) = execute::run_statement(
-                m,
-                stmt,
-                i + 1,
-                &options.params,
-                rules.source(),
-                deadline.as_ref(),
-            )?;
+            let cx = execute::RunContext {
+                params: &options.params,
+                source: rules.source(),
+                deadline: deadline.as_ref(),
+                semantics: options.semantics,
+            };
+            let (delta, mut entry, tail) = execute::run_statement_returning(m, stmt, i + 1, &cx)?;
             entry.iteration = pass;
             if !delta.is_empty() {
                 let (next, created) = compact::compact_keyed(m, &delta).map_err(|e| {
@@ -156,10 +165,16 @@ pub fn apply_tracked(
                     ))
                 })?;
                 touched.record(m, &delta, &created);
+                if let Some(t) = &tail {
+                    report.returned =
+                        Some(returning::evaluate(m, &next, &delta, &created, t, &cx)?);
+                }
                 current = Some(next);
                 if let Some(d) = &deadline {
                     d.check(|| format!("applying {}; the model is unchanged", at()))?;
                 }
+            } else if let Some(t) = &tail {
+                report.returned = Some(returning::evaluate(m, m, &delta, &[], t, &cx)?);
             }
             changed |= !entry.counts.is_empty();
             report.statements.push(entry);

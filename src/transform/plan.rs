@@ -50,6 +50,15 @@ pub enum ValueSrc {
     Const(Value),
 }
 
+/// The map of `SET x = map` / `SET x += map`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MapSrc {
+    /// Its entries (a literal map or a map parameter).
+    Entries(Vec<(String, ValueSrc)>),
+    /// A value of the read rows: a map, a node or a relationship.
+    Column(usize),
+}
+
 /// A node to create (or to merge).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeSpec {
@@ -96,6 +105,16 @@ pub enum Op {
         /// The value.
         value: ValueSrc,
     },
+    /// `SET x = map` / `SET x += map` with a map computed per row, or a node or relationship
+    /// whose properties are copied.
+    SetMap {
+        /// The element.
+        target: ElemRef,
+        /// The map: its entries, or a column of the read rows.
+        entries: MapSrc,
+        /// `=`: the properties not in the map are removed.
+        replace: bool,
+    },
     /// `SET n:L`.
     AddLabels {
         /// The node.
@@ -135,6 +154,9 @@ pub struct PlannedOp {
     pub var: String,
     /// Its text.
     pub span: Span,
+    /// `ON CREATE` (`Some(true)`) or `ON MATCH` (`Some(false)`) of the last `MERGE`: done only
+    /// when that `MERGE` created (matched) the row's element.
+    pub when: Option<bool>,
 }
 
 /// A bound statement.
@@ -151,6 +173,29 @@ pub struct StatementPlan {
     pub local_nodes: usize,
     /// Number of statement-local relationship slots.
     pub local_rels: usize,
+    /// What the statement returns after its updates.
+    pub tail: Option<TailPlan>,
+}
+
+/// The variables a statement's `RETURN` (and the `WITH` clauses before it) reads after the
+/// updates, and where each one's value is.
+#[derive(Debug, Clone)]
+pub struct TailPlan {
+    /// The clauses.
+    pub tail: ast::Tail,
+    /// Each variable the clauses read, with its element or value.
+    pub vars: Vec<(String, TailVar)>,
+}
+
+/// Where a variable read after the updates gets its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TailVar {
+    /// A node.
+    Node(NodeRef),
+    /// A relationship.
+    Rel(RelRef),
+    /// A value of the read rows (a node or relationship inside it is mapped to the new model).
+    Value(usize),
 }
 
 /// What a variable names in the statement.
@@ -174,7 +219,6 @@ pub fn plan(stmt: &Statement, model: &Model, params: &Params) -> PResult<Stateme
         column_of: HashMap::new(),
         local_nodes: 0,
         local_rels: 0,
-        has_read: !stmt.matches.is_empty(),
         params,
     };
     let mut clauses = Vec::new();
@@ -183,11 +227,15 @@ pub fn plan(stmt: &Statement, model: &Model, params: &Params) -> PResult<Stateme
     }
     let mut stmt = stmt.clone();
     prune_unknown_alternatives(&mut stmt.matches, model);
+    let tail = match &stmt.tail {
+        Some(t) => Some(p.tail(t)?),
+        None => None,
+    };
     let read = if p.columns.is_empty() {
         let one = ast::Expr::new(ExprKind::Literal(Literal::Int(1)), stmt.span);
-        stmt.read_query(projection(vec![item(one, "_one")], stmt.span))
+        Some(stmt.read_query(projection(vec![item(one, "_one")], stmt.span)))
     } else {
-        stmt.read_query(projection(p.columns, stmt.span))
+        Some(stmt.read_query(projection(p.columns, stmt.span)))
     };
     Ok(StatementPlan {
         read,
@@ -195,6 +243,7 @@ pub fn plan(stmt: &Statement, model: &Model, params: &Params) -> PResult<Stateme
         clauses,
         local_nodes: p.local_nodes,
         local_rels: p.local_rels,
+        tail,
     })
 }
 
@@ -286,6 +335,30 @@ fn read_scope(stmt: &Statement) -> HashMap<String, Var> {
             }
         }
     }
+    for u in &stmt.leading {
+        scope.insert(u.alias.name.clone(), Var::ReadValue);
+    }
+    for clause in &stmt.trailing {
+        match clause {
+            ast::ReadingClause::Unwind(u) => {
+                scope.insert(u.alias.name.clone(), Var::ReadValue);
+            }
+            ast::ReadingClause::OptionalMatch(m) => {
+                for path in &m.paths {
+                    for n in &path.nodes {
+                        if let Some(v) = &n.var {
+                            scope.entry(v.name.clone()).or_insert(Var::ReadNode);
+                        }
+                    }
+                    for r in &path.rels {
+                        if let Some(v) = &r.var {
+                            scope.entry(v.name.clone()).or_insert(Var::ReadRel);
+                        }
+                    }
+                }
+            }
+        }
+    }
     for w in &stmt.with_clauses {
         let mut next = if w.projection.star {
             scope.clone()
@@ -304,6 +377,9 @@ fn read_scope(stmt: &Statement) -> HashMap<String, Var> {
             };
             next.insert(name, source.unwrap_or(Var::ReadValue));
         }
+        for u in &w.unwinds {
+            next.insert(u.alias.name.clone(), Var::ReadValue);
+        }
         scope = next;
     }
     scope
@@ -317,11 +393,77 @@ struct Planner<'a> {
     column_of: HashMap<String, usize>,
     local_nodes: usize,
     local_rels: usize,
-    has_read: bool,
     params: &'a Params,
 }
 
 impl Planner<'_> {
+    /// The variables `tail` reads (every one in scope for `RETURN *` or `WITH *`), each with
+    /// where its value is after the updates.
+    fn tail(&mut self, tail: &ast::Tail) -> PResult<TailPlan> {
+        let stages: Vec<&Projection> = tail
+            .with_clauses
+            .iter()
+            .map(|w| &w.projection)
+            .chain(std::iter::once(&tail.ret))
+            .collect();
+        let mut names: Vec<String> = Vec::new();
+        let add = |n: &str, names: &mut Vec<String>| {
+            if !names.iter().any(|x| x == n) {
+                names.push(n.to_owned());
+            }
+        };
+        if stages.first().is_some_and(|p| p.star) {
+            let mut all: Vec<&String> = self.scope.keys().collect();
+            all.sort();
+            for n in all {
+                add(n, &mut names);
+            }
+        }
+        // Variables named anywhere in the clauses; those the clauses define themselves are
+        // not in scope and are skipped.
+        let mut visit = |e: &ast::Expr| {
+            walk(e, &mut |x| {
+                if let ExprKind::Var(v) = &x.kind {
+                    add(v, &mut names);
+                }
+            })
+        };
+        for w in &tail.with_clauses {
+            for it in &w.projection.items {
+                visit(&it.expr);
+            }
+            w.projection.order_by.iter().for_each(|o| visit(&o.expr));
+            w.where_clause.iter().for_each(&mut visit);
+            w.unwinds.iter().for_each(|u| visit(&u.list));
+        }
+        for it in &tail.ret.items {
+            visit(&it.expr);
+        }
+        tail.ret.order_by.iter().for_each(|o| visit(&o.expr));
+        let mut vars = Vec::new();
+        for n in names {
+            let Some(&var) = self.scope.get(&n) else {
+                continue;
+            };
+            let name = Name {
+                name: n.clone(),
+                span: tail.span,
+            };
+            let at = match var {
+                Var::ReadNode => TailVar::Node(NodeRef::Column(self.column(&name))),
+                Var::ReadRel => TailVar::Rel(RelRef::Column(self.column(&name))),
+                Var::ReadValue => TailVar::Value(self.column(&name)),
+                Var::LocalNode(s) => TailVar::Node(NodeRef::Local(s)),
+                Var::LocalRel(s) => TailVar::Rel(RelRef::Local(s)),
+            };
+            vars.push((n, at));
+        }
+        Ok(TailPlan {
+            tail: tail.clone(),
+            vars,
+        })
+    }
+
     fn clause(&mut self, clause: &ast::UpdateClause) -> PResult<Vec<PlannedOp>> {
         let mut ops = Vec::new();
         match &clause.kind {
@@ -334,6 +476,15 @@ impl Planner<'_> {
             UpdateKind::Set(items) => {
                 for it in items {
                     self.set_item(it, &mut ops)?;
+                }
+            }
+            UpdateKind::OnCreate(items) | UpdateKind::OnMatch(items) => {
+                let when = matches!(clause.kind, UpdateKind::OnCreate(_));
+                for it in items {
+                    self.set_item(it, &mut ops)?;
+                }
+                for o in &mut ops {
+                    o.when = Some(when);
                 }
             }
             UpdateKind::Remove(items) => {
@@ -408,12 +559,6 @@ impl Planner<'_> {
             return Ok(ValueSrc::Const(v));
         }
         self.check_reads(e)?;
-        if !self.has_read {
-            return Err(QueryError::semantic(
-                "a statement without MATCH can only write constants (literals and parameters)",
-                Some(e.span),
-            ));
-        }
         let c = self.columns.len();
         self.columns.push(item(e.clone(), &format!("_c{c}")));
         Ok(ValueSrc::Column(c))
@@ -537,6 +682,7 @@ impl Planner<'_> {
             op: Op::CreateNode(spec),
             var: n.var.as_ref().map(|v| v.name.clone()).unwrap_or_default(),
             span: n.span,
+            when: None,
         });
         Ok(NodeRef::Local(slot))
     }
@@ -636,6 +782,7 @@ impl Planner<'_> {
                 op: Op::CreateRel(spec),
                 var: r.var.as_ref().map(|v| v.name.clone()).unwrap_or_default(),
                 span: r.span,
+                when: None,
             });
             prev = next;
         }
@@ -672,6 +819,7 @@ impl Planner<'_> {
                     op: Op::MergeNode(spec),
                     var: n.var.as_ref().map(|v| v.name.clone()).unwrap_or_default(),
                     span: path.span,
+                    when: None,
                 });
                 Ok(())
             }
@@ -696,6 +844,7 @@ impl Planner<'_> {
                     op: Op::MergeRel(spec),
                     var: r.var.as_ref().map(|v| v.name.clone()).unwrap_or_default(),
                     span: path.span,
+                    when: None,
                 });
                 Ok(())
             }
@@ -727,6 +876,61 @@ impl Planner<'_> {
                 let node = self.node(var)?;
                 let labels = labels.iter().map(|l| l.name.clone()).collect();
                 ops.push(op(Op::AddLabels { node, labels }, var, var.span));
+            }
+            SetItem::Map {
+                var,
+                value,
+                replace,
+            } => {
+                let target = self.element(var)?;
+                let entries = match &value.kind {
+                    ExprKind::Map(entries) => MapSrc::Entries(self.props(entries)?),
+                    ExprKind::Param(name) => match self.params.get(name) {
+                        Some(crate::pattern::ParamValue::Map(m)) => MapSrc::Entries(
+                            m.iter()
+                                .map(|(k, v)| match v {
+                                    crate::pattern::ParamValue::Scalar(x) => {
+                                        Ok((k.clone(), ValueSrc::Const(x.clone())))
+                                    }
+                                    other => Err(QueryError::semantic(
+                                        format!(
+                                            "parameter `${name}`: entry `{k}` is {}: a property \
+                                             is set to a number, string, boolean or null",
+                                            other.kind_name()
+                                        ),
+                                        Some(value.span),
+                                    )),
+                                })
+                                .collect::<PResult<_>>()?,
+                        ),
+                        _ => {
+                            return Err(QueryError::semantic(
+                                format!("parameter `${name}` is not a map"),
+                                Some(value.span),
+                            )
+                            .with_class(crate::error::CypherClass::TypeError))
+                        }
+                    },
+                    _ => match self.value(value)? {
+                        ValueSrc::Column(c) => MapSrc::Column(c),
+                        ValueSrc::Const(_) => {
+                            return Err(QueryError::semantic(
+                                "SET needs a map, a node or a relationship after `=` or `+=`",
+                                Some(value.span),
+                            )
+                            .with_class(crate::error::CypherClass::TypeError))
+                        }
+                    },
+                };
+                ops.push(op(
+                    Op::SetMap {
+                        target,
+                        entries,
+                        replace: *replace,
+                    },
+                    var,
+                    var.span,
+                ));
             }
             SetItem::MergeMap { var, entries } => {
                 let target = self.element(var)?;
@@ -767,6 +971,7 @@ fn op(op: Op, var: &Name, span: Span) -> PlannedOp {
         op,
         var: var.name.clone(),
         span,
+        when: None,
     }
 }
 

@@ -66,6 +66,10 @@ pub struct ChangeReport {
     pub iterations: usize,
     /// With a fixpoint run: whether the last pass changed nothing.
     pub fixpoint_reached: bool,
+    /// The rows of the last statement run that has a `RETURN` (its nodes and relationships are
+    /// ids of the model right after that statement: of the final model when it is the last).
+    #[serde(skip)]
+    pub returned: Option<super::Returned>,
 }
 
 impl ChangeReport {

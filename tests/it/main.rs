@@ -12,6 +12,7 @@ mod cli_output;
 mod cli_reports;
 mod cypher_clauses;
 mod cypher_lists;
+mod cypher_updates;
 mod cypher_values;
 mod deadline;
 mod device_attributes;

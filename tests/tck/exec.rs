@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use gemp::api::{Graph, Item, RunOptions};
+use gemp::exec::eval::Val;
 use gemp::model::{Model, Value, ValueRef};
 use gemp::pattern::{Params, QueryErrorKind};
 use gemp::transform::ApplyOptions;
@@ -88,16 +89,52 @@ fn is_updating(text: &str) -> bool {
 
 /// Runs one statement on `graph`.
 pub fn run(graph: &mut Graph, text: &str, params: &Params) -> Outcome {
+    run_counting(graph, text, params).0
+}
+
+/// Relationships created and deleted by an updating statement (from its change report: the
+/// graph's state cannot tell a deleted relationship from a created one between the same nodes).
+pub type RelCounts = Option<(u64, u64)>;
+
+/// [`run`], also giving the relationships an updating statement created and deleted.
+pub fn run_counting(graph: &mut Graph, text: &str, params: &Params) -> (Outcome, RelCounts) {
     if is_updating(text) {
         let options = ApplyOptions {
             params: params.clone(),
+            semantics: Some(gemp::exec::Semantics::Cypher),
             ..Default::default()
         };
-        return match graph.apply_with(text, &options) {
-            Ok(_) => Outcome::Rows(Vec::new(), Vec::new()),
-            Err(e) => failure(&e),
+        let (outcome, counts) = match graph.apply_with(text, &options) {
+            Ok(report) => {
+                let t = report.totals();
+                let counts = Some((t.relationships_created, t.relationships_deleted));
+                (updated(graph, report), counts)
+            }
+            Err(e) => (failure(&e), None),
         };
+        return (outcome, counts);
     }
+    (read(graph, text, params), None)
+}
+
+/// The rows an updating statement returned.
+fn updated(graph: &Graph, report: gemp::transform::ChangeReport) -> Outcome {
+    match report.returned {
+        Some(r) => {
+            let model = graph.model();
+            let rows = r
+                .rows
+                .iter()
+                .map(|row| row.iter().map(|v| val(model, v)).collect())
+                .collect();
+            Outcome::Rows(r.columns, rows)
+        }
+        None => Outcome::Rows(Vec::new(), Vec::new()),
+    }
+}
+
+/// Runs a reading query.
+fn read(graph: &Graph, text: &str, params: &Params) -> Outcome {
     let mut options = RunOptions::host().cypher();
     options.params = params.clone();
     let query = match graph.query_with(text, &options) {
@@ -166,6 +203,26 @@ fn rel_type(model: &Model, id: u32) -> String {
         .to_string()
 }
 
+/// A value an updating query returned as a TCK value.
+fn val(model: &Model, v: &Val<'_>) -> TVal {
+    match v {
+        Val::Null => TVal::Null,
+        Val::Bool(b) => TVal::Bool(*b),
+        Val::Int(i) => TVal::Int(*i),
+        Val::Float(f) => TVal::Float(*f),
+        Val::Str(s) => TVal::Str(s.to_string()),
+        Val::Node(n) => TVal::Node(node_labels(model, *n), node_props(model, *n)),
+        Val::Rel(r) => TVal::Rel(rel_type(model, *r), rel_props(model, *r)),
+        Val::List(items) => TVal::List(items.iter().map(|x| val(model, x)).collect()),
+        Val::Map(entries) => TVal::Map(
+            entries
+                .iter()
+                .map(|(k, x)| (k.clone(), val(model, x)))
+                .collect(),
+        ),
+    }
+}
+
 /// A result item as a TCK value.
 fn item(model: &Model, i: &Item<'_>) -> TVal {
     match i {
@@ -227,8 +284,9 @@ pub fn state(model: &Model) -> State {
     s
 }
 
-/// The side effects from `before` to `after`, as the TCK names them (zero counts left out).
-pub fn side_effects(before: &State, after: &State) -> BTreeMap<String, i64> {
+/// The side effects from `before` to `after`, as the TCK names them (zero counts left out);
+/// `rels`: the relationships created and deleted, where known.
+pub fn side_effects(before: &State, after: &State, rels: RelCounts) -> BTreeMap<String, i64> {
     fn diff(
         name: &str,
         a: &BTreeSet<String>,
@@ -249,5 +307,15 @@ pub fn side_effects(before: &State, after: &State) -> BTreeMap<String, i64> {
     diff("relationships", &before.rels, &after.rels, &mut out);
     diff("labels", &before.labels, &after.labels, &mut out);
     diff("properties", &before.props, &after.props, &mut out);
+    if let Some((created, deleted)) = rels {
+        out.remove("+relationships");
+        out.remove("-relationships");
+        if created > 0 {
+            out.insert("+relationships".into(), created as i64);
+        }
+        if deleted > 0 {
+            out.insert("-relationships".into(), deleted as i64);
+        }
+    }
     out
 }

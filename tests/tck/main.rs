@@ -199,7 +199,7 @@ fn judge(sc: &Scenario) -> Verdict {
     }
     for (i, step) in sc.steps.iter().enumerate() {
         let before = exec::state(graph.model());
-        let outcome = exec::run(&mut graph, &step.query, &params);
+        let (outcome, rels) = exec::run_counting(&mut graph, &step.query, &params);
         let control = if i == 0 { "" } else { "control query: " };
         let v = match (&step.expect, outcome) {
             (None, _) => Verdict::NotRun("no expectation".into()),
@@ -250,7 +250,7 @@ fn judge(sc: &Scenario) -> Verdict {
             return v;
         }
         if let Some(expected) = &step.side_effects {
-            let got = exec::side_effects(&before, &exec::state(graph.model()));
+            let got = exec::side_effects(&before, &exec::state(graph.model()), rels);
             let want: BTreeMap<String, i64> =
                 expected.iter().filter(|(_, n)| *n != 0).cloned().collect();
             if got != want {

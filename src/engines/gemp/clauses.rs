@@ -310,6 +310,41 @@ fn unwind_projected<'m>(
     rows
 }
 
+/// The projection stages of `query` (its `WITH` and `RETURN` clauses, with their `UNWIND`s) run
+/// over `rows`, given as the values of its columns (its reading steps are not run): how an
+/// updating statement's `RETURN` reads the rows its updates leave. Returns the final rows and
+/// columns; the memory limit stops it with an error.
+pub fn project_rows<'m>(
+    model: &'m Model,
+    query: &BoundQuery,
+    rows: &[Vec<Val<'m>>],
+    semantics: crate::exec::candidates::Semantics,
+) -> Result<(Vec<Vec<Val<'m>>>, Vec<String>)> {
+    let empty = Clauses::default();
+    let clauses = query.clauses.as_deref().unwrap_or(&empty);
+    let Some(first) = query.stages.first() else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    crate::util::memory::enter_stage(&READING_STAGE);
+    let oracle = RowOracle { model, semantics };
+    let projector = Projector::new(first);
+    let dyn_oracle: &(dyn crate::exec::eval::ExistsOracle + Sync) = &oracle;
+    let mut sink = RowSink::new(model, &projector, Some(dyn_oracle)).counting_inputs();
+    let nodes = vec![NULL_ID; query.pattern.nodes.len()];
+    let rels = vec![NULL_ID; query.pattern.rels.len()];
+    for row in rows {
+        if !sink.push(&nodes, &rels, row) {
+            return Err(crate::util::memory::take_error().unwrap_or(
+                crate::error::Error::MemoryLimit {
+                    stage: READING_STAGE.into(),
+                    limit: crate::util::memory::limit().unwrap_or(u64::MAX),
+                },
+            ));
+        }
+    }
+    Ok(project(model, query, clauses, &projector, sink))
+}
+
 /// The projection stages after the first (`sink`, of `projector`, fed the rows of the reading
 /// steps). Returns the final rows and columns.
 fn project<'m>(

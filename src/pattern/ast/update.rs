@@ -6,7 +6,10 @@
 
 use serde::Serialize;
 
-use super::{Expr, Name, PathPattern, Projection, PropertyEntry, Query, Span, WithClause};
+use super::{
+    Expr, Name, PathPattern, Projection, PropertyEntry, Query, ReadingClause, Span, Unwind,
+    WithClause,
+};
 
 /// One statement of a rule file: an optional read part, then at least one updating clause.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -21,21 +24,49 @@ pub struct Statement {
     pub updates: Vec<UpdateClause>,
     /// The whole statement, the `;` excluded.
     pub span: Span,
+    /// `UNWIND` clauses before the first `MATCH`, in order.
+    pub leading: Vec<Unwind>,
+    /// `OPTIONAL MATCH` and `UNWIND` clauses after the `MATCH` clauses, in order.
+    pub trailing: Vec<ReadingClause>,
+    /// What the statement returns after its updates: `WITH …` clauses and a `RETURN`.
+    pub tail: Option<Tail>,
+}
+
+/// The clauses after a statement's updates: `(WITH …)* RETURN …`, run on the rows of the
+/// statement's updates in the model they leave.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tail {
+    /// `WITH` clauses, in order.
+    pub with_clauses: Vec<WithClause>,
+    /// The `RETURN` clause.
+    pub ret: Projection,
+    /// From the first `WITH` (or `RETURN`) to the end.
+    pub span: Span,
 }
 
 impl Statement {
-    /// The read part as a query returning `ret` (`None` when the statement has no `MATCH`).
-    pub fn read_query(&self, ret: Projection) -> Option<Query> {
-        (!self.matches.is_empty()).then(|| Query {
+    /// The read part as a query returning `ret` (a statement without a read clause runs on
+    /// one empty row: `RETURN …` alone).
+    pub fn read_query(&self, ret: Projection) -> Query {
+        Query {
             matches: self.matches.clone(),
             where_clause: self.where_clause.clone(),
             with_clauses: self.with_clauses.clone(),
             ret: Some(ret),
             span: self.span,
-            leading: Vec::new(),
-            trailing: Vec::new(),
+            leading: self.leading.clone(),
+            trailing: self.trailing.clone(),
             union: Vec::new(),
-        })
+        }
+    }
+
+    /// True when the statement reads the graph or has rows of its own (`MATCH`, `UNWIND`,
+    /// `WITH`) before its updates.
+    pub fn has_read(&self) -> bool {
+        !self.matches.is_empty()
+            || !self.leading.is_empty()
+            || !self.trailing.is_empty()
+            || !self.with_clauses.is_empty()
     }
 }
 
@@ -57,6 +88,10 @@ pub enum UpdateKind {
     Merge(PathPattern),
     /// `SET item, …`.
     Set(Vec<SetItem>),
+    /// `ON CREATE SET item, …` after a `MERGE`: done where the `MERGE` created its element.
+    OnCreate(Vec<SetItem>),
+    /// `ON MATCH SET item, …` after a `MERGE`: done where the `MERGE` found its element.
+    OnMatch(Vec<SetItem>),
     /// `REMOVE item, …`.
     Remove(Vec<RemoveItem>),
     /// `[DETACH] DELETE var, …`.
@@ -86,6 +121,16 @@ pub enum SetItem {
         var: Name,
         /// The labels.
         labels: Vec<Name>,
+    },
+    /// `var = map` (every other property removed) or `var += map` (others kept), the map any
+    /// expression: a map, a parameter, a node or a relationship (its properties).
+    Map {
+        /// The node or relationship.
+        var: Name,
+        /// The map.
+        value: Expr,
+        /// `=`: the properties not in the map are removed.
+        replace: bool,
     },
     /// `var += {key: value, …}`: every entry set, other properties kept.
     MergeMap {

@@ -81,7 +81,7 @@ impl Parser<'_> {
 
     /// One query of a `UNION`: `(UNWIND …)* (MATCH … [WHERE …])* (OPTIONAL MATCH … | UNWIND …)*
     /// (WITH … (UNWIND …)*)* [RETURN …]`.
-    fn query_part(&mut self) -> PResult<Query> {
+    pub(super) fn query_part(&mut self) -> PResult<Query> {
         let start = self.peek().span;
         let mut leading = Vec::new();
         while let Some(keyword) = self.eat_keyword(Keyword::Unwind) {
@@ -185,7 +185,7 @@ impl Parser<'_> {
     }
 
     /// `UNWIND list AS alias` (keyword at `keyword` already consumed).
-    fn unwind(&mut self, keyword: Span) -> PResult<Unwind> {
+    pub(super) fn unwind(&mut self, keyword: Span) -> PResult<Unwind> {
         let list = self.expr()?;
         self.expect_keyword(Keyword::As, "AS after the UNWIND list")?;
         let alias = self.variable_name("a variable name after AS")?;
@@ -288,7 +288,7 @@ impl Parser<'_> {
     }
 
     /// `[DISTINCT] (* | item, ...) [ORDER BY ...] [SKIP n] [LIMIT n]` after `RETURN` or `WITH`.
-    fn projection(&mut self, keyword: Span) -> PResult<Projection> {
+    pub(super) fn projection(&mut self, keyword: Span) -> PResult<Projection> {
         let distinct = self.eat_keyword(Keyword::Distinct).is_some();
         let star = self.eat(&TokenKind::Star).is_some();
         let mut items = Vec::new();

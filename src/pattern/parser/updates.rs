@@ -2,7 +2,7 @@
 //! (`CREATE`, `MERGE`, `SET`, `REMOVE`, `DELETE`, `DETACH DELETE`), separated by `;`.
 
 use super::{PResult, Parser};
-use crate::pattern::ast::{Name, RemoveItem, SetItem, Statement, UpdateClause, UpdateKind};
+use crate::pattern::ast::{Name, RemoveItem, SetItem, Statement, Tail, UpdateClause, UpdateKind};
 use crate::pattern::error::QueryError;
 use crate::pattern::lexer::{Keyword, TokenKind};
 
@@ -36,46 +36,127 @@ impl Parser<'_> {
         Ok(statements)
     }
 
-    /// One statement: `(MATCH …)* (WITH …)* update+`.
+    /// One statement: a read part (`UNWIND`, `MATCH`, `OPTIONAL MATCH`, `WITH`, as a query
+    /// without `RETURN`), `update+`, then `(WITH …)* RETURN …` optionally.
     fn statement(&mut self) -> PResult<Statement> {
         let start = self.peek().span;
-        let mut matches = Vec::new();
-        let mut filters = Vec::new();
-        let mut clause = 0;
-        while self.eat_keyword(Keyword::Match).is_some() {
-            self.match_body(&mut matches, &mut filters, clause)?;
-            clause += 1;
+        let reads = self.at_keyword(Keyword::Match)
+            || self.at_keyword(Keyword::Unwind)
+            || self.at_keyword(Keyword::With)
+            || (self.at_keyword(Keyword::Optional)
+                && self.peek_nth(1) == &TokenKind::Keyword(Keyword::Match));
+        let read = if reads {
+            Some(self.query_part()?)
+        } else {
+            None
+        };
+        if let Some(ret) = read.as_ref().and_then(|q| q.ret.as_ref()) {
+            return Err(Box::new(
+                QueryError::unsupported("RETURN in a rule statement without updates", ret.span)
+                    .with_help("rule statements update; run read queries with `gemp match`"),
+            ));
         }
-        let where_clause = self.conjunction(filters)?;
-        let mut with_clauses = Vec::new();
-        while let Some(keyword) = self.eat_keyword(Keyword::With) {
-            if matches.is_empty() {
-                return Err(Box::new(
-                    QueryError::unsupported("WITH without a MATCH before it", keyword)
-                        .with_help("start the statement with MATCH"),
-                ));
-            }
-            with_clauses.push(self.with_clause(keyword)?);
-            if let Some(span) = self.eat_keyword(Keyword::Match) {
-                return Err(Box::new(
-                    QueryError::unsupported("MATCH after WITH", span)
-                        .with_help("write every MATCH clause before the first WITH"),
-                ));
-            }
-        }
-        let mut updates = Vec::new();
+        let mut updates: Vec<UpdateClause> = Vec::new();
         while let Some(clause) = self.update_clause()? {
+            let merge = matches!(clause.kind, UpdateKind::Merge(_));
             updates.push(clause);
+            while merge && self.at_word("ON") {
+                updates.push(self.merge_action()?);
+            }
         }
         if updates.is_empty() {
             let e = self.statement_end_error();
             return Err(Box::new(e));
         }
+        let tail = self.tail()?;
+        let read = read.unwrap_or_else(|| crate::pattern::ast::Query {
+            matches: Vec::new(),
+            where_clause: None,
+            with_clauses: Vec::new(),
+            ret: None,
+            span: start,
+            leading: Vec::new(),
+            trailing: Vec::new(),
+            union: Vec::new(),
+        });
         Ok(Statement {
-            matches,
-            where_clause,
-            with_clauses,
+            matches: read.matches,
+            where_clause: read.where_clause,
+            with_clauses: read.with_clauses,
             updates,
+            span: start.to(self.prev_span),
+            leading: read.leading,
+            trailing: read.trailing,
+            tail,
+        })
+    }
+
+    /// `(WITH …)* RETURN …` after the updating clauses, if there.
+    fn tail(&mut self) -> PResult<Option<Tail>> {
+        let start = self.peek().span;
+        let mut with_clauses = Vec::new();
+        while let Some(keyword) = self.eat_keyword(Keyword::With) {
+            let mut with = self.with_clause(keyword)?;
+            while let Some(keyword) = self.eat_keyword(Keyword::Unwind) {
+                with.unwinds.push(self.unwind(keyword)?);
+            }
+            with_clauses.push(with);
+        }
+        match self.eat_keyword(Keyword::Return) {
+            Some(keyword) => {
+                let ret = self.projection(keyword)?;
+                Ok(Some(Tail {
+                    with_clauses,
+                    ret,
+                    span: start.to(self.prev_span),
+                }))
+            }
+            None if with_clauses.is_empty() => Ok(None),
+            None => {
+                let span = self.peek().span;
+                Err(Box::new(match self.peek_kind() {
+                    TokenKind::Keyword(Keyword::Match | Keyword::Optional) => {
+                        QueryError::unsupported("a read clause after an updating clause", span)
+                            .with_help(
+                                "end the statement with `;` and start the next one with MATCH",
+                            )
+                    }
+                    TokenKind::Eof | TokenKind::Semicolon => {
+                        QueryError::unsupported("WITH at the end of a statement", span)
+                            .with_help("end the statement with RETURN, or leave the WITH out")
+                    }
+                    _ => QueryError::unsupported(
+                        "an updating clause after WITH after an updating clause",
+                        span,
+                    )
+                    .with_help("end the statement with `;` and start the next one with MATCH"),
+                }))
+            }
+        }
+    }
+
+    /// True at the unquoted word `word` (any case).
+    fn at_word(&self, word: &str) -> bool {
+        matches!(self.peek_kind(), TokenKind::Ident(w) if w.eq_ignore_ascii_case(word))
+    }
+
+    /// `ON CREATE SET …` or `ON MATCH SET …`, at `ON`.
+    fn merge_action(&mut self) -> PResult<UpdateClause> {
+        let start = self.advance();
+        let on_create = match self.peek_kind() {
+            TokenKind::Keyword(Keyword::Create) => true,
+            TokenKind::Keyword(Keyword::Match) => false,
+            _ => return Err(self.error_expected("CREATE or MATCH after ON").into()),
+        };
+        self.advance();
+        self.expect_keyword(Keyword::Set, "SET after ON CREATE / ON MATCH")?;
+        let items = self.comma_list(Self::set_item)?;
+        Ok(UpdateClause {
+            kind: if on_create {
+                UpdateKind::OnCreate(items)
+            } else {
+                UpdateKind::OnMatch(items)
+            },
             span: start.to(self.prev_span),
         })
     }
@@ -214,26 +295,25 @@ impl Parser<'_> {
                     )));
                 }
                 if !self.at(&TokenKind::LBrace) {
-                    return Err(Box::new(
-                        QueryError::unsupported(
-                            "SET += with anything but a literal map",
-                            self.peek().span,
-                        )
-                        .with_help("write the map out: SET n += {key: value, …}"),
-                    ));
+                    return Ok(SetItem::Map {
+                        value: self.expr()?,
+                        var,
+                        replace: false,
+                    });
                 }
                 Ok(SetItem::MergeMap {
                     entries: self.property_map()?,
                     var,
                 })
             }
-            TokenKind::Eq => Err(Box::new(
-                QueryError::unsupported(
-                    "SET var = {map} (replacing every property)",
-                    var.span.to(self.peek().span),
-                )
-                .with_help("set the properties one by one, or use SET var += {map}"),
-            )),
+            TokenKind::Eq => {
+                self.advance();
+                Ok(SetItem::Map {
+                    value: self.expr()?,
+                    var,
+                    replace: true,
+                })
+            }
             _ => Err(self
                 .error_expected("'.', ':' or '+=' after the variable in SET")
                 .into()),

@@ -45,8 +45,12 @@ fn errors_have_positions() {
     assert_eq!(e.kind, QueryErrorKind::Unsupported);
     assert_eq!(e.span.map(|s| (s.line, s.column)), Some((2, 1)));
 
-    let e = parse_rules("MATCH (n:A) SET n = {x: 1}").unwrap_err();
-    assert_eq!(e.kind, QueryErrorKind::Unsupported);
+    let r = parse_rules("MATCH (n:A) SET n = {x: 1}, n += $m MERGE (b:B) ON CREATE SET b.c = 1 ON MATCH SET b.m = 1 RETURN n").unwrap();
+    assert!(matches!(&r[0].updates[0].kind, UpdateKind::Set(items)
+        if matches!(&items[0], SetItem::Map { replace: true, .. }) && matches!(&items[1], SetItem::Map { replace: false, .. })));
+    assert!(matches!(&r[0].updates[2].kind, UpdateKind::OnCreate(_)));
+    assert!(matches!(&r[0].updates[3].kind, UpdateKind::OnMatch(_)));
+    assert!(r[0].tail.is_some());
 
     let e = parse_rules("MATCH (n:A) SET n.x 1").unwrap_err();
     assert_eq!(e.kind, QueryErrorKind::Syntax);
@@ -58,7 +62,9 @@ fn errors_have_positions() {
     let e = parse_rules("MATCH (n:A) SET n.x = 1 MATCH (m) DELETE m").unwrap_err();
     assert_eq!(e.kind, QueryErrorKind::Unsupported);
 
-    let e = parse_rules("MERGE (a)-[:T]->(b) ON CREATE SET a.x = 1").unwrap_err();
+    let e = parse_rules("MERGE (a)-[:T]->(b) ON DELETE SET a.x = 1").unwrap_err();
+    assert_eq!(e.kind, QueryErrorKind::Syntax);
+    let e = parse_rules("CREATE (a) WITH a").unwrap_err();
     assert_eq!(e.kind, QueryErrorKind::Unsupported);
 
     assert!(parse_rules("  ;\n// nothing\n").is_err());
