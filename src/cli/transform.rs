@@ -62,6 +62,11 @@ pub struct TransformArgs {
     /// an error, exit status 3, and nothing is written (the model file is unchanged).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// How the statements' read parts match: `cypher` (the default for rule files: Neo4j's
+    /// relationship-isomorphism), `isomorphism` (distinct pattern nodes bind distinct nodes) or
+    /// `homomorphism`. Overrides the rule file's `// gemp: semantics=…` line.
+    #[arg(long, value_enum)]
+    pub semantics: Option<gemp::exec::Semantics>,
 }
 
 /// `gemp transform`.
@@ -97,7 +102,7 @@ pub fn transform(args: TransformArgs) -> anyhow::Result<()> {
         max_iterations: args.max_iterations,
         params: super::query::parse_params(&args.params)?,
         timeout,
-        semantics: None,
+        semantics: args.semantics,
     };
     let (model, _) = super::load::load_model(&args.model, args.model_format, false)?;
     let (changed, report) = gemp::transform::apply(&model, &rules, &options)?;

@@ -57,18 +57,42 @@ pub struct Rules {
     text: String,
     file: Option<String>,
     statements: Vec<Statement>,
+    declared: Option<crate::exec::Semantics>,
 }
 
 impl Rules {
-    /// Parses rule text; `file` names it in error messages. Syntax errors show the offending line.
+    /// Parses rule text; `file` names it in error messages. Syntax errors show the offending line;
+    /// a bad leading `// gemp:` line is an error naming its line.
     pub fn parse(text: &str, file: Option<&str>) -> Result<Rules> {
+        let named = |e: Error| match file {
+            Some(f) => Error::Query(format!("{f}: {e}").into()),
+            None => e,
+        };
+        let declared = crate::pattern::directives::parse(text)
+            .map_err(named)?
+            .semantics
+            .map(|(s, _)| s);
         let statements =
             crate::pattern::parser::parse_rules(text).map_err(|e| e.into_error(text, file))?;
         Ok(Rules {
             text: text.to_owned(),
             file: file.map(str::to_owned),
             statements,
+            declared,
         })
+    }
+
+    /// The semantics the file declares in a leading `// gemp: semantics=…` line, if any.
+    pub fn declared_semantics(&self) -> Option<crate::exec::Semantics> {
+        self.declared
+    }
+
+    /// The semantics the read parts match under: `asked` (the caller's), else the file's
+    /// declaration, else Cypher's relationship-isomorphism (the default for Cypher text).
+    pub fn semantics(&self, asked: Option<crate::exec::Semantics>) -> crate::exec::Semantics {
+        asked
+            .or(self.declared)
+            .unwrap_or(crate::exec::Semantics::Cypher)
     }
 
     /// The statements, in order.
@@ -96,8 +120,8 @@ pub struct ApplyOptions {
     /// One time limit for the whole run (every statement of every pass): once it passes the run
     /// stops with [`Error::Timeout`] and nothing is returned (the model is unchanged).
     pub timeout: Option<std::time::Duration>,
-    /// How the read parts match (`None`: the matcher's default, node isomorphism); Cypher's
-    /// relationship isomorphism is `Some(Semantics::Cypher)`.
+    /// How the read parts match; `None`: the rule file's `// gemp: semantics=…` line, else
+    /// Cypher's relationship-isomorphism (the default for Cypher text, see [`Rules::semantics`]).
     pub semantics: Option<crate::exec::Semantics>,
 }
 
@@ -153,7 +177,7 @@ pub fn apply_tracked(
                 params: &options.params,
                 source: rules.source(),
                 deadline: deadline.as_ref(),
-                semantics: options.semantics,
+                semantics: Some(rules.semantics(options.semantics)),
             };
             let (delta, mut entry, tail) = execute::run_statement_returning(m, stmt, i + 1, &cx)?;
             entry.iteration = pass;

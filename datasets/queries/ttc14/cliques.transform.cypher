@@ -2,6 +2,8 @@
 // all acted together in at least three movies, linked to the persons (persons) and to their common
 // movies (commonMovies), with the average rating of those movies (avgRating) and their number
 // (numberOfCommonMovies). Run it once per model, as the couples transformation.
+// Distinct pattern nodes bind distinct nodes (the case's definition; the factorised plans run it):
+// gemp: semantics=isomorphism
 MATCH (p1:Person)-[:ACTOR|ACTRESS]->(t:Title)<-[:ACTOR|ACTRESS]-(p2:Person),
       (p3:Person)-[:ACTOR|ACTRESS]->(t)
 WHERE id(p1) < id(p2) AND id(p2) < id(p3)

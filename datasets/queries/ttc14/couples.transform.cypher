@@ -3,6 +3,8 @@
 // their common movies (commonMovies), with the average rating of those movies (avgRating) and
 // their number (numberOfCommonMovies). Run it once per model: a second run adds a second set of
 // couples (the model has no Couple label before the first run to test against).
+// Distinct pattern nodes bind distinct nodes (the case's definition; the factorised plans run it):
+// gemp: semantics=isomorphism
 MATCH (p1:Person)-[:ACTOR|ACTRESS]->(t:Title)<-[:ACTOR|ACTRESS]-(p2:Person)
 WHERE id(p1) < id(p2)
 WITH p1, p2, count(t) AS shared, avg(t.averageRating) AS rating
