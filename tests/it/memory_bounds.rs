@@ -451,6 +451,8 @@ fn nothing_aborts_under_an_address_space_limit() {
 /// resident memory in bytes (`ru_maxrss` of `wait4`, this child's alone).
 fn run_measuring_peak(args: &[&str]) -> (Option<i32>, String, u64) {
     let err_file = tempfile::NamedTempFile::new().unwrap();
+    // Reaped below by `wait4` (which also gives its resource usage), not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(env!("CARGO_BIN_EXE_gemp"))
         .args(args)
         .stdout(Stdio::null())
