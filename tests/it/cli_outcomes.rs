@@ -296,8 +296,8 @@ fn a_timed_out_row_by_row_query_answers_only_true_matches() {
     assert_eq!(code, Some(3), "long row: {data:?}");
     assert!(took < Duration::from_secs(20), "long row: ran {took:?}");
     assert_eq!(data.len(), 1, "{data:?}");
-    let paths: u64 = data[0].parse().unwrap();
-    assert_eq!(paths % 1, 0, "{paths}");
+    // A count (how many depends on the machine's speed), not an error or a row of the cut one.
+    let _paths: u64 = data[0].parse().unwrap();
 }
 
 /// Issue 31, item 9: thousands of `UNION ALL` branches are a flat list, not a recursion per
