@@ -857,7 +857,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
         if !proj.order_by.is_empty() {
             // Sorting holds a key per row and an index beside the rows: past the memory limit
             // it is not started (the run is then the memory-limit error).
-            let per_row = 48 + 32 * proj.order_by.len();
+            let per_row = sort_bytes_per_row(proj.order_by.len());
             if crate::util::memory::check_growth(ORDER_STAGE, rows.len().saturating_mul(per_row)) {
                 return Vec::new();
             }
@@ -889,30 +889,36 @@ fn top_k(proj: &Projection, filtered: bool) -> Option<usize> {
     usize::try_from(limit.saturating_add(proj.skip.unwrap_or(0))).ok()
 }
 
-/// `rows` in `ORDER BY` order (stable: equal keys keep their order).
+/// Bytes [`sort_rows`] takes per row beside the rows: its keys (one flat list) and an index.
+fn sort_bytes_per_row(keys: usize) -> usize {
+    keys * std::mem::size_of::<Val<'_>>() + std::mem::size_of::<usize>()
+}
+
+/// `rows` in `ORDER BY` order (stable: equal keys keep their order). Beside the rows it holds
+/// only the sort keys, in one flat list, and an index ([`sort_bytes_per_row`]): the rows are put
+/// in order in place.
 fn sort_rows<'m>(
     model: &'m Model,
     proj: &Projection,
-    rows: Vec<Vec<Val<'m>>>,
+    mut rows: Vec<Vec<Val<'m>>>,
 ) -> Vec<Vec<Val<'m>>> {
-    let sort_keys: Vec<Vec<Val<'m>>> = rows
-        .iter()
-        .map(|r| {
-            let env = Env {
-                locals: &[],
-                model,
-                nodes: &[],
-                rels: &[],
-                row: r,
-                exists: None,
-            };
-            proj.order_by.iter().map(|(e, _)| env.eval(e)).collect()
-        })
-        .collect();
+    let k = proj.order_by.len();
+    let mut keys: Vec<Val<'m>> = Vec::with_capacity(rows.len() * k);
+    for r in &rows {
+        let env = Env {
+            locals: &[],
+            model,
+            nodes: &[],
+            rels: &[],
+            row: r,
+            exists: None,
+        };
+        keys.extend(proj.order_by.iter().map(|(e, _)| env.eval(e)));
+    }
     let mut idx: Vec<usize> = (0..rows.len()).collect();
     idx.sort_by(|&a, &b| {
         for (i, (_, desc)) in proj.order_by.iter().enumerate() {
-            let c = sort_keys[a][i].sort_cmp(&sort_keys[b][i]);
+            let c = keys[a * k + i].sort_cmp(&keys[b * k + i]);
             let c = if *desc { c.reverse() } else { c };
             if c != std::cmp::Ordering::Equal {
                 return c;
@@ -920,8 +926,20 @@ fn sort_rows<'m>(
         }
         a.cmp(&b)
     });
-    let mut taken: Vec<Option<Vec<Val<'m>>>> = rows.into_iter().map(Some).collect();
-    idx.into_iter().filter_map(|i| taken[i].take()).collect()
+    drop(keys);
+    // Row `j` of the result is row `idx[j]`: follow each cycle of the permutation, marking a
+    // place done by pointing it at itself.
+    for start in 0..idx.len() {
+        let mut j = start;
+        while idx[j] != start && idx[j] != j {
+            let from = idx[j];
+            rows.swap(j, from);
+            idx[j] = j;
+            j = from;
+        }
+        idx[j] = j;
+    }
+    rows
 }
 
 /// The result stage once the search is done: merges the workers' sinks of the first projection,

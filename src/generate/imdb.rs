@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use flate2::{Compress, Compression, Crc, FlushCompress};
 use rayon::prelude::*;
 
+use super::dir_set::GenDir;
 use super::names::{
     CINEMATOGRAPHER_JOBS, EXTRA_PROFESSIONS, FEMALE_FIRST, FOREIGN_TITLE, LAST, MALE_FIRST, MONTHS,
     PRODUCER_JOBS, ROLES, SELF_ROLES, TITLE_ADJ, TITLE_NOUN, TITLE_PLACE, WRITER_JOBS,
@@ -33,7 +34,8 @@ use super::names::{
 use super::rng::{mix64, zipf_weights, AliasTable, Rng, SplitMix64, WeightedValues};
 use crate::error::{Error, Result};
 use crate::io::input::Progress;
-use crate::util::safe_write::{SafeFile, WriteOptions};
+use crate::util::safe_dir::DirFile;
+use crate::util::safe_write::WriteOptions;
 
 /// Configuration of [`generate_imdb`].
 #[derive(Debug, Clone, PartialEq)]
@@ -349,35 +351,28 @@ const PERSON_CHUNK: u64 = 16384;
 /// Errors: [`Error::InvalidArgument`] for an out-of-range configuration (no titles or persons, too
 /// many, a probability outside `[0, 1]` …), [`Error::Io`] when a file cannot be written.
 ///
-/// Existing files of those names are replaced: [`generate_imdb_with`] with
+/// An earlier generation's files are replaced: [`generate_imdb_with`] with
 /// [`WriteOptions::REPLACE`].
 pub fn generate_imdb(config: &ImdbGenConfig, out_dir: &Path) -> Result<GenSummary> {
     generate_imdb_with(config, out_dir, &WriteOptions::REPLACE)
 }
 
-/// [`generate_imdb`], each file written through [`crate::util::safe_write`] with `options`: without
-/// `force` an existing file of one of the names is an [`Error::Refused`] before anything is
-/// written; a failed or interrupted run leaves no partial file.
+/// [`generate_imdb`], the directory written as one set (see `dir_set`, through
+/// [`crate::util::safe_dir`]) with `options`: without `force` an earlier generation's file in it
+/// is an [`Error::Refused`] before anything is written; a failed or interrupted run leaves the
+/// directory as it was, and a finished one holds exactly the new files (plus the user's own).
 pub fn generate_imdb_with(
     config: &ImdbGenConfig,
     out_dir: &Path,
     options: &WriteOptions,
 ) -> Result<GenSummary> {
     validate(config)?;
-    std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
     let ext = if config.gzip { "tsv.gz" } else { "tsv" };
-    let path = |name: &str| out_dir.join(format!("{name}.{ext}"));
-    for name in [
-        "title.basics",
-        "name.basics",
-        "title.principals",
-        "title.ratings",
-    ] {
-        crate::util::safe_write::check(&path(name), options)?;
-    }
+    let mut set = GenDir::create(out_dir, options)?;
     let ctx = Ctx::new(config);
     let level = config.gzip.then(|| Compression::new(config.gzip_level));
-    let create = |name: &str, header: &str| OutFile::create(path(name), level, header, options);
+    let create =
+        |name: &str, header: &str| OutFile::create(&set, format!("{name}.{ext}"), level, header);
     let mut basics = create("title.basics", TITLE_BASICS_HEADER)?;
     let mut names = create("name.basics", NAME_BASICS_HEADER)?;
     let mut principals = create("title.principals", TITLE_PRINCIPALS_HEADER)?;
@@ -452,10 +447,11 @@ pub fn generate_imdb_with(
     let mut bytes = 0;
     let mut files = Vec::with_capacity(4);
     for f in [basics, names, principals, ratings] {
-        let (path, n) = f.finish()?;
+        let (path, n) = f.finish(&mut set)?;
         bytes += n;
         files.push(path);
     }
+    set.commit()?;
     Ok(GenSummary {
         titles: config.titles,
         persons: config.persons,
@@ -553,8 +549,11 @@ impl Encoded {
 
 /// One output file being written.
 struct OutFile {
+    /// File name in the set.
+    name: String,
+    /// Final path (for messages).
     path: PathBuf,
-    file: SafeFile,
+    file: DirFile,
     /// Running CRC and length of the uncompressed content (gzip only).
     gzip: Option<(Crc, u64)>,
     bytes: u64,
@@ -563,14 +562,15 @@ struct OutFile {
 impl OutFile {
     /// Creates the file and writes the gzip header (if any) and the TSV header line.
     fn create(
-        path: PathBuf,
+        set: &GenDir,
+        name: String,
         level: Option<Compression>,
         header: &str,
-        options: &WriteOptions,
     ) -> Result<Self> {
-        let file = SafeFile::create(&path, options)?;
+        let file = set.create_file(&name)?;
         let mut out = OutFile {
-            path,
+            path: set.final_path(&name),
+            name,
             file,
             gzip: None,
             bytes: 0,
@@ -613,16 +613,16 @@ impl OutFile {
         }
     }
 
-    /// Ends the gzip stream (final empty block, CRC-32, length mod 2^32) and flushes.
-    fn finish(mut self) -> Result<(PathBuf, u64)> {
+    /// Ends the gzip stream (final empty block, CRC-32, length mod 2^32), flushes and syncs.
+    fn finish(mut self, set: &mut GenDir) -> Result<(PathBuf, u64)> {
         if let Some((crc, len)) = self.gzip.take() {
             let mut trailer = vec![0x03, 0x00];
             trailer.extend_from_slice(&crc.sum().to_le_bytes());
             trailer.extend_from_slice(&(len as u32).to_le_bytes());
             self.raw(&trailer)?;
         }
-        self.file.commit()?;
-        Ok((self.path, self.bytes))
+        let path = set.finish_file(&self.name, self.file)?;
+        Ok((path, self.bytes))
     }
 }
 

@@ -3,6 +3,7 @@
 //! labelled multigraphs ([`graph`]), built
 //! on a small self-contained PRNG toolkit ([`rng`]).
 
+mod dir_set;
 pub mod graph;
 pub mod imdb;
 mod names;

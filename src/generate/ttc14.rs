@@ -28,12 +28,14 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use super::dir_set::GenDir;
 use super::imdb::{
     GenSummary, NAME_BASICS_HEADER, TITLE_BASICS_HEADER, TITLE_PRINCIPALS_HEADER,
     TITLE_RATINGS_HEADER,
 };
 use crate::error::{Error, Result};
-use crate::util::safe_write::{SafeFile, WriteOptions};
+use crate::util::safe_dir::DirFile;
+use crate::util::safe_write::WriteOptions;
 
 /// Movies per block (5 positive, 5 negative).
 pub const MOVIES_PER_BLOCK: u64 = 10;
@@ -115,9 +117,10 @@ pub fn generate_ttc14(config: &Ttc14GenConfig, out_dir: &Path) -> Result<GenSumm
     generate_ttc14_with(config, out_dir, &WriteOptions::REPLACE)
 }
 
-/// [`generate_ttc14`], each file written through [`crate::util::safe_write`] with `options`: without
-/// `force` an existing file of one of the names is an [`Error::Refused`] before anything is
-/// written; a failed or interrupted run leaves no partial file.
+/// [`generate_ttc14`], the directory written as one set (see `dir_set`, through
+/// [`crate::util::safe_dir`]) with `options`: without `force` an earlier generation's file in it
+/// is an [`Error::Refused`] before anything is written; a failed or interrupted run leaves the
+/// directory as it was, and a finished one holds exactly the new files (plus the user's own).
 pub fn generate_ttc14_with(
     config: &Ttc14GenConfig,
     out_dir: &Path,
@@ -129,24 +132,11 @@ pub fn generate_ttc14_with(
             "blocks must be between 1 and {MAX_BLOCKS} (got {n})"
         )));
     }
-    std::fs::create_dir_all(out_dir).map_err(|e| Error::io(out_dir, e))?;
-    for name in [
-        "title.basics",
-        "name.basics",
-        "title.principals",
-        "title.ratings",
-    ] {
-        crate::util::safe_write::check(&out_dir.join(format!("{name}.tsv")), options)?;
-    }
-    let mut basics = Out::create(out_dir, "title.basics", TITLE_BASICS_HEADER, options)?;
-    let mut names = Out::create(out_dir, "name.basics", NAME_BASICS_HEADER, options)?;
-    let mut principals = Out::create(
-        out_dir,
-        "title.principals",
-        TITLE_PRINCIPALS_HEADER,
-        options,
-    )?;
-    let mut ratings = Out::create(out_dir, "title.ratings", TITLE_RATINGS_HEADER, options)?;
+    let mut set = GenDir::create(out_dir, options)?;
+    let mut basics = Out::create(&set, "title.basics", TITLE_BASICS_HEADER)?;
+    let mut names = Out::create(&set, "name.basics", NAME_BASICS_HEADER)?;
+    let mut principals = Out::create(&set, "title.principals", TITLE_PRINCIPALS_HEADER)?;
+    let mut ratings = Out::create(&set, "title.ratings", TITLE_RATINGS_HEADER)?;
     // The movies of each local person (for knownForTitles), from CAST.
     let mut plays: [Vec<u64>; 10] = Default::default();
     for (movie, cast) in CAST.iter().enumerate() {
@@ -197,10 +187,11 @@ pub fn generate_ttc14_with(
     let mut bytes = 0;
     let mut files = Vec::with_capacity(4);
     for f in [basics, names, principals, ratings] {
-        let (path, b) = f.finish()?;
+        let (path, b) = f.finish(&mut set)?;
         bytes += b;
         files.push(path);
     }
+    set.commit()?;
     Ok(GenSummary {
         titles: n * MOVIES_PER_BLOCK,
         persons: n * PERSONS_PER_BLOCK,
@@ -218,18 +209,22 @@ fn imdb_id(prefix: &str, j: u64) -> String {
 
 /// One TSV file being written.
 struct Out {
+    /// File name in the set.
+    name: String,
+    /// Final path (for messages).
     path: PathBuf,
-    w: BufWriter<SafeFile>,
+    w: BufWriter<DirFile>,
     bytes: u64,
 }
 
 impl Out {
     /// Creates `dir/name.tsv` and writes its header line.
-    fn create(dir: &Path, name: &str, header: &str, options: &WriteOptions) -> Result<Out> {
-        let path = dir.join(format!("{name}.tsv"));
-        let file = SafeFile::create(&path, options)?;
+    fn create(set: &GenDir, name: &str, header: &str) -> Result<Out> {
+        let name = format!("{name}.tsv");
+        let file = set.create_file(&name)?;
         let mut out = Out {
-            path,
+            path: set.final_path(&name),
+            name,
             w: BufWriter::with_capacity(1 << 20, file),
             bytes: 0,
         };
@@ -246,14 +241,14 @@ impl Out {
             .map_err(|e| Error::io(&self.path, e))
     }
 
-    /// Flushes the file; returns its path and size.
-    fn finish(self) -> Result<(PathBuf, u64)> {
+    /// Flushes and syncs the file; returns its path and size.
+    fn finish(self, set: &mut GenDir) -> Result<(PathBuf, u64)> {
         let file = self
             .w
             .into_inner()
             .map_err(|e| Error::io(&self.path, e.into_error()))?;
-        file.commit()?;
-        Ok((self.path, self.bytes))
+        let path = set.finish_file(&self.name, file)?;
+        Ok((path, self.bytes))
     }
 }
 

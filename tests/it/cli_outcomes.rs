@@ -286,7 +286,8 @@ fn a_timed_out_row_by_row_query_answers_only_true_matches() {
     }
 
     // One row whose extensions take minutes (paths of up to eight hops from every node): the
-    // search stops at the deadline and the row, cut short, is not counted.
+    // search stops at the deadline. Its extensions go on in batches as they are found (each a
+    // true path), so the partial count is of paths found, never of the row cut short.
     let (code, data, took) = csv_with_timeout(
         dir.path(),
         "long-row.cypher",
@@ -294,7 +295,9 @@ fn a_timed_out_row_by_row_query_answers_only_true_matches() {
     );
     assert_eq!(code, Some(3), "long row: {data:?}");
     assert!(took < Duration::from_secs(20), "long row: ran {took:?}");
-    assert_eq!(data, ["0"]);
+    assert_eq!(data.len(), 1, "{data:?}");
+    // A count (how many depends on the machine's speed), not an error or a row of the cut one.
+    let _paths: u64 = data[0].parse().unwrap();
 }
 
 /// Issue 31, item 9: thousands of `UNION ALL` branches are a flat list, not a recursion per

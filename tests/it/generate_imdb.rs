@@ -636,13 +636,14 @@ fn invalid_configurations_are_rejected() {
             other => panic!("{cfg:?}: expected InvalidArgument, got {other:?}"),
         }
     }
-    // An output path that is a file is an I/O error naming it.
+    // An output path that is a file is refused, naming it (the directory is written as a set).
     let file = dir.path().join("not-a-dir");
     std::fs::write(&file, b"x").unwrap();
     match generate_imdb(&config(10, 10, 1), &file) {
-        Err(Error::Io { path, .. }) => assert_eq!(path, file),
-        other => panic!("expected Io, got {other:?}"),
+        Err(Error::Refused { path, .. }) => assert_eq!(path, file),
+        other => panic!("expected Refused, got {other:?}"),
     }
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
 }
 
 #[test]

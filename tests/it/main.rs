@@ -22,6 +22,7 @@ mod device_topology;
 mod example_queries;
 mod export_atomic;
 mod factorised;
+mod generate_atomic;
 mod generate_graph;
 mod generate_imdb;
 mod generate_ttc14;

@@ -452,3 +452,83 @@ fn nothing_aborts_under_an_address_space_limit() {
         );
     }
 }
+
+/// Runs gemp with `args` (stdout discarded); returns the exit code, stderr and the child's peak
+/// resident memory in bytes (`ru_maxrss` of `wait4`, this child's alone).
+fn run_measuring_peak(args: &[&str]) -> (Option<i32>, String, u64) {
+    let err_file = tempfile::NamedTempFile::new().unwrap();
+    // Reaped below by `wait4` (which also gives its resource usage), not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
+    let child = Command::new(env!("CARGO_BIN_EXE_gemp"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(err_file.reopen().unwrap())
+        .spawn()
+        .expect("running gemp");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 fills it and `status`.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, writing into the two locals.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4: {}", std::io::Error::last_os_error());
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    let err = std::fs::read_to_string(err_file.path()).unwrap();
+    // Linux reports ru_maxrss in KiB.
+    (code, err, usage.ru_maxrss as u64 * 1024)
+}
+
+/// Issue 31, item 10: `--memory-limit` holds resident memory, not only the bytes asked for. The
+/// account counts heap blocks as the allocator takes them (a row of one computed string asks 81
+/// bytes and takes 120), sorting holds only flat keys and an index beside the rows, the
+/// row-by-row executor stops at the limit and hands its rows on a chunk at a time, and the
+/// allocator keeps at most an eighth of the limit in freed memory: with `--memory-limit 256M`
+/// the peak resident memory of a run stopped by the limit stays within 25 % above it. (Before:
+/// 365 MiB for the computed strings sorted, 528 MiB for the `OPTIONAL MATCH` one; `ORDER BY` with
+/// `--memory-limit 1G` reached 3.1 GB resident on a large IMDb.)
+#[test]
+fn resident_memory_stays_within_a_quarter_of_the_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = sample_snapshot(dir.path());
+    let snap = snap.to_str().unwrap();
+    let limit: u64 = 256 << 20;
+    let cases = [
+        (
+            "MATCH (a:Person), (b:Person) RETURN a.primaryName + b.primaryName AS x ORDER BY x",
+            "the rows held for ORDER BY",
+        ),
+        (
+            "MATCH (a:Person), (b:Person) RETURN a.primaryName AS x, b.primaryName AS y \
+             ORDER BY x, y",
+            "the rows held for ORDER BY",
+        ),
+        (
+            "MATCH (a:Person) OPTIONAL MATCH (b:Person) \
+             RETURN a.primaryName + b.primaryName AS x ORDER BY x",
+            "memory limit of 256.0 MiB reached",
+        ),
+    ];
+    for (query, stage) in cases {
+        let (code, err, peak) = run_measuring_peak(&[
+            "-q",
+            "--memory-limit",
+            "256M",
+            "match",
+            "--model",
+            snap,
+            "--backend",
+            "host",
+            "--format",
+            "csv",
+            "-c",
+            query,
+        ]);
+        assert_eq!(code, Some(1), "{query}: {err}");
+        assert!(err.contains(stage), "{query}: {err}");
+        assert!(
+            peak <= limit + limit / 4,
+            "{query}: peak resident memory {} MiB with --memory-limit 256M",
+            peak >> 20
+        );
+    }
+}

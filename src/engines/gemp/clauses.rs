@@ -131,7 +131,7 @@ pub fn execute<'m>(
 pub const CHUNK: usize = 1024;
 
 /// The stage the memory-limit error names when the rows of the reading steps pass it.
-const READING_STAGE: &str = "the rows of the UNWIND and MATCH steps";
+pub(crate) const READING_STAGE: &str = "the rows of the UNWIND and MATCH steps";
 
 /// The reading steps of a query with their searches, run chunk by chunk.
 struct Pipeline<'a, 'm> {
@@ -201,6 +201,9 @@ impl<'m> Pipeline<'_, 'm> {
                 let Some(search) = self.searches.get(i).and_then(Option::as_ref) else {
                     return true;
                 };
+                if let [row] = &rows[..] {
+                    return self.stream_one(i, m.optional, search, row, out);
+                }
                 for chunk in rows.chunks(CHUNK) {
                     if !self.go_on() {
                         return false;
@@ -226,12 +229,15 @@ impl<'m> Pipeline<'_, 'm> {
                     // The rows before the first one the stop cut short go on (in order).
                     let done = extended.iter().take_while(|e| e.is_some()).count();
                     let stopped = done < extended.len();
-                    let next: Vec<Row<'m>> = extended
-                        .into_iter()
-                        .take(done)
-                        .flatten()
-                        .flatten()
-                        .collect();
+                    // Handed on a chunk at a time, each row's extensions freed as they are
+                    // moved (not all gathered into one more list beside them).
+                    let mut next: Vec<Row<'m>> = Vec::new();
+                    for ext in extended.into_iter().take(done).flatten() {
+                        next.extend(ext);
+                        if next.len() >= CHUNK && !self.run(i + 1, std::mem::take(&mut next), out) {
+                            return false;
+                        }
+                    }
                     if !self.run(i + 1, next, out) || stopped {
                         return false;
                     }
@@ -239,6 +245,35 @@ impl<'m> Pipeline<'_, 'm> {
                 true
             }
         }
+    }
+}
+
+impl<'m> Pipeline<'_, 'm> {
+    /// A `MATCH` step over a single row (the first `MATCH` of a query, whose extensions are the
+    /// whole result): its extensions go on to the next steps in batches as the search finds
+    /// them, so they are neither all held nor all dropped at once when the run stops (the
+    /// deadline is then honoured within a batch). Returns false once the run was stopped.
+    fn stream_one(
+        &self,
+        i: usize,
+        optional: bool,
+        search: &StepSearch<'_>,
+        row: &Row<'m>,
+        out: &mut dyn FnMut(Vec<Row<'m>>) -> bool,
+    ) -> bool {
+        if !self.go_on() {
+            return false;
+        }
+        let mut ext = Vec::new();
+        let mut next = |rows: Vec<Row<'m>>| self.go_on() && self.run(i + 1, rows, out);
+        let (finished, handed) = search.extend_streaming(row, &mut ext, &mut next);
+        if !finished {
+            return false;
+        }
+        if ext.is_empty() && handed == 0 && optional {
+            ext.push(row.clone());
+        }
+        next(ext)
     }
 }
 

@@ -120,8 +120,15 @@ pub struct StepSearch<'a> {
 /// Search steps between two looks at the [`Control`] (each look reads the clock).
 const CHECK_EVERY: u32 = 1024;
 
+/// Extensions handed on in batches while the search goes on (see
+/// [`StepSearch::extend_streaming`]): false when the receiver wants no more.
+pub type Flush<'f, 'm> = &'f mut dyn FnMut(Vec<Row<'m>>) -> bool;
+
+/// Extensions held before a streaming search hands them on.
+const FLUSH_AT: usize = 1024;
+
 /// The search's mutable state.
-struct State<'m> {
+struct State<'m, 'f> {
     row: Row<'m>,
     /// Inner nodes of the variable-length paths walked so far (node-isomorphism).
     inner: Vec<u32>,
@@ -131,6 +138,10 @@ struct State<'m> {
     ticks: u32,
     /// Set once the control said stop: the search unwinds and its extensions are dropped.
     stopped: bool,
+    /// Where extensions go in batches as they are found (streaming), if anywhere.
+    flush: Option<Flush<'f, 'm>>,
+    /// Extensions handed to `flush` so far.
+    handed: u64,
 }
 
 impl<'a> StepSearch<'a> {
@@ -180,13 +191,39 @@ impl<'a> StepSearch<'a> {
     /// extensions are then unknown, and none of them is handed out).
     #[must_use]
     pub fn extend<'m>(&self, row: &Row<'m>, out: &mut Vec<Row<'m>>) -> bool {
+        self.run(row, out, None).0
+    }
+
+    /// Like [`extend`](Self::extend), but hands the extensions found to `flush` in batches of
+    /// about a thousand while the search goes on, instead of holding them all: a row whose
+    /// extensions are the whole result (the first `MATCH` of a query) is then neither held in
+    /// memory nor dropped all at once when the deadline stops the search. Returns whether the
+    /// search finished (the rest of its extensions are in `out`; on a stop `out` is as it was)
+    /// and how many extensions went to `flush` (every one a true extension of `row`). A `flush`
+    /// returning false stops the search.
+    #[must_use]
+    pub fn extend_streaming<'m>(
+        &self,
+        row: &Row<'m>,
+        out: &mut Vec<Row<'m>>,
+        flush: Flush<'_, 'm>,
+    ) -> (bool, u64) {
+        self.run(row, out, Some(flush))
+    }
+
+    fn run<'m>(
+        &self,
+        row: &Row<'m>,
+        out: &mut Vec<Row<'m>>,
+        flush: Option<Flush<'_, 'm>>,
+    ) -> (bool, u64) {
         let null_old = self
             .step
             .old_nodes
             .iter()
             .any(|&s| row.nodes.get(s).is_none_or(|&n| n == NULL_ID));
         if null_old {
-            return true;
+            return (true, 0);
         }
         let mut st = State {
             row: row.clone(),
@@ -194,19 +231,21 @@ impl<'a> StepSearch<'a> {
             walked: vec![None; self.vars.len()],
             ticks: 0,
             stopped: false,
+            flush,
+            handed: 0,
         };
         let before = out.len();
         self.bind_nodes(&mut st, out);
         if st.stopped {
             out.truncate(before);
-            return false;
+            return (false, st.handed);
         }
-        true
+        (true, st.handed)
     }
 
     /// Counts one search step; false once the control said stop (looked at every
     /// [`CHECK_EVERY`] steps).
-    fn go_on(&self, st: &mut State<'_>) -> bool {
+    fn go_on(&self, st: &mut State<'_, '_>) -> bool {
         if st.stopped {
             return false;
         }
@@ -216,6 +255,13 @@ impl<'a> StepSearch<'a> {
         st.ticks += 1;
         if st.ticks >= CHECK_EVERY {
             st.ticks = 0;
+            // The extensions are the rows this stage holds: at the limit (not beyond it, as
+            // the control's own look) the run stops naming them.
+            if crate::util::memory::check(super::clauses::READING_STAGE) {
+                control.stop();
+                st.stopped = true;
+                return false;
+            }
             if !control.check_deadline() {
                 st.stopped = true;
                 return false;
@@ -224,19 +270,19 @@ impl<'a> StepSearch<'a> {
         true
     }
 
-    fn bound(st: &State<'_>, slot: NodeSlot) -> bool {
+    fn bound(st: &State<'_, '_>, slot: NodeSlot) -> bool {
         st.row.nodes[slot] != NULL_ID
     }
 
     /// True when `v` may be bound to the new node `slot`.
-    fn node_ok(&self, st: &State<'_>, slot: NodeSlot, v: u32) -> bool {
+    fn node_ok(&self, st: &State<'_, '_>, slot: NodeSlot, v: u32) -> bool {
         labels_match(self.model, v, &self.pattern.nodes[slot].labels)
             && (self.semantics != Semantics::Isomorphism
                 || !(st.row.nodes.contains(&v) || st.inner.contains(&v)))
     }
 
     /// Binds the step's nodes one at a time, then its relationships.
-    fn bind_nodes<'m>(&self, st: &mut State<'m>, out: &mut Vec<Row<'m>>) {
+    fn bind_nodes<'m>(&self, st: &mut State<'m, '_>, out: &mut Vec<Row<'m>>) {
         if !self.go_on(st) {
             return;
         }
@@ -379,7 +425,7 @@ impl<'a> StepSearch<'a> {
 
     /// Cypher semantics: true when edge `e` is taken by another relationship of `ri`'s clause
     /// (a bound single one, or a walked variable-length one).
-    fn edge_taken(&self, st: &State<'_>, ri: RelSlot, e: u32) -> bool {
+    fn edge_taken(&self, st: &State<'_, '_>, ri: RelSlot, e: u32) -> bool {
         if !self.semantics.distinct_edges() {
             return false;
         }
@@ -398,7 +444,13 @@ impl<'a> StepSearch<'a> {
     }
 
     /// Walks variable-length relationship `vi` from its bound end (`forward`: from the source).
-    fn walk_from<'m>(&self, st: &mut State<'m>, vi: usize, forward: bool, out: &mut Vec<Row<'m>>) {
+    fn walk_from<'m>(
+        &self,
+        st: &mut State<'m, '_>,
+        vi: usize,
+        forward: bool,
+        out: &mut Vec<Row<'m>>,
+    ) {
         let r = &self.pattern.rels[self.vars[vi].rel];
         let (from, to) = if forward {
             (r.src, r.dst)
@@ -415,7 +467,7 @@ impl<'a> StepSearch<'a> {
     #[allow(clippy::too_many_arguments)]
     fn walk_depth<'m>(
         &self,
-        st: &mut State<'m>,
+        st: &mut State<'m, '_>,
         vi: usize,
         forward: bool,
         to: NodeSlot,
@@ -476,7 +528,7 @@ impl<'a> StepSearch<'a> {
     /// A complete path for variable-length relationship `vi`: record it and go on.
     fn finish_walk<'m>(
         &self,
-        st: &mut State<'m>,
+        st: &mut State<'m, '_>,
         vi: usize,
         edges: &[u32],
         out: &mut Vec<Row<'m>>,
@@ -494,7 +546,7 @@ impl<'a> StepSearch<'a> {
     }
 
     /// Binds (or checks) the single relationships from number `i` on, then tests the conjuncts.
-    fn bind_rels<'m>(&self, st: &mut State<'m>, i: usize, out: &mut Vec<Row<'m>>) {
+    fn bind_rels<'m>(&self, st: &mut State<'m, '_>, i: usize, out: &mut Vec<Row<'m>>) {
         let Some(&ri) = self.singles.get(i) else {
             let env = Env {
                 locals: &[],
@@ -506,6 +558,14 @@ impl<'a> StepSearch<'a> {
             };
             if self.step.filter.iter().all(|f| env.holds(f)) {
                 out.push(st.row.clone());
+                if out.len() >= FLUSH_AT {
+                    if let Some(flush) = st.flush.as_mut() {
+                        st.handed += out.len() as u64;
+                        if !flush(std::mem::take(out)) {
+                            st.stopped = true;
+                        }
+                    }
+                }
             }
             return;
         };
