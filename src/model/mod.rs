@@ -16,6 +16,7 @@ mod csr;
 mod direct_file;
 mod interner;
 pub mod neighbourhood;
+pub mod partition;
 mod row_set;
 mod schema;
 mod slab;
