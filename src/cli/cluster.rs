@@ -268,7 +268,13 @@ pub fn match_on_cluster(args: &super::query::MatchArgs) -> anyhow::Result<super:
     };
     let plan = cluster::DistPlan::new(&query, semantics)?;
     // timely prints connection progress on stdout: keep it off the result.
-    let result = with_stdout_on_stderr(|| cluster::run(&query, semantics, &options));
+    log::info!(
+        "process {process} of {}: {} worker thread(s), partition set {}",
+        options.hosts.len().max(1),
+        options.threads,
+        dir.display()
+    );
+    let result = with_stdout_silenced(|| cluster::run(&query, semantics, &options));
     let result = match result {
         Ok(r) => r,
         Err(e) => {
@@ -297,18 +303,23 @@ pub fn match_on_cluster(args: &super::query::MatchArgs) -> anyhow::Result<super:
     Ok(super::Outcome::Complete)
 }
 
-/// Runs `f` with file descriptor 1 pointing at standard error (timely's connection messages are
-/// printed with `println!`), then restores it.
+/// Runs `f` with file descriptor 1 on `/dev/null` (timely prints its connection attempts with
+/// `println!`; failures to connect are reported by the run's own error), then restores it.
 #[cfg(feature = "cluster")]
-fn with_stdout_on_stderr<R>(f: impl FnOnce() -> R) -> R {
+fn with_stdout_silenced<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(target_os = "linux")]
     {
         let _ = std::io::stdout().flush();
         // SAFETY: dup/dup2 on the process's own standard descriptors; the saved one is
         // restored and closed below.
-        let saved = unsafe { libc::dup(1) };
-        if saved >= 0 {
-            unsafe { libc::dup2(2, 1) };
+        let null = std::fs::OpenOptions::new().write(true).open("/dev/null");
+        let saved = match &null {
+            Ok(_) => unsafe { libc::dup(1) },
+            Err(_) => -1,
+        };
+        if let (true, Ok(null)) = (saved >= 0, &null) {
+            use std::os::fd::AsRawFd;
+            unsafe { libc::dup2(null.as_raw_fd(), 1) };
         }
         let r = f();
         let _ = std::io::stdout().flush();

@@ -81,6 +81,10 @@ pub fn finish(query: &BoundQuery, plan: &DistPlan, gathered: Gathered, model: &M
                 }
             }
         }
+        if groups.is_empty() && (0..width).all(is_count) {
+            // Aggregates without grouping keys: one row, also over no match.
+            groups.push((vec![Wire::Null; width], 0));
+        }
         groups
             .into_iter()
             .map(|(row, n)| {
