@@ -49,13 +49,16 @@ struct Partial {
     vals: Vec<(u32, Wire)>,
 }
 
+/// A result row's item values by item index, as gathered.
+pub type Row = Vec<(u32, Wire)>;
+
 /// What worker 0 ends with (other workers: an empty result).
 #[derive(Debug, Default)]
 pub struct Gathered {
     /// The number of matches (count plans).
     pub count: u64,
     /// The rows' item values by item index (row plans).
-    pub rows: Vec<Vec<(u32, Wire)>>,
+    pub rows: Vec<Row>,
 }
 
 /// Steps `worker` until `done`, or fails once `abort` is set (another thread saw the cluster
@@ -138,7 +141,7 @@ pub fn run_worker(
     check_set(worker, abort, settings, local.part_count())?;
     let me = worker.index();
     let count = Rc::new(Cell::new(0u64));
-    let rows: Rc<RefCell<Vec<Vec<(u32, Wire)>>>> = Rc::new(RefCell::new(Vec::new()));
+    let rows: Rc<RefCell<Vec<Row>>> = Rc::new(RefCell::new(Vec::new()));
     let probe = ProbeHandle::new();
     let mut input: InputHandleVec<u64, Partial> = InputHandleVec::new();
     let k = plan.order.len();
