@@ -113,6 +113,10 @@ pub enum Error {
     /// A caller passed an argument that is out of range or inconsistent.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A distributed run failed: a process that died or cannot be reached, a partition set that
+    /// does not match, a query the distributed plan cannot run.
+    #[error("cluster: {0}")]
+    Cluster(String),
 }
 
 /// The openCypher error classes, as the TCK names them (`SyntaxError`, `TypeError`, …): what kind
@@ -225,6 +229,8 @@ pub enum ErrorKind {
     InvalidArgument,
     /// The time limit ran out before there was a result ([`Error::Timeout`]).
     Timeout,
+    /// A distributed run failed ([`Error::Cluster`]).
+    Cluster,
 }
 
 impl ErrorKind {
@@ -243,6 +249,7 @@ impl ErrorKind {
             ErrorKind::Memory => "memory",
             ErrorKind::InvalidArgument => "invalid_argument",
             ErrorKind::Timeout => "timeout",
+            ErrorKind::Cluster => "cluster",
         }
     }
 }
@@ -304,6 +311,7 @@ impl Error {
             Error::MemoryLimit { .. } => ErrorKind::Memory,
             Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
             Error::Timeout { .. } => ErrorKind::Timeout,
+            Error::Cluster(_) => ErrorKind::Cluster,
         }
     }
 

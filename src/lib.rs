@@ -8,6 +8,8 @@
 #![warn(missing_docs)]
 
 pub mod api;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod engines;
 pub mod error;
 pub mod exec;

@@ -1,6 +1,7 @@
 //! The `gemp` command line (clap): subcommands, output formatting, logging setup.
 
 mod batch_names;
+mod cluster;
 mod columnar;
 mod devices;
 mod export;
@@ -77,6 +78,10 @@ enum Command {
     Batch(query::BatchArgs),
     /// Show how a query is planned: pivot, order, where each predicate runs.
     Explain(query::ExplainArgs),
+    /// Split a .gemp snapshot into N parts for a cluster run (`gemp match --parts`).
+    Partition(cluster::PartitionArgs),
+    /// Run a query on local processes of a cluster (`gemp cluster run --processes N …`).
+    Cluster(cluster::ClusterArgs),
     /// List the OpenCL devices and which one is used by default.
     Devices(devices::DevicesArgs),
     /// TruST inexact graph matching of a template graph in a data graph (string node values).
@@ -131,6 +136,8 @@ pub fn main() -> ExitCode {
         Command::Match(a) => query::run_match(a),
         Command::Batch(a) => query::run_batch(a),
         Command::Explain(a) => complete(query::run_explain(a)),
+        Command::Partition(a) => complete(cluster::partition(a)),
+        Command::Cluster(a) => complete(cluster::cluster(a)),
         Command::Devices(a) => complete(devices::devices(a)),
         Command::Trust(a) => complete(trust::trust(a)),
         Command::Transform(a) => complete(transform::transform(a)),

@@ -193,6 +193,9 @@ pub struct MatchArgs {
     /// semantics in force and the engine the session opened), before the rows.
     #[arg(long)]
     pub meta: bool,
+    /// Running on a partition set, alone or as one process of a cluster.
+    #[command(flatten)]
+    pub cluster_args: super::cluster::ClusterMatchArgs,
 }
 
 /// Arguments of `gemp batch`.
@@ -361,7 +364,7 @@ impl QueryInput {
     }
 
     /// The one query `match` and `explain` run: the file, or `-c TEXT`.
-    fn single(file: &Option<PathBuf>, args: &QueryArgs) -> anyhow::Result<QueryInput> {
+    pub(super) fn single(file: &Option<PathBuf>, args: &QueryArgs) -> anyhow::Result<QueryInput> {
         match (file, args.query_text.as_slice()) {
             (Some(path), []) => Ok(QueryInput::from_path(path)),
             (None, [text]) => Ok(QueryInput::Text {
@@ -440,6 +443,15 @@ fn options(
 
 /// `gemp match`.
 pub fn run_match(args: MatchArgs) -> anyhow::Result<Outcome> {
+    if args.cluster_args.parts.is_some() {
+        if !args.common.model.is_empty() {
+            bail!("--parts runs on a partition set: give it instead of --model");
+        }
+        #[cfg(feature = "cluster")]
+        return super::cluster::match_on_cluster(&args);
+        #[cfg(not(feature = "cluster"))]
+        bail!("this gemp was built without the `cluster` feature");
+    }
     let t0 = Instant::now();
     let model = open_model(&args.common)?;
     let t_load = t0.elapsed();

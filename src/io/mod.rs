@@ -16,6 +16,7 @@ pub mod json_graph;
 pub mod loader;
 pub mod metamodel;
 pub mod neo4j_csv;
+pub mod partitions;
 pub mod registry;
 pub mod report;
 pub mod subgraph_bench;

@@ -17,6 +17,7 @@ mod direct_file;
 mod interner;
 mod list_shapes;
 pub mod neighbourhood;
+pub mod partition;
 mod row_set;
 mod schema;
 mod slab;

@@ -2,8 +2,8 @@
 //! only from the layers below it, so there is no import cycle between them, and the command line
 //! (the binary's module) reaches the library only through its public paths.
 //!
-//! model ← io, generate ← pattern ← exec, gpu ← engines ← session, similarity, trust ← transform
-//! ← api ← cli (see the README's "Layout").
+//! model ← io, generate ← pattern ← exec, gpu ← engines ← session, similarity, trust ← transform,
+//! cluster ← api ← cli (see the README's "Layout").
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ fn layer(unit: &str) -> Option<u32> {
         "engines/gemp" | "engines/gpsense" => 6,
         "engines/staged" => 7,
         "session" | "similarity" | "trust" => 8,
-        "transform" => 9,
+        "transform" | "cluster" => 9,
         "api" => 10,
         _ => return None,
     })

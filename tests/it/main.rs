@@ -10,6 +10,8 @@ mod cli_columnar;
 mod cli_outcomes;
 mod cli_output;
 mod cli_reports;
+#[cfg(feature = "cluster")]
+mod cluster;
 mod cypher_clauses;
 mod cypher_lists;
 mod cypher_updates;

@@ -1,0 +1,324 @@
+//! The distributed plan of a bound query: the order in which query vertices extend partial
+//! matches, each vertex's back-edges (the neighbour lists whose intersection proposes its
+//! candidates), the `WHERE` conjuncts each vertex checks where its data lives, and what the
+//! result is (a count, or rows of per-node values). What the plan cannot run is refused with
+//! [`Error::Cluster`] ("not supported on a cluster: …"), never answered wrongly.
+//!
+//! The order depends on the pattern alone (not on a part's statistics, which differ from process
+//! to process), so that every process builds the same dataflow: the first vertex is the one with
+//! the most constraints (labels, then conjuncts, then degree), and each next one the vertex with
+//! the most edges to the vertices already placed (then the most constraints, then the lowest slot).
+
+use crate::error::{Error, Result};
+use crate::exec::plan::Dir;
+use crate::exec::Semantics;
+use crate::pattern::ir::{AggFn, BoundQuery, Expr, NodeSlot, Projection};
+
+/// One neighbour list a vertex's candidates must be in: the list of the vertex at position
+/// `pos` of the partial match, in direction `dir`, over relationships of `types` (empty: any).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackEdge {
+    /// Position in the partial match of the bound end.
+    pub pos: usize,
+    /// Direction from the bound end.
+    pub dir: Dir,
+    /// Relationship types (empty: any).
+    pub types: Vec<u32>,
+}
+
+/// One step of the order: the query vertex bound at this position.
+#[derive(Debug, Clone)]
+pub struct Vertex {
+    /// Its pattern slot.
+    pub slot: NodeSlot,
+    /// Its labels in conjunctive normal form (every inner list: one of these labels).
+    pub labels: Vec<Vec<u32>>,
+    /// Lists of bound vertices its candidates must be in (empty for the first vertex).
+    pub back: Vec<BackEdge>,
+    /// Self-loops: relationship types (empty: any) of `v -> v` edges it must have.
+    pub loops: Vec<Vec<u32>>,
+    /// Indices of the query's `WHERE` conjuncts evaluated at this vertex's owner.
+    pub filters: Vec<usize>,
+    /// Indices of the conjuncts over several nodes that read only their ids (`id(a) < id(b)`),
+    /// evaluated once this vertex, the last of their nodes, is bound.
+    pub id_filters: Vec<usize>,
+    /// Indices of the returned items evaluated at this vertex's owner.
+    pub items: Vec<usize>,
+}
+
+/// What a run gives back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    /// The number of matches (no projection, or a lone `count(*)` named `column`).
+    Count {
+        /// The column name.
+        column: String,
+    },
+    /// Rows of the projection's items (each a per-node value or `count(*)`).
+    Rows,
+}
+
+/// The distributed plan.
+#[derive(Debug, Clone)]
+pub struct DistPlan {
+    /// The vertices in extension order.
+    pub order: Vec<Vertex>,
+    /// Pattern node count (slots).
+    pub slots: usize,
+    /// The slot bound at each position of a partial match.
+    pub slot_at: Vec<NodeSlot>,
+    /// Distinct pattern nodes bind distinct nodes.
+    pub injective: bool,
+    /// What comes back.
+    pub output: Output,
+}
+
+fn refuse(what: &str) -> Error {
+    Error::Cluster(format!(
+        "not supported on a cluster: {what} (run it with `gemp match` on one machine)"
+    ))
+}
+
+/// True when every node `e` reads is read only through `id()`.
+fn reads_ids_only(e: &Expr) -> bool {
+    let (mut nodes, mut ids) = (0usize, 0usize);
+    e.walk(&mut |x| match x {
+        Expr::Node(_) => nodes += 1,
+        Expr::Id(inner) if matches!(**inner, Expr::Node(_)) => ids += 1,
+        _ => {}
+    });
+    nodes == ids
+}
+
+/// The node slots `e` reads; an error for what the plan cannot evaluate where a node lives.
+fn node_slots(e: &Expr, out: &mut Vec<NodeSlot>) -> Result<()> {
+    let mut bad: Option<&'static str> = None;
+    e.walk(&mut |x| match x {
+        Expr::Node(s) => out.push(*s),
+        Expr::Rel(_) => bad = bad.or(Some("relationship variables or properties")),
+        Expr::Exists(_) => bad = bad.or(Some("EXISTS and pattern predicates")),
+        Expr::Column(_) => bad = bad.or(Some("WITH")),
+        Expr::Aggregate { .. } => bad = bad.or(Some("aggregates other than count(*)")),
+        _ => {}
+    });
+    out.sort_unstable();
+    out.dedup();
+    match bad {
+        Some(what) => Err(refuse(what)),
+        None => Ok(()),
+    }
+}
+
+impl DistPlan {
+    /// The plan of `query` under `semantics`, or why it cannot run on a cluster.
+    pub fn new(query: &BoundQuery, semantics: Semantics) -> Result<DistPlan> {
+        if let Some(what) = query.host_only_clause() {
+            return Err(refuse(what));
+        }
+        if semantics == Semantics::Cypher {
+            return Err(refuse("--semantics cypher (relationship-isomorphism)"));
+        }
+        let p = &query.pattern;
+        if p.nodes.is_empty() {
+            return Err(refuse("a query without pattern nodes"));
+        }
+        if let Some(r) = p.rels.iter().find(|r| r.named) {
+            return Err(refuse(&format!(
+                "named relationships (`{}`): they are enumerated edge by edge",
+                r.name
+            )));
+        }
+        let n = p.nodes.len();
+        // Conjuncts by the one node they read (a constant conjunct goes to the first vertex).
+        let mut filter_slot = Vec::new();
+        let mut id_filters: Vec<(usize, Vec<NodeSlot>)> = Vec::new();
+        for (k, e) in query.filter.iter().enumerate() {
+            let mut slots = Vec::new();
+            node_slots(e, &mut slots)?;
+            if slots.len() > 1 {
+                if !reads_ids_only(e) {
+                    return Err(refuse(
+                        "WHERE conditions that read properties or labels of two or more \
+                         pattern nodes (only id() comparisons)",
+                    ));
+                }
+                id_filters.push((k, slots));
+                filter_slot.push(None);
+                continue;
+            }
+            filter_slot.push(slots.first().copied());
+        }
+        let is_id_filter = |k: usize| id_filters.iter().any(|(f, _)| *f == k);
+        let (item_slot, output) = output_of(query)?;
+        // The order: pattern shape only.
+        let score = |s: usize| {
+            (
+                p.nodes[s].labels.len(),
+                filter_slot.iter().filter(|&&f| f == Some(s)).count(),
+                p.degrees()[s],
+            )
+        };
+        let first = (0..n)
+            .max_by_key(|&s| (score(s), std::cmp::Reverse(s)))
+            .unwrap_or(0);
+        let mut placed = vec![first];
+        while placed.len() < n {
+            let links = |s: usize| {
+                p.rels
+                    .iter()
+                    .filter(|r| {
+                        (r.src == s && placed.contains(&r.dst))
+                            || (r.dst == s && placed.contains(&r.src))
+                    })
+                    .count()
+            };
+            let next = (0..n)
+                .filter(|s| !placed.contains(s))
+                .max_by_key(|&s| (links(s), score(s), std::cmp::Reverse(s)))
+                .unwrap_or(0);
+            if links(next) == 0 {
+                return Err(refuse("a pattern of several unconnected parts"));
+            }
+            placed.push(next);
+        }
+        let pos_of = |s: usize| placed.iter().position(|&x| x == s).unwrap_or(0);
+        let order = placed
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| {
+                let mut back = Vec::new();
+                let mut loops = Vec::new();
+                for r in &p.rels {
+                    let (a, b) = (pos_of(r.src), pos_of(r.dst));
+                    if r.src == s && r.dst == s {
+                        loops.push(r.types.clone());
+                    } else if b == i && a < i {
+                        let dir = if r.undirected { Dir::Both } else { Dir::Out };
+                        back.push(BackEdge {
+                            pos: a,
+                            dir,
+                            types: r.types.clone(),
+                        });
+                    } else if a == i && b < i {
+                        let dir = if r.undirected { Dir::Both } else { Dir::In };
+                        back.push(BackEdge {
+                            pos: b,
+                            dir,
+                            types: r.types.clone(),
+                        });
+                    }
+                }
+                let slot_or_first = |f: &Option<usize>| f.map_or(i == 0, |x| x == s);
+                Vertex {
+                    slot: s,
+                    labels: p.nodes[s].labels.clone(),
+                    back,
+                    loops,
+                    filters: (0..filter_slot.len())
+                        .filter(|&k| !is_id_filter(k) && slot_or_first(&filter_slot[k]))
+                        .collect(),
+                    id_filters: id_filters
+                        .iter()
+                        .filter(|(_, slots)| slots.iter().map(|&x| pos_of(x)).max() == Some(i))
+                        .map(|(k, _)| *k)
+                        .collect(),
+                    items: (0..item_slot.len())
+                        .filter(|&k| item_slot[k].is_some_and(|x| slot_or_first(&x)))
+                        .collect(),
+                }
+            })
+            .collect();
+        Ok(DistPlan {
+            order,
+            slots: n,
+            slot_at: placed.clone(),
+            injective: semantics == Semantics::Isomorphism,
+            output,
+        })
+    }
+
+    /// True when the last vertex is counted rather than bound: a count whose last vertex
+    /// evaluates no items.
+    pub fn counts_last(&self) -> bool {
+        matches!(self.output, Output::Count { .. })
+    }
+}
+
+/// Per returned item: the vertex it is evaluated at (`Some(None)`: a constant; `None`:
+/// `count(*)`), and what the run gives back.
+#[allow(clippy::type_complexity)]
+fn output_of(query: &BoundQuery) -> Result<(Vec<Option<Option<NodeSlot>>>, Output)> {
+    let Some(proj) = query.stages.first() else {
+        return Ok((
+            Vec::new(),
+            Output::Count {
+                column: "count".into(),
+            },
+        ));
+    };
+    if query.stages.len() > 1 {
+        return Err(refuse("WITH"));
+    }
+    check_projection(proj)?;
+    let is_count_star = |e: &Expr| {
+        matches!(
+            e,
+            Expr::Aggregate {
+                func: AggFn::Count,
+                distinct: false,
+                arg: None
+            }
+        )
+    };
+    if proj.items.len() == 1
+        && is_count_star(&proj.items[0].expr)
+        && proj.skip.is_none()
+        && proj.limit.is_none_or(|l| l > 0)
+    {
+        return Ok((
+            vec![None],
+            Output::Count {
+                column: proj.items[0].name.clone(),
+            },
+        ));
+    }
+    let mut slots = Vec::new();
+    for item in &proj.items {
+        if is_count_star(&item.expr) {
+            slots.push(None);
+            continue;
+        }
+        let mut s = Vec::new();
+        node_slots(&item.expr, &mut s)?;
+        if s.len() > 1 {
+            return Err(refuse(
+                "a returned expression over two or more pattern nodes",
+            ));
+        }
+        if matches!(item.expr, Expr::Node(_)) {
+            return Err(refuse(&format!(
+                "returning whole nodes (`{}`): return their properties or id()",
+                item.name
+            )));
+        }
+        slots.push(Some(s.first().copied()));
+    }
+    Ok((slots, Output::Rows))
+}
+
+/// Refuses what the rows' combination at worker 0 does not do.
+fn check_projection(proj: &Projection) -> Result<()> {
+    if proj.filter.is_some() {
+        return Err(refuse("WITH … WHERE"));
+    }
+    for (e, _) in &proj.order_by {
+        let mut bad = false;
+        e.walk(&mut |x| bad |= matches!(x, Expr::Node(_) | Expr::Rel(_) | Expr::Aggregate { .. }));
+        if bad {
+            return Err(refuse(
+                "ORDER BY an expression that is not a returned column",
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,271 @@
+//! One process's part of a cluster run: loads its parts, starts timely's workers (threads of
+//! this process, connected to the other processes by timely's own networking), and waits for
+//! the result — or for the first sign that the cluster failed.
+//!
+//! Failure handling: timely retries connections forever and panics its network threads when a
+//! peer's connection breaks. So the workers run on their own threads while the calling thread
+//! waits for events: until every local worker has started (all processes connected) it waits at
+//! most [`ClusterOptions::connect_timeout`]; after that, until the result or
+//! [`ClusterOptions::timeout`]. A panic on any thread while the run is on (a broken connection
+//! to a process that died) is caught by a panic hook and ends the wait with
+//! [`Error::Cluster`]. On an error the workers are told to stop stepping; threads blocked inside
+//! timely may remain until the process exits (the command line exits at once).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::dataflow::{run_worker, Gathered, Settings};
+use super::local::Local;
+use super::plan::DistPlan;
+use crate::error::{Error, Result};
+use crate::exec::Semantics;
+use crate::io::partitions::PartitionSet;
+use crate::model::Model;
+use crate::pattern::ir::BoundQuery;
+
+/// Where this process runs in the cluster.
+#[derive(Debug, Clone)]
+pub struct ClusterOptions {
+    /// `host:port` of every process, in process order (one entry: a single process, no network).
+    pub hosts: Vec<String>,
+    /// This process's index in `hosts`.
+    pub process: usize,
+    /// Worker threads per process.
+    pub threads: usize,
+    /// The partition set's directory.
+    pub parts: PathBuf,
+    /// How long to wait for every process to connect.
+    pub connect_timeout: Duration,
+    /// How long the query may run once connected (`None`: no limit).
+    pub timeout: Option<Duration>,
+    /// Start vertices per worker and round.
+    pub batch: usize,
+}
+
+/// What this process ends with.
+#[derive(Debug, Default)]
+pub struct ProcessResult {
+    /// Worker 0's gathered result (process 0), `None` on the other processes.
+    pub gathered: Option<Gathered>,
+}
+
+enum Event {
+    Started,
+    Done(Result<ProcessResult>),
+    Panic(String),
+}
+
+/// The sender the panic hook reports to while a run is on.
+static PANICS: Mutex<Option<Sender<Event>>> = Mutex::new(None);
+
+/// Installs the hook once: while a run is on, a panic is reported as an event (and not printed);
+/// otherwise the previous hook runs.
+fn install_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let sender = PANICS.lock().ok().and_then(|s| s.clone());
+            match sender {
+                Some(s) => {
+                    let text = info
+                        .payload()
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_else(|| "a worker thread panicked".into());
+                    let _ = s.send(Event::Panic(text));
+                }
+                None => previous(info),
+            }
+        }));
+    });
+}
+
+/// Loads the parts of this process's workers (part `p` goes to worker `p mod workers`).
+fn load(set: &PartitionSet, options: &ClusterOptions) -> Result<Local> {
+    let workers = options.hosts.len().max(1) * options.threads.max(1);
+    let mine =
+        options.process * options.threads.max(1)..(options.process + 1) * options.threads.max(1);
+    let mut parts = Vec::new();
+    for p in 0..set.manifest.parts {
+        let model = if mine.contains(&(p as usize % workers)) {
+            Some(Arc::new(set.open_part(p)?))
+        } else {
+            None
+        };
+        parts.push(model);
+    }
+    Ok(Local { parts, workers })
+}
+
+/// Opens part `index` of the set at `dir` (for binding the query against the shared schema:
+/// every part has the whole model's labels, types and property columns).
+pub fn schema_model(dir: &std::path::Path) -> Result<Model> {
+    PartitionSet::open(dir)?.open_part(0)
+}
+
+/// Runs `query` as this process of the cluster. Checks the plan and the local parts before any
+/// connection is made.
+pub fn run(
+    query: &BoundQuery,
+    semantics: Semantics,
+    options: &ClusterOptions,
+) -> Result<ProcessResult> {
+    if options.process >= options.hosts.len().max(1) {
+        return Err(Error::Cluster(format!(
+            "process {} of a cluster of {} hosts",
+            options.process,
+            options.hosts.len()
+        )));
+    }
+    let plan = Arc::new(DistPlan::new(query, semantics)?);
+    let set = PartitionSet::open(&options.parts)?;
+    let local = Arc::new(load(&set, options)?);
+    let settings = Settings {
+        batch: options.batch,
+        set_id: set.manifest.set_id.clone(),
+    };
+    let query = Arc::new(query.clone());
+    let threads = options.threads.max(1);
+    let communication = if options.hosts.len() <= 1 {
+        if threads == 1 {
+            timely::CommunicationConfig::Thread
+        } else {
+            timely::CommunicationConfig::Process(threads)
+        }
+    } else {
+        timely::CommunicationConfig::Cluster {
+            threads,
+            process: options.process,
+            addresses: options.hosts.clone(),
+            report: false,
+            zerocopy: false,
+        }
+    };
+    let config = timely::Config {
+        communication,
+        worker: timely::WorkerConfig::default(),
+    };
+    let (tx, rx) = channel::<Event>();
+    install_hook();
+    if let Ok(mut slot) = PANICS.lock() {
+        *slot = Some(tx.clone());
+    }
+    let abort = Arc::new(AtomicBool::new(false));
+    let worker_abort = Arc::clone(&abort);
+    let started = tx.clone();
+    let done = tx;
+    std::thread::spawn(move || {
+        let started = Mutex::new(started);
+        let outcome = timely::execute(config, move |worker| {
+            if let Ok(s) = started.lock() {
+                let _ = s.send(Event::Started);
+            }
+            let result = run_worker(
+                worker,
+                Arc::clone(&local),
+                Arc::clone(&query),
+                Arc::clone(&plan),
+                &settings,
+                &worker_abort,
+            );
+            if result.is_err() {
+                for id in worker.installed_dataflows() {
+                    worker.drop_dataflow(id);
+                }
+            }
+            (worker.index(), result)
+        });
+        let result = match outcome {
+            Err(e) => Err(Error::Cluster(format!("starting the workers: {e}"))),
+            Ok(guards) => {
+                let mut gathered = None;
+                let mut failure = None;
+                for joined in guards.join() {
+                    match joined {
+                        Ok((0, Ok(g))) => gathered = Some(g),
+                        Ok((_, Ok(_))) => {}
+                        Ok((_, Err(e))) => failure = failure.or(Some(e)),
+                        Err(e) => failure = failure.or(Some(Error::Cluster(e))),
+                    }
+                }
+                match failure {
+                    Some(e) => Err(e),
+                    None => Ok(ProcessResult { gathered }),
+                }
+            }
+        };
+        let _ = done.send(Event::Done(result));
+    });
+    let result = wait(&rx, threads, options);
+    if let Ok(mut slot) = PANICS.lock() {
+        *slot = None;
+    }
+    if result.is_err() {
+        abort.store(true, Ordering::Relaxed);
+    }
+    result
+}
+
+/// Waits for the workers' events (see the module docs).
+fn wait(
+    rx: &std::sync::mpsc::Receiver<Event>,
+    threads: usize,
+    options: &ClusterOptions,
+) -> Result<ProcessResult> {
+    let begun = Instant::now();
+    let mut started = 0;
+    let mut connected_at = None;
+    loop {
+        let limit = match connected_at {
+            None => Some(options.connect_timeout.saturating_sub(begun.elapsed())),
+            Some(at) => options
+                .timeout
+                .map(|t| t.saturating_sub(Instant::elapsed(&at))),
+        };
+        let event = match limit {
+            Some(left) => rx.recv_timeout(left),
+            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        match event {
+            Ok(Event::Started) => {
+                started += 1;
+                if started == threads {
+                    connected_at = Some(Instant::now());
+                }
+            }
+            Ok(Event::Done(result)) => return result,
+            Ok(Event::Panic(text)) => {
+                return Err(Error::Cluster(format!(
+                    "process {} lost the cluster: {text} (a process died or cannot be reached)",
+                    options.process
+                )))
+            }
+            Err(RecvTimeoutError::Timeout) if connected_at.is_none() => {
+                return Err(Error::Cluster(format!(
+                    "process {} could not connect to every process of {} within {:?}",
+                    options.process,
+                    options.hosts.join(", "),
+                    options.connect_timeout
+                )))
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(Error::Cluster(format!(
+                    "process {}: the query did not finish within {:?} (a process may have \
+                     stopped answering)",
+                    options.process,
+                    options.timeout.unwrap_or_default()
+                )))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(Error::Cluster(
+                    "the worker threads ended without a result".into(),
+                ))
+            }
+        }
+    }
+}

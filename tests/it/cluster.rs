@@ -1,0 +1,450 @@
+//! The same query on a cluster (`gemp partition`, `gemp match --parts`, `gemp cluster run`):
+//! counts and rows equal to the single-process engine on random labelled graphs, the bundled
+//! IMDb sample's queries and subgraph-matching `.graph` queries, with 1, 2 and 3 processes of 1
+//! or 2 worker threads; refusals; a process that never comes up, a process killed mid-query and
+//! a mismatched partition set, each ending the others with an error (exit status 1).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{self, gemp, Rng};
+use gemp::model::{ModelBuilder, ValueRef};
+
+fn ok(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A random multigraph of `n` nodes labelled `A`/`B`, about `m` edges typed `X`/`Y`, with an
+/// integer `v` (0..3) and a string `s` on every node, written as `dir/model.gemp`.
+fn random_snapshot(dir: &Path, seed: u64, n: usize, m: usize) -> PathBuf {
+    let mut rng = Rng(seed);
+    let mut b = ModelBuilder::new();
+    let types = [b.rel_type("X"), b.rel_type("Y")];
+    let (v, s) = (b.node_property("v"), b.node_property("s"));
+    let ids: Vec<u32> = (0..n)
+        .map(|i| {
+            let label = if rng.chance(40) { "A" } else { "B" };
+            b.add_node(&format!("n{i}"), &[label])
+        })
+        .collect();
+    for &id in &ids {
+        b.set_node_property(id, v, ValueRef::Int(rng.below(3) as i64))
+            .unwrap();
+        let text = if rng.chance(50) { "alpha" } else { "beta" };
+        b.set_node_property(id, s, ValueRef::Str(text)).unwrap();
+    }
+    for _ in 0..m {
+        let (x, y) = (ids[rng.below(n)], ids[rng.below(n)]);
+        b.add_edge(x, y, types[rng.below(2)]).unwrap();
+    }
+    let path = dir.join("model.gemp");
+    gemp::model::snapshot::write(&b.freeze().unwrap(), &path).unwrap();
+    path
+}
+
+fn partition(snapshot: &Path, parts: u32, dir: &Path) {
+    ok(&gemp(&[
+        "-q",
+        "partition",
+        snapshot.to_str().unwrap(),
+        "--parts",
+        &parts.to_string(),
+        "-o",
+        dir.to_str().unwrap(),
+    ]));
+}
+
+/// `gemp match` on one machine.
+fn single(snapshot: &Path, query: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        "-q",
+        "match",
+        "--backend",
+        "host",
+        "-m",
+        snapshot.to_str().unwrap(),
+        "-c",
+        query,
+    ];
+    args.extend_from_slice(extra);
+    ok(&gemp(&args))
+}
+
+/// The same on `processes` local processes of `threads` workers (one process: in-process).
+fn clustered(
+    parts: &Path,
+    processes: usize,
+    threads: usize,
+    query: &str,
+    extra: &[&str],
+) -> String {
+    let threads = threads.to_string();
+    let processes_s = processes.to_string();
+    let mut args = if processes == 1 {
+        vec!["-q", "match"]
+    } else {
+        vec!["-q", "cluster", "run", "--processes", &processes_s]
+    };
+    args.extend_from_slice(&[
+        "--parts",
+        parts.to_str().unwrap(),
+        "--threads",
+        &threads,
+        "--batch",
+        "7",
+        "-c",
+        query,
+    ]);
+    args.extend_from_slice(extra);
+    ok(&gemp(&args))
+}
+
+const RANDOM_QUERIES: &[&str] = &[
+    "MATCH (a)-->(b)-->(c)-->(a) RETURN count(*)",
+    "MATCH (a)-[:X]->(b)-[:X]->(c)-[:Y]->(d)-->(a) RETURN count(*)",
+    "MATCH (a:A)-[:X]->(b)<-[:Y]-(c:B) RETURN count(*)",
+    "MATCH (a)--(b)--(c) WHERE a.v = 1 AND c.s = 'beta' RETURN count(*)",
+    "MATCH (a:A)-->(b:A)-->(c) WHERE id(a) < id(c) RETURN count(*)",
+    "MATCH (a)-[:X|Y]->(b) WHERE b.v >= 1 RETURN count(*)",
+    "MATCH (a)-->(a) RETURN count(*)",
+    "MATCH (a:B)-->(b)-->(c:A) RETURN a.v, c.s, count(*) ORDER BY a.v, c.s",
+    "MATCH (a:A)-[:Y]->(b) RETURN DISTINCT b.v ORDER BY b.v DESC",
+    "MATCH (a:A)-->(b) RETURN id(a) AS x, id(b) AS y ORDER BY x, y LIMIT 5",
+];
+
+#[test]
+fn random_graphs_count_as_on_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    for (g, (n, m)) in [(30, 90), (60, 150), (12, 60)].into_iter().enumerate() {
+        let sub = dir.path().join(format!("g{g}"));
+        std::fs::create_dir(&sub).unwrap();
+        let snap = random_snapshot(&sub, 7 + g as u64, n, m);
+        let parts = sub.join("parts");
+        partition(&snap, 3, &parts);
+        for (q, query) in RANDOM_QUERIES.iter().enumerate() {
+            let expected = single(&snap, query, &[]);
+            // Every configuration on the first graph; one per query on the others.
+            let configs: &[(usize, usize)] = if g == 0 {
+                &[(1, 1), (1, 2), (2, 1), (3, 2)]
+            } else {
+                &[[(1, 2), (2, 1), (2, 2)][q % 3]]
+            };
+            for &(p, t) in configs {
+                assert_eq!(
+                    clustered(&parts, p, t, query, &[]),
+                    expected,
+                    "graph {g}, {p} processes of {t} threads: {query}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn an_unlabelled_count_matches_a_hand_count() {
+    // A directed 4-cycle and a chord: one directed triangle (0→1→2→0? no: 0→1, 1→2, 2→0).
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = ModelBuilder::new();
+    let t = b.rel_type("T");
+    let ids: Vec<u32> = (0..4)
+        .map(|i| b.add_node(&format!("{i}"), &["N"]))
+        .collect();
+    for (x, y) in [(0, 1), (1, 2), (2, 3), (3, 0), (2, 0)] {
+        b.add_edge(ids[x], ids[y], t).unwrap();
+    }
+    let snap = dir.path().join("m.gemp");
+    gemp::model::snapshot::write(&b.freeze().unwrap(), &snap).unwrap();
+    let parts = dir.path().join("p");
+    partition(&snap, 2, &parts);
+    // The triangle 0→1→2→0, found from each of its three nodes.
+    let q = "MATCH (a)-->(b)-->(c)-->(a) RETURN count(*)";
+    assert_eq!(clustered(&parts, 2, 1, q, &["--count"]).trim(), "3");
+    // Directed 2-paths: 0→1→2, 1→2→3, 1→2→0, 2→3→0, 3→0→1, 2→0→1.
+    let q = "MATCH (a)-->(b)-->(c) RETURN count(*)";
+    assert_eq!(clustered(&parts, 2, 1, q, &["--count"]).trim(), "6");
+}
+
+#[test]
+fn the_imdb_sample_queries_print_as_on_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = common::load_snapshot(dir.path(), &common::root().join("datasets/imdb-sample"));
+    let parts = dir.path().join("parts");
+    partition(&snap, 4, &parts);
+    let queries = common::root().join("datasets/queries");
+    for (file, extra) in [
+        ("top-rated-recent.cypher", &["--param", "year=2000"][..]),
+        ("four-actors-jack.cypher", &[][..]),
+    ] {
+        let path = queries.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected = single(&snap, &text, extra);
+        assert!(expected.lines().count() > 2, "{file}: {expected}");
+        for (p, t) in [(2, 1), (3, 1), (1, 2)] {
+            assert_eq!(clustered(&parts, p, t, &text, extra), expected, "{file}");
+        }
+        for format in ["jsonl", "csv"] {
+            let e = single(&snap, &text, &[extra, &["--format", format][..]].concat());
+            let got = clustered(
+                &parts,
+                2,
+                2,
+                &text,
+                &[extra, &["--format", format][..]].concat(),
+            );
+            assert_eq!(got, e, "{file} as {format}");
+        }
+    }
+    // Movies by credits: a labelled 2-path count.
+    let q = "MATCH (p:Person)-[:ACTOR|ACTRESS]->(t:Movie) RETURN count(*) AS credits";
+    let expected = single(&snap, q, &[]);
+    assert_eq!(clustered(&parts, 2, 1, q, &[]), expected);
+}
+
+#[test]
+fn graph_queries_count_as_on_one_machine() {
+    // A subgraph-matching data graph (undirected, labels 0..3) and query graphs.
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(99);
+    let n = 80;
+    let mut edges = std::collections::BTreeSet::new();
+    while edges.len() < 240 {
+        let (a, b) = (rng.below(n), rng.below(n));
+        if a != b {
+            edges.insert((a.min(b), a.max(b)));
+        }
+    }
+    let mut text = format!("t {n} {}\n", edges.len());
+    let mut degree = vec![0; n];
+    for &(a, b) in &edges {
+        degree[a] += 1;
+        degree[b] += 1;
+    }
+    for (v, d) in degree.iter().enumerate() {
+        text += &format!("v {v} {} {d}\n", v % 3);
+    }
+    for (a, b) in &edges {
+        text += &format!("e {a} {b}\n");
+    }
+    let data = dir.path().join("data.graph");
+    std::fs::write(&data, text).unwrap();
+    let snap = common::load_snapshot(dir.path(), &data);
+    let parts = dir.path().join("parts");
+    partition(&snap, 3, &parts);
+    let queries = [
+        // triangle with labels 0, 1, 2
+        "t 3 3\nv 0 0 2\nv 1 1 2\nv 2 2 2\ne 0 1\ne 1 2\ne 0 2\n",
+        // 4-cycle, any labels 0/1
+        "t 4 4\nv 0 0 2\nv 1 1 2\nv 2 0 2\nv 3 1 2\ne 0 1\ne 1 2\ne 2 3\ne 3 0\n",
+        // path of 4
+        "t 4 3\nv 0 1 1\nv 1 0 2\nv 2 2 2\nv 3 1 1\ne 0 1\ne 1 2\ne 2 3\n",
+    ];
+    for (i, q) in queries.iter().enumerate() {
+        let path = dir.path().join(format!("q{i}.graph"));
+        std::fs::write(&path, q).unwrap();
+        let p = path.to_str().unwrap();
+        let expected = ok(&gemp(&[
+            "-q",
+            "match",
+            "--backend",
+            "host",
+            "-m",
+            snap.to_str().unwrap(),
+            p,
+            "--count",
+        ]));
+        assert!(expected.trim().parse::<u64>().unwrap() > 0, "query {i}");
+        for (procs, t) in [(1, 2), (2, 1), (3, 1)] {
+            let threads = t.to_string();
+            let procs_s = procs.to_string();
+            let mut args = if procs == 1 {
+                vec!["-q", "match"]
+            } else {
+                vec!["-q", "cluster", "run", "--processes", &procs_s]
+            };
+            args.extend_from_slice(&[
+                "--parts",
+                parts.to_str().unwrap(),
+                "--threads",
+                &threads,
+                p,
+                "--count",
+            ]);
+            assert_eq!(ok(&gemp(&args)), expected, "query {i}, {procs}×{t}");
+        }
+    }
+}
+
+#[test]
+fn what_the_distributed_plan_cannot_do_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = random_snapshot(dir.path(), 1, 10, 20);
+    let parts = dir.path().join("parts");
+    partition(&snap, 2, &parts);
+    for (query, says) in [
+        (
+            "MATCH (a) OPTIONAL MATCH (a)-->(b) RETURN count(*)",
+            "OPTIONAL MATCH",
+        ),
+        ("MATCH (a)-[*1..2]->(b) RETURN count(*)", "variable-length"),
+        ("MATCH (a)-[r]->(b) RETURN count(*)", "named relationships"),
+        (
+            "MATCH (a)-->(b) WHERE a.v < b.v RETURN count(*)",
+            "two or more",
+        ),
+        ("MATCH (a)-->(b) RETURN a", "whole nodes"),
+        ("MATCH (a), (b) RETURN count(*)", "unconnected"),
+    ] {
+        let out = gemp(&[
+            "-q",
+            "match",
+            "--parts",
+            parts.to_str().unwrap(),
+            "-c",
+            query,
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{query}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("not supported on a cluster") && err.contains(says),
+            "{query}: {err}"
+        );
+    }
+}
+
+fn hostfile(dir: &Path, ports: &[u16]) -> PathBuf {
+    let path = dir.join("hosts");
+    let text: String = ports.iter().map(|p| format!("127.0.0.1:{p}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn free_ports(n: usize) -> Vec<u16> {
+    let l: Vec<_> = (0..n)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    l.iter().map(|l| l.local_addr().unwrap().port()).collect()
+}
+
+fn member(hosts: &Path, i: usize, parts: &Path, query: &str, extra: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gemp"));
+    c.args([
+        "-q",
+        "match",
+        "--cluster",
+        hosts.to_str().unwrap(),
+        "--process",
+    ])
+    .arg(i.to_string())
+    .args(["--parts", parts.to_str().unwrap(), "-c", query])
+    .args(extra)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    c
+}
+
+#[test]
+fn a_process_that_never_comes_up_ends_the_query_within_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = random_snapshot(dir.path(), 3, 10, 20);
+    let parts = dir.path().join("parts");
+    partition(&snap, 2, &parts);
+    let hosts = hostfile(dir.path(), &free_ports(2));
+    let started = Instant::now();
+    let out = member(
+        &hosts,
+        0,
+        &parts,
+        "MATCH (a)-->(b) RETURN count(*)",
+        &["--connect-timeout", "2"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("could not connect to every process"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn a_killed_process_ends_the_query_on_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = random_snapshot(dir.path(), 5, 20000, 40000);
+    let parts = dir.path().join("parts");
+    partition(&snap, 2, &parts);
+    let hosts = hostfile(dir.path(), &free_ports(2));
+    // One start vertex per round: thousands of rounds, each a round trip between the processes.
+    let q = "MATCH (a)-->(b)-->(c) RETURN count(*)";
+    let extra = ["--batch", "1", "--connect-timeout", "20"];
+    let mut p0 = member(&hosts, 0, &parts, q, &extra).spawn().unwrap();
+    let mut p1 = member(&hosts, 1, &parts, q, &extra).spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    if let Ok(Some(_)) = p0.try_wait() {
+        let _ = p1.kill();
+        panic!("the query finished before the kill: make it longer");
+    }
+    p1.kill().unwrap();
+    let _ = p1.wait();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(s) = p0.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = p0.kill();
+            panic!("process 0 still runs 30 s after process 1 was killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let out = p0.wait_with_output().unwrap();
+    assert_eq!(status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("lost the cluster"), "{err}");
+}
+
+#[test]
+fn a_mismatched_partition_set_is_refused_before_the_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let (da, db) = (dir.path().join("ma"), dir.path().join("mb"));
+    std::fs::create_dir(&da).unwrap();
+    std::fs::create_dir(&db).unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    partition(&random_snapshot(&da, 4, 20, 40), 2, &a);
+    partition(&random_snapshot(&db, 6, 20, 40), 2, &b);
+    let hosts = hostfile(dir.path(), &free_ports(2));
+    let q = "MATCH (a)-->(b) RETURN count(*)";
+    let p0 = member(&hosts, 0, &a, q, &[]).spawn().unwrap();
+    let p1 = member(&hosts, 1, &b, q, &[]).spawn().unwrap();
+    for p in [p0, p1] {
+        let out = p.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("same partition set"), "{err}");
+    }
+    // A part copied in from another set is refused when it is opened.
+    std::fs::copy(b.join("part-1.gemp"), a.join("part-1.gemp")).unwrap();
+    let out = gemp(&[
+        "-q",
+        "match",
+        "--parts",
+        a.to_str().unwrap(),
+        "--threads",
+        "2",
+        "-c",
+        q,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("mixed or incomplete"));
+}
