@@ -395,10 +395,10 @@ fn run_prepared<'g>(
     let out = session.run(prepared.bound(), &run)?;
     // A value that could not be computed (a list function given a string, an index that is
     // not an integer…) fails the query rather than reading as null.
-    if let Some(message) = prepared.bound().take_error() {
+    if let Some((message, class)) = prepared.bound().take_error_classed() {
         return Err(Error::Query(crate::error::QueryMessage::classed(
             format!("a value cannot be computed: {message}"),
-            None,
+            class,
         )));
     }
     Ok(out)
@@ -685,6 +685,14 @@ pub enum Item<'g> {
     List(Vec<Item<'g>>),
     /// A map: its keys and values, in the order written.
     Map(Vec<(String, Item<'g>)>),
+    /// A path: its nodes and the relationships between them (`rels[i]` joins `nodes[i]` and
+    /// `nodes[i + 1]`, pointing either way).
+    Path {
+        /// The nodes, from the path's start.
+        nodes: Vec<NodeRef<'g>>,
+        /// The relationships between them.
+        rels: Vec<RelRef<'g>>,
+    },
     /// A scalar (null, bool, int, float, string).
     Value(Value),
 }
@@ -703,6 +711,10 @@ impl<'g> Item<'g> {
                     .map(|(k, v)| (k.clone(), Item::from_val(model, v)))
                     .collect(),
             ),
+            Val::Path(p) => Item::Path {
+                nodes: p.nodes.iter().map(|&id| NodeRef { model, id }).collect(),
+                rels: p.rels.iter().map(|&id| RelRef { model, id }).collect(),
+            },
             Val::Null => Item::Value(Value::Null),
             Val::Bool(b) => Item::Value(Value::Bool(*b)),
             Val::Int(i) => Item::Value(Value::Int(*i)),

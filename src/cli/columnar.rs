@@ -44,7 +44,7 @@ impl Kind {
             Val::Float(_) => Kind::Float,
             Val::Bool(_) => Kind::Bool,
             Val::Str(_) => Kind::Str,
-            Val::Node(_) | Val::Rel(_) | Val::List(_) | Val::Map(_) => Kind::Json,
+            Val::Node(_) | Val::Rel(_) | Val::List(_) | Val::Map(_) | Val::Path(_) => Kind::Json,
         }
     }
 

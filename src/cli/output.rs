@@ -75,6 +75,10 @@ fn collect_graph(v: &Val<'_>, nodes: &mut Vec<u32>, rels: &mut Vec<u32>) {
     match v {
         Val::Node(n) => nodes.push(*n),
         Val::Rel(r) => rels.push(*r),
+        Val::Path(p) => {
+            nodes.extend(&p.nodes);
+            rels.extend(&p.rels);
+        }
         Val::List(items) => items.iter().for_each(|i| collect_graph(i, nodes, rels)),
         Val::Map(entries) => entries
             .iter()
@@ -197,6 +201,22 @@ pub fn text(model: &Model, v: &Val<'_>) -> String {
             let parts: Vec<String> = items.iter().map(|i| text(model, i)).collect();
             format!("[{}]", parts.join(", "))
         }
+        // `<(a:A)-[3:T]->(b:B)>`, each relationship pointing the way it points in the graph.
+        Val::Path(p) => {
+            let mut t = String::from("<");
+            for (i, &n) in p.nodes.iter().enumerate() {
+                if let Some(&r) = i.checked_sub(1).and_then(|j| p.rels.get(j)) {
+                    let rel = text(model, &Val::Rel(r));
+                    if model.edge_source(r) == Some(p.nodes[i - 1]) {
+                        t += &format!("-{rel}->");
+                    } else {
+                        t += &format!("<-{rel}-");
+                    }
+                }
+                t += &text(model, &Val::Node(n));
+            }
+            t + ">"
+        }
         Val::Map(entries) => {
             let parts: Vec<String> = entries
                 .iter()
@@ -224,6 +244,10 @@ pub fn to_json(model: &Model, v: &Val<'_>) -> Json {
                 "properties": properties})
         }
         Val::List(items) => Json::Array(items.iter().map(|i| to_json(model, i)).collect()),
+        Val::Path(p) => json!({
+            "nodes": p.nodes.iter().map(|&n| to_json(model, &Val::Node(n))).collect::<Vec<_>>(),
+            "relationships": p.rels.iter().map(|&r| to_json(model, &Val::Rel(r))).collect::<Vec<_>>(),
+        }),
         Val::Map(entries) => Json::Object(
             entries
                 .iter()

@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 
 use serde::Serialize;
 
+use crate::error::CypherClass;
 use crate::model::{Model, Value, ValueRef};
 use crate::pattern::ir::{
     ArithOp, CmpOp, Comprehension, ComprehensionOp, Expr, ListFn, LiteralSet, StrOp, MAX_RANGE,
@@ -36,6 +37,18 @@ pub enum Val<'m> {
     List(Vec<Val<'m>>),
     /// A map: distinct keys with their values, in the order written.
     Map(Vec<(String, Val<'m>)>),
+    /// A path (a named path `p = (…)`).
+    Path(Box<PathVal>),
+}
+
+/// A path's nodes and relationships: `rels[i]` joins `nodes[i]` and `nodes[i + 1]` (either way),
+/// so a path of length k has k + 1 nodes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PathVal {
+    /// The nodes, from the path's start.
+    pub nodes: Vec<u32>,
+    /// The relationships between them.
+    pub rels: Vec<u32>,
 }
 
 impl<'m> Val<'m> {
@@ -85,20 +98,22 @@ impl<'m> Val<'m> {
                 Val::Node(_) => 0,
                 Val::Rel(_) => 1,
                 Val::List(_) => 2,
-                Val::Str(_) => 3,
-                Val::Bool(_) => 4,
-                Val::Int(_) | Val::Float(_) => 5,
-                Val::Null => 6,
+                Val::Path(_) => 3,
+                Val::Str(_) => 4,
+                Val::Bool(_) => 5,
+                Val::Int(_) | Val::Float(_) => 6,
+                Val::Null => 7,
             }
         }
         match (self, other) {
             (Val::Bool(a), Val::Bool(b)) => a.cmp(b),
             (Val::Int(a), Val::Int(b)) => a.cmp(b),
-            (Val::Int(a), Val::Float(b)) => (*a as f64).total_cmp(b),
-            (Val::Float(a), Val::Int(b)) => a.total_cmp(&(*b as f64)),
-            (Val::Float(a), Val::Float(b)) => a.total_cmp(b),
+            (Val::Int(a), Val::Float(b)) => number_order(*a as f64, *b),
+            (Val::Float(a), Val::Int(b)) => number_order(*a, *b as f64),
+            (Val::Float(a), Val::Float(b)) => number_order(*a, *b),
             (Val::Str(a), Val::Str(b)) => a.cmp(b),
             (Val::Node(a), Val::Node(b)) | (Val::Rel(a), Val::Rel(b)) => a.cmp(b),
+            (Val::Path(a), Val::Path(b)) => a.cmp(b),
             (Val::Map(a), Val::Map(b)) => {
                 let sorted = |m: &[(String, Val<'_>)]| {
                     let mut v: Vec<(String, Val<'static>)> = m
@@ -144,7 +159,18 @@ impl<'m> Val<'m> {
             Val::Rel(r) => Val::Rel(r),
             Val::List(v) => Val::List(v.into_iter().map(Val::into_owned).collect()),
             Val::Map(m) => Val::Map(m.into_iter().map(|(k, v)| (k, v.into_owned())).collect()),
+            Val::Path(p) => Val::Path(p),
         }
+    }
+}
+
+/// Cypher's order of numbers: by value, NaN (of either sign) after every other number.
+fn number_order(a: f64, b: f64) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => a.total_cmp(&b),
     }
 }
 
@@ -169,6 +195,12 @@ impl Serialize for Val<'_> {
                 m.end()
             }
             Val::List(v) => v.serialize(s),
+            Val::Path(p) => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("nodes", &p.nodes)?;
+                m.serialize_entry("rels", &p.rels)?;
+                m.end()
+            }
             Val::Map(entries) => {
                 let mut m = s.serialize_map(Some(entries.len()))?;
                 for (k, v) in entries {
@@ -209,6 +241,16 @@ impl std::fmt::Display for Val<'_> {
                     write!(f, "{k}: {x}")?;
                 }
                 f.write_str("}")
+            }
+            Val::Path(p) => {
+                f.write_str("<")?;
+                for (i, n) in p.nodes.iter().enumerate() {
+                    if let Some(r) = i.checked_sub(1).and_then(|j| p.rels.get(j)) {
+                        write!(f, "-[{r}]-")?;
+                    }
+                    write!(f, "({n})")?;
+                }
+                f.write_str(">")
             }
         }
     }
@@ -265,6 +307,13 @@ pub fn compare(op: CmpOp, a: &Val<'_>, b: &Val<'_>) -> Option<bool> {
         (Val::Str(x), Val::Str(y)) => Some(x.cmp(y)),
         (Val::Bool(x), Val::Bool(y)) => Some(x.cmp(y)),
         (Val::Node(x), Val::Node(y)) | (Val::Rel(x), Val::Rel(y)) => {
+            return match op {
+                CmpOp::Eq => Some(x == y),
+                CmpOp::Ne => Some(x != y),
+                _ => None,
+            }
+        }
+        (Val::Path(x), Val::Path(y)) => {
             return match op {
                 CmpOp::Eq => Some(x == y),
                 CmpOp::Ne => Some(x != y),
@@ -385,11 +434,42 @@ pub fn string_op(op: StrOp, a: &Val<'_>, b: &Val<'_>) -> Option<bool> {
 /// Why a value could not be computed: an integer overflow, an integer division by zero, operands
 /// of the wrong types (see [`Env::try_eval`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EvalError(pub String);
+pub struct EvalError {
+    /// What went wrong, quoting the values.
+    pub message: String,
+    /// Its openCypher class: `TypeError` for operands of the wrong types, `ArithmeticError` for
+    /// an integer overflow or division by zero, `ArgumentError` for an argument out of a
+    /// function's domain.
+    pub class: CypherClass,
+}
+
+/// A [`CypherClass::TypeError`] (the commonest evaluation error: a value of the wrong type),
+/// written like a tuple-struct constructor, `EvalError(message)`.
+#[allow(non_snake_case)]
+pub fn EvalError(message: String) -> EvalError {
+    EvalError::new(message, CypherClass::TypeError)
+}
+
+impl EvalError {
+    /// An error of `class`.
+    pub fn new(message: String, class: CypherClass) -> Self {
+        EvalError { message, class }
+    }
+
+    /// An [`CypherClass::ArithmeticError`]: integer overflow, integer division by zero.
+    pub fn arithmetic(message: String) -> Self {
+        EvalError::new(message, CypherClass::ArithmeticError)
+    }
+
+    /// An [`CypherClass::ArgumentError`]: an argument out of a function's domain.
+    pub fn argument(message: String) -> Self {
+        EvalError::new(message, CypherClass::ArgumentError)
+    }
+}
 
 impl std::fmt::Display for EvalError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -426,6 +506,7 @@ pub(crate) fn kind_name(v: &Val<'_>) -> &'static str {
         Val::Rel(_) => "a relationship",
         Val::List(_) => "a list",
         Val::Map(_) => "a map",
+        Val::Path(_) => "a path",
     }
 }
 
@@ -434,6 +515,8 @@ pub(crate) fn kind_name(v: &Val<'_>) -> &'static str {
 /// nothing (it makes no answer null: [`compare`] says NaN is unequal to every number).
 fn in_set(x: &Val<'_>, set: &LiteralSet) -> Val<'static> {
     let (found, maybe_null) = match x {
+        // Nothing is in an empty list, not even null.
+        Val::Null if set.items().is_empty() => return Val::Bool(false),
         Val::Null => return Val::Null,
         Val::Int(i) => (set.has_int(*i) || set.has_float(*i as f64), set.has_null()),
         Val::Float(f) if !f.is_nan() && !set.has_huge_ints() => {
@@ -478,7 +561,7 @@ fn arith<'m>(op: ArithOp, a: Val<'m>, b: Val<'m>) -> Result<Val<'m>, EvalError> 
         .map(Val::Int)
         .ok_or_else(|| {
             let o = op_text(op);
-            EvalError(match op {
+            EvalError::arithmetic(match op {
                 ArithOp::Div | ArithOp::Mod if y == 0 => {
                     format!("integer division by zero in `{x} {o} {y}`")
                 }
@@ -539,6 +622,32 @@ fn list_fn<'m>(func: ListFn, args: &[Val<'m>]) -> Val<'m> {
         (ListFn::Range, [Val::Int(a), Val::Int(b), Val::Int(step)]) => range(*a, *b, *step),
         _ => Val::Null,
     }
+}
+
+/// `length(p)`, `nodes(p)` and `relationships(p)` of a path (null for null; another value is
+/// a type error).
+fn path_fn<'m>(func: ListFn, v: Val<'m>) -> Result<Val<'m>, EvalError> {
+    let p = match v {
+        Val::Path(p) => p,
+        Val::Null => return Ok(Val::Null),
+        other => {
+            let name = match func {
+                ListFn::Length => "length",
+                ListFn::Nodes => "nodes",
+                _ => "relationships",
+            };
+            return Err(EvalError(format!(
+                "{name}() takes a path, not {} ({})",
+                kind_name(&other),
+                shown(&other)
+            )));
+        }
+    };
+    Ok(match func {
+        ListFn::Length => Val::Int(p.rels.len() as i64),
+        ListFn::Nodes => Val::List(p.nodes.iter().map(|&n| Val::Node(n)).collect()),
+        _ => Val::List(p.rels.iter().map(|&r| Val::Rel(r)).collect()),
+    })
 }
 
 /// `range(from, to, step)`; null for a zero step or more than [`MAX_RANGE`] elements.
@@ -681,6 +790,10 @@ impl<'m> Env<'_, 'm> {
                 let Val::List(items) = self.ev::<STRICT>(list)? else {
                     return Ok(Val::Null);
                 };
+                // Nothing is in an empty list, not even null.
+                if items.is_empty() {
+                    return Ok(Val::Bool(false));
+                }
                 if x.is_null() {
                     return Ok(Val::Null);
                 }
@@ -745,7 +858,7 @@ impl<'m> Env<'_, 'm> {
                 Val::Int(i) => match i.checked_neg() {
                     Some(n) => Val::Int(n),
                     None if STRICT => {
-                        return Err(EvalError(format!(
+                        return Err(EvalError::arithmetic(format!(
                             "integer overflow in `-({i})` (beyond 64-bit integers)"
                         )))
                     }
@@ -765,7 +878,7 @@ impl<'m> Env<'_, 'm> {
             Expr::Checked(a, slot) => match self.ev::<true>(a) {
                 Ok(v) => v,
                 Err(e) => {
-                    slot.record(e.0.clone());
+                    slot.record_classed(e.message.clone(), Some(e.class));
                     if STRICT {
                         return Err(e);
                     }
@@ -788,6 +901,12 @@ impl<'m> Env<'_, 'm> {
                 Some(o) => Val::Bool(o.exists(sub, self.nodes, self.rels)),
                 None => Val::Null,
             },
+            Expr::ListFn(func @ (ListFn::Length | ListFn::Nodes | ListFn::Relationships), args) => {
+                match args.first() {
+                    Some(a) => path_fn(*func, self.ev::<STRICT>(a)?)?,
+                    None => Val::Null,
+                }
+            }
             Expr::ListFn(func, args) => {
                 let vals = args
                     .iter()
@@ -795,6 +914,7 @@ impl<'m> Env<'_, 'm> {
                     .collect::<Result<Vec<_>, _>>()?;
                 list_fn(*func, &vals)
             }
+            Expr::Path(parts) => self.path::<STRICT>(parts)?,
             Expr::Case(c) => {
                 let subject = match &c.subject {
                     Some(s) => Some(self.ev::<STRICT>(s)?),
@@ -851,6 +971,66 @@ impl<'m> Env<'_, 'm> {
             // Aggregates are computed by the result stage, which replaces them by columns.
             Expr::Aggregate { .. } => Val::Null,
         })
+    }
+
+    /// A named path's value from its parts (see [`Expr::Path`]); null when a part is null.
+    fn path<const STRICT: bool>(&self, parts: &[Expr]) -> Result<Val<'m>, EvalError> {
+        let mut p = PathVal {
+            nodes: Vec::new(),
+            rels: Vec::new(),
+        };
+        // The node after a variable-length relationship is its last relationship's far end,
+        // already in the path.
+        let mut after_hops = false;
+        for part in parts {
+            match self.ev::<STRICT>(part)? {
+                Val::Node(n) => {
+                    if !(after_hops && p.nodes.last() == Some(&n)) {
+                        p.nodes.push(n);
+                    }
+                    after_hops = false;
+                }
+                Val::Rel(r) => p.rels.push(r),
+                Val::List(hops) => {
+                    let mut ids = Vec::with_capacity(hops.len());
+                    for h in hops {
+                        let Val::Rel(e) = h else {
+                            return Ok(Val::Null);
+                        };
+                        ids.push(e);
+                    }
+                    let Some(&start) = p.nodes.last() else {
+                        return Ok(Val::Null);
+                    };
+                    // The list may run from either end of the variable-length relationship.
+                    let ends = |e: u32| {
+                        let src = self.model.edge_source(e);
+                        let dst = self.model.edge_target(e).map(|(d, _)| d);
+                        (src, dst)
+                    };
+                    if let Some(&first) = ids.first() {
+                        let (s, d) = ends(first);
+                        if s != Some(start) && d != Some(start) {
+                            ids.reverse();
+                        }
+                    }
+                    let mut at = start;
+                    for e in ids {
+                        let (s, d) = ends(e);
+                        at = match (s, d) {
+                            (Some(s), Some(d)) if s == at => d,
+                            (Some(s), Some(d)) if d == at => s,
+                            _ => return Ok(Val::Null),
+                        };
+                        p.rels.push(e);
+                        p.nodes.push(at);
+                    }
+                    after_hops = true;
+                }
+                _ => return Ok(Val::Null),
+            }
+        }
+        Ok(Val::Path(Box::new(p)))
     }
 
     /// `f` of the values of `a` and `b`, a literal operand borrowed rather than copied.

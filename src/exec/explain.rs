@@ -52,6 +52,10 @@ pub fn expr_text(e: &Expr, p: &Pattern, model: &Model) -> String {
         Expr::Neg(a) => format!("-{}", r(a)),
         Expr::Checked(a, _) => r(a),
         Expr::Local(i) => format!("local#{i}"),
+        Expr::Path(parts) => format!(
+            "path({})",
+            parts.iter().map(r).collect::<Vec<_>>().join(", ")
+        ),
         Expr::Map(entries) => format!(
             "{{{}}}",
             entries
@@ -109,6 +113,9 @@ pub fn expr_text(e: &Expr, p: &Pattern, model: &Model) -> String {
             match func {
                 ListFn::Size => "size",
                 ListFn::Range => "range",
+                ListFn::Length => "length",
+                ListFn::Nodes => "nodes",
+                ListFn::Relationships => "relationships",
             },
             args.iter().map(r).collect::<Vec<_>>().join(", ")
         ),

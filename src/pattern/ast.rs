@@ -146,6 +146,9 @@ pub struct PathPattern {
     /// The `MATCH` clause the path was written in, counted from 0 (in an `EXISTS` body, among
     /// the body's own clauses): Cypher semantics keeps the edges of one clause distinct.
     pub clause: usize,
+    /// The path's variable in a named path `p = (…)` (only in `MATCH` and `OPTIONAL MATCH`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<Name>,
     /// The whole path.
     pub span: Span,
 }

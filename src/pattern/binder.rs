@@ -176,6 +176,8 @@ enum Binding {
     Column(usize),
     /// The variable of a list comprehension (an [`Expr::Local`]).
     Local(usize),
+    /// A named path: its [`Expr::Path`] in [`Binder::paths`].
+    Path(usize),
 }
 
 struct Binder<'a> {
@@ -199,6 +201,8 @@ struct Binder<'a> {
     var_lengths: RefCell<Vec<VarLength>>,
     /// Variable-length relationships are allowed (not in `EXISTS` and pattern predicates).
     allow_hops: Cell<bool>,
+    /// The named paths' values ([`Binding::Path`]).
+    paths: RefCell<Vec<Expr>>,
 }
 
 /// Something suspicious in a query that binds: reported, never an error.
@@ -352,6 +356,7 @@ fn bind_inner(
         columns: Cell::new(0),
         var_lengths: RefCell::new(Vec::new()),
         allow_hops: Cell::new(false),
+        paths: RefCell::new(Vec::new()),
     };
     let bound = b.query(query)?;
     let warnings = b.warnings.into_inner();
@@ -360,6 +365,10 @@ fn bind_inner(
     }
     Ok((bound, warnings))
 }
+
+/// The most relationships a graph may have for an unbounded variable-length relationship (`*`,
+/// `*2..`): its walk goes as deep as the graph has relationships.
+const MAX_UNBOUNDED_EDGES: u32 = 1024;
 
 fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<String> {
     let near = nearest_names(name, known, 3);
@@ -469,6 +478,7 @@ impl Binder<'_> {
             Binding::Rel(s) => (1, *s),
             Binding::Column(s) => (2, *s),
             Binding::Local(s) => (3, *s),
+            Binding::Path(s) => (4, *s),
         });
         let mut current: HashMap<String, Binding> = scope.clone();
         for w in &q.with_clauses {
@@ -614,22 +624,29 @@ impl Binder<'_> {
             ));
         }
         let min = hops.min.unwrap_or(1);
-        let Some(max) = hops.max else {
-            return Err(QueryError::semantic(
-                "a variable-length relationship needs an upper bound",
-                Some(hops.span),
-            )
-            .with_help(format!("write `*{min}..k` with k at most {MAX_HOPS}")));
+        let max = match hops.max {
+            Some(max) => max,
+            // Unbounded: a path repeats no relationship (Cypher's semantics) and no inner node
+            // (isomorphism), so it has at most as many hops as the graph has relationships (or
+            // 2: there and back along one). Homomorphism is refused when the query runs.
+            None => {
+                let edges = self.model.edge_count() as u64;
+                if edges > u64::from(MAX_UNBOUNDED_EDGES) {
+                    return Err(QueryError::semantic(
+                        format!(
+                            "an unbounded variable-length relationship on a graph of more than \
+                             {MAX_UNBOUNDED_EDGES} relationships"
+                        ),
+                        Some(hops.span),
+                    )
+                    .with_help(format!("write `*{min}..k` with k at most {MAX_HOPS}")));
+                }
+                edges.max(2).max(min)
+            }
         };
-        if min == 0 {
-            return Err(
-                QueryError::unsupported("a zero-length path (`*0..`)", hops.span)
-                    .with_help("paths have at least one relationship: write `*1..k`"),
-            );
-        }
-        if max < min || max > u64::from(MAX_HOPS) {
+        if max < min || (hops.max.is_some() && max > u64::from(MAX_HOPS)) {
             return Err(QueryError::semantic(
-                format!("hop bounds must satisfy 1 <= min <= max <= {MAX_HOPS}"),
+                format!("hop bounds must satisfy 0 <= min <= max <= {MAX_HOPS}"),
                 Some(hops.span),
             ));
         }
@@ -721,9 +738,23 @@ impl Binder<'_> {
                             Some(v.span),
                         ))
                     }
-                    Some(_) => {
+                    Some(Binding::Path(_)) => {
+                        return Err(QueryError::semantic(
+                            format!("`{}` is a path, not a node", v.name),
+                            Some(v.span),
+                        )
+                        .with_class(crate::error::CypherClass::SyntaxError))
+                    }
+                    Some(Binding::Rel(_)) => {
                         return Err(QueryError::semantic(
                             format!("`{}` is a relationship variable, not a node", v.name),
+                            Some(v.span),
+                        )
+                        .with_class(crate::error::CypherClass::SyntaxError))
+                    }
+                    Some(_) => {
+                        return Err(QueryError::semantic(
+                            format!("`{}` is not a node variable", v.name),
                             Some(v.span),
                         ))
                     }
@@ -762,6 +793,9 @@ impl Binder<'_> {
             }
             slots.push(slot);
         }
+        // A named path's parts: its nodes and, between them, its relationships (a
+        // variable-length one as the column of its relationship list).
+        let mut parts = vec![Expr::Node(slots[0])];
         for (i, r) in path.rels.iter().enumerate() {
             let types = self.rel_types(&r.types)?;
             let (left, right) = (slots[i], slots[i + 1]);
@@ -780,11 +814,18 @@ impl Binder<'_> {
             }
             let (name, named) = match &r.var {
                 Some(v) => {
-                    if scope.contains_key(&v.name) {
-                        return Err(QueryError::semantic(
+                    if let Some(b) = scope.get(&v.name) {
+                        let e = QueryError::semantic(
                             format!("variable `{}` is already bound; a relationship variable can be used in one place only", v.name),
                             Some(v.span),
-                        ));
+                        );
+                        // A node or path variable used as a relationship is Cypher's error too.
+                        return Err(match b {
+                            Binding::Node(_) | Binding::Path(_) => {
+                                e.with_class(crate::error::CypherClass::SyntaxError)
+                            }
+                            _ => e,
+                        });
                     }
                     let binding = match hops {
                         Some(_) => Binding::Column(self.new_column()),
@@ -798,16 +839,25 @@ impl Binder<'_> {
             if let Some((min, max)) = hops {
                 let column = match r.var.as_ref().and_then(|v| scope.get(&v.name)) {
                     Some(Binding::Column(c)) => Some(*c),
+                    // A named path needs the list of an anonymous one too.
+                    _ if path.name.is_some() => Some(self.new_column()),
                     _ => None,
                 };
+                parts.push(column.map_or(Expr::Literal(Value::Null), Expr::Column));
                 self.var_lengths.borrow_mut().push(VarLength {
                     rel: slot,
                     min,
                     max,
                     column,
+                    unbounded: r.hops.as_ref().is_some_and(|h| h.max.is_none()),
                 });
             }
-            let named = named || !r.props.is_empty();
+            if hops.is_none() {
+                parts.push(Expr::Rel(slot));
+            }
+            parts.push(Expr::Node(slots[i + 1]));
+            // A named path reads every relationship: each match must be its own row.
+            let named = named || !r.props.is_empty() || path.name.is_some();
             pattern.rels.push(RelVar {
                 name,
                 named,
@@ -830,7 +880,39 @@ impl Binder<'_> {
                 ));
             }
         }
+        if let Some(name) = &path.name {
+            if scope.contains_key(&name.name) {
+                return Err(QueryError::semantic(
+                    format!("variable `{}` is already bound", name.name),
+                    Some(name.span),
+                )
+                .with_class(crate::error::CypherClass::SyntaxError));
+            }
+            let mut paths = self.paths.borrow_mut();
+            scope.insert(name.name.clone(), Binding::Path(paths.len()));
+            paths.push(Expr::Path(parts));
+        }
         Ok(())
+    }
+
+    /// The value a variable bound as `b` reads.
+    fn binding_expr(&self, b: Binding) -> Expr {
+        match b {
+            Binding::Node(s) => Expr::Node(s),
+            Binding::Rel(s) => Expr::Rel(s),
+            Binding::Column(c) => Expr::Column(c),
+            Binding::Local(l) => Expr::Local(l),
+            Binding::Path(p) => self.path_value(p),
+        }
+    }
+
+    /// The value of named path `p` ([`Binding::Path`]).
+    fn path_value(&self, p: usize) -> Expr {
+        self.paths
+            .borrow()
+            .get(p)
+            .cloned()
+            .unwrap_or(Expr::Literal(Value::Null))
     }
 
     /// The kinds of value a bound expression can have, when the binder knows them: a literal or
@@ -1043,6 +1125,7 @@ impl Binder<'_> {
                 Some(Binding::Rel(s)) => Expr::Rel(*s),
                 Some(Binding::Column(c)) => Expr::Column(*c),
                 Some(Binding::Local(l)) => Expr::Local(*l),
+                Some(Binding::Path(p)) => self.path_value(*p),
                 None => {
                     let mut err = QueryError::semantic(
                         format!("variable `{name}` is not defined"),
@@ -1060,6 +1143,13 @@ impl Binder<'_> {
                     return self.param_expr(&shown, &v, e.span);
                 }
                 let b = rec(base)?;
+                if matches!(b, Expr::Path(_)) {
+                    return Err(QueryError::semantic(
+                        format!("a path has no properties (`.{}`)", key.name),
+                        Some(e.span),
+                    )
+                    .with_class(crate::error::CypherClass::SyntaxError));
+                }
                 let on_rel = match b {
                     Expr::Node(_) => Some(false),
                     Expr::Rel(_) => Some(true),
@@ -1110,7 +1200,9 @@ impl Binder<'_> {
                 let (l, r) = (rec(lhs)?, rec(rhs)?);
                 self.check_comparison(*op, e, (lhs, &l), (rhs, &r));
                 let cmp = |c| Expr::Compare(c, Box::new(l.clone()), Box::new(r.clone()));
-                let ar = |a| Expr::Arith(a, Box::new(l.clone()), Box::new(r.clone()));
+                // Arithmetic is strict: `1 / 0`, an overflow or `'a' + 1` fail the query with
+                // Cypher's error instead of reading as null.
+                let ar = |a| self.checked(Expr::Arith(a, Box::new(l.clone()), Box::new(r.clone())));
                 match op {
                     BinaryOp::And => {
                         let mut v = Vec::new();
@@ -1304,6 +1396,23 @@ impl Binder<'_> {
             ));
         }
         match lower.as_str() {
+            "length" | "nodes" | "relationships" => {
+                let arg = one(&lower)?;
+                // A node or relationship variable is never a path: known before the query runs.
+                if matches!(arg, Expr::Node(_) | Expr::Rel(_)) {
+                    return Err(QueryError::semantic(
+                        format!("{lower}() takes a path, not a node or relationship"),
+                        Some(span),
+                    )
+                    .with_class(crate::error::CypherClass::SyntaxError));
+                }
+                let func = match lower.as_str() {
+                    "length" => ListFn::Length,
+                    "nodes" => ListFn::Nodes,
+                    _ => ListFn::Relationships,
+                };
+                Ok(self.checked(Expr::ListFn(func, vec![arg])))
+            }
             "size" => match args {
                 [ast::Expr {
                     kind: ExprKind::PatternPredicate(path),
@@ -1313,7 +1422,14 @@ impl Binder<'_> {
                     Some(path.span),
                 )
                 .with_class(crate::error::CypherClass::SyntaxError)),
-                _ => Ok(Expr::ListFn(ListFn::Size, vec![one("size")?])),
+                _ => match one("size")? {
+                    Expr::Path(_) => Err(QueryError::semantic(
+                        "size() of a path: its length is length(p)",
+                        Some(span),
+                    )
+                    .with_class(crate::error::CypherClass::SyntaxError)),
+                    arg => Ok(Expr::ListFn(ListFn::Size, vec![arg])),
+                },
             },
             "range" => match args {
                 [_, _] | [_, _, _] => {
@@ -1349,7 +1465,14 @@ impl Binder<'_> {
             }
             "id" => Ok(Expr::Id(Box::new(one("id")?))),
             "type" => Ok(self.checked(Expr::TypeName(Box::new(one("type")?)))),
-            "labels" => Ok(self.checked(Expr::LabelNames(Box::new(one("labels")?)))),
+            "labels" => match one("labels")? {
+                Expr::Path(_) => Err(QueryError::semantic(
+                    "labels() takes a node, not a path",
+                    Some(span),
+                )
+                .with_class(crate::error::CypherClass::SyntaxError)),
+                arg => Ok(self.checked(Expr::LabelNames(Box::new(arg)))),
+            },
             _ => Err(
                 QueryError::unsupported(&format!("function `{}`", name.name), name.span)
                     .with_help("see the function table in docs/query-language.md"),
@@ -1403,6 +1526,12 @@ impl Binder<'_> {
             }
         }
         let mut filter = Vec::new();
+        if let Some(name) = paths.iter().find_map(|p| p.name.as_ref()) {
+            return Err(QueryError::unsupported(
+                "a named path inside EXISTS or a pattern predicate",
+                name.span,
+            ));
+        }
         let allow_hops = self.allow_hops.replace(false);
         for path in paths {
             let bound = self.path(path, &mut pattern, &mut scope, &mut filter, 0);
@@ -1478,12 +1607,7 @@ impl Binder<'_> {
                 if name.starts_with('_') {
                     continue;
                 }
-                let expr = match b {
-                    Binding::Node(s) => Expr::Node(*s),
-                    Binding::Rel(s) => Expr::Rel(*s),
-                    Binding::Column(c) => Expr::Column(*c),
-                    Binding::Local(l) => Expr::Local(*l),
-                };
+                let expr = self.binding_expr(*b);
                 items.push(ProjItem {
                     expr,
                     name: name.clone(),
@@ -1534,9 +1658,33 @@ impl Binder<'_> {
             .enumerate()
             .map(|(i, it)| (it.name.clone(), Binding::Column(i)))
             .collect();
-        let filter = where_clause
-            .map(|w| self.condition(w, &next, pattern))
-            .transpose()?;
+        let filter = match where_clause.map(|w| self.condition(w, &next, pattern)) {
+            None => None,
+            Some(Ok(f)) => Some(f),
+            // `WITH c WHERE r IS NULL`: the WHERE of a WITH that neither aggregates nor drops
+            // duplicates also sees the variables before it. They ride along as hidden columns
+            // (named so that no variable can refer to them, and not in the next scope).
+            Some(Err(e)) => {
+                let plain = !p.distinct && !items.iter().any(|i| i.expr.has_aggregate());
+                let Some(w) = where_clause.filter(|_| plain) else {
+                    return Err(e);
+                };
+                let mut seen = next.clone();
+                let mut earlier: Vec<(&String, &Binding)> = scope
+                    .iter()
+                    .filter(|(k, _)| !next.contains_key(*k))
+                    .collect();
+                earlier.sort_by(|a, b| a.0.cmp(b.0));
+                for (name, b) in earlier {
+                    seen.insert(name.clone(), Binding::Column(items.len()));
+                    items.push(ProjItem {
+                        expr: self.binding_expr(*b),
+                        name: format!(" {name}"),
+                    });
+                }
+                Some(self.condition(w, &seen, pattern)?)
+            }
+        };
         let mut order_by = Vec::new();
         for s in &p.order_by {
             let text = s.expr.to_string();

@@ -217,8 +217,14 @@ pub enum Expr {
     /// `EXISTS { … }` or a pattern predicate: true when the sub-pattern has at least one match
     /// extending the current binding. `NOT EXISTS` is `Not(Exists(..))` (a NAC).
     Exists(Box<SubPattern>),
-    /// A list function: `size(list)`, `range(from, to[, step])`.
+    /// A list function: `size(list)`, `range(from, to[, step])`, and the path functions
+    /// `length(p)`, `nodes(p)`, `relationships(p)`.
     ListFn(ListFn, Vec<Expr>),
+    /// A named path `p = (a)-[r]->(b)…`: its parts in writing order, each an [`Expr::Node`], an
+    /// [`Expr::Rel`], or for a variable-length relationship the [`Expr::Column`] holding its list
+    /// of relationships (the nodes between them are the relationships' ends). Null when a part
+    /// is null (an `OPTIONAL MATCH` without a match).
+    Path(Vec<Expr>),
     /// `CASE`: the value of the first branch whose `WHEN` holds, else the `ELSE` value (null when
     /// absent). With a subject (simple `CASE x WHEN v …`) a branch holds when `x = v` is true.
     Case(Box<CaseOf>),
@@ -378,6 +384,12 @@ impl Func {
 pub enum ListFn {
     /// `size(list)` (or of a string: its length in characters); null for null.
     Size,
+    /// `length(path)`: its number of relationships.
+    Length,
+    /// `nodes(path)`: its nodes, in order.
+    Nodes,
+    /// `relationships(path)`: its relationships, in order.
+    Relationships,
     /// `range(from, to[, step])`: the integers from `from` to `to` inclusive, by `step` (default
     /// 1; at most [`MAX_RANGE`] elements, else null).
     Range,
@@ -386,7 +398,10 @@ pub enum ListFn {
 /// Where [`Expr::Checked`] records the first evaluation error it meets (shared by the clones of the
 /// expression, so by every worker thread of a run).
 #[derive(Debug, Clone, Default)]
-pub struct ErrorSlot(std::sync::Arc<std::sync::Mutex<Option<String>>>);
+pub struct ErrorSlot(std::sync::Arc<std::sync::Mutex<Option<SlotError>>>);
+
+/// An error recorded in an [`ErrorSlot`]: its message and, when known, its openCypher class.
+pub type SlotError = (String, Option<crate::error::CypherClass>);
 
 impl ErrorSlot {
     /// An empty slot.
@@ -396,18 +411,32 @@ impl ErrorSlot {
 
     /// Keeps `message` unless an error is recorded already.
     pub fn record(&self, message: String) {
+        self.record_classed(message, None);
+    }
+
+    /// Keeps `message` of `class` unless an error is recorded already.
+    pub fn record_classed(&self, message: String, class: Option<crate::error::CypherClass>) {
         let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        slot.get_or_insert(message);
+        slot.get_or_insert((message, class));
     }
 
     /// The recorded error, if any, taken out (the slot is empty again).
     pub fn take(&self) -> Option<String> {
+        self.take_classed().map(|(m, _)| m)
+    }
+
+    /// The recorded error with its class, if any, taken out (the slot is empty again).
+    pub fn take_classed(&self) -> Option<SlotError> {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
 
     /// The recorded error, if any (left in place).
     pub fn error(&self) -> Option<String> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(|(m, _)| m.clone())
     }
 }
 
@@ -546,12 +575,16 @@ pub struct MatchStep {
 pub struct VarLength {
     /// Its relationship slot (types, direction, ends).
     pub rel: RelSlot,
-    /// Fewest hops (at least 1).
+    /// Fewest hops (0: the path may stay at its start).
     pub min: u32,
-    /// Most hops (at most [`MAX_HOPS`]).
+    /// Most hops (at most [`MAX_HOPS`] when written; for an unbounded one, the graph's number
+    /// of relationships, which no path repeating none exceeds).
     pub max: u32,
     /// The column its relationship list goes to, when it has a variable.
     pub column: Option<usize>,
+    /// Written without an upper bound (`*`, `*2..`): `max` is then exact only when a path
+    /// cannot repeat a relationship (not under homomorphism).
+    pub unbounded: bool,
 }
 
 /// One query after `UNION [ALL]`.
@@ -582,26 +615,31 @@ impl BoundQuery {
     /// The first evaluation error recorded by the query's checked expressions during a run (see
     /// [`Expr::Checked`]), taken out so that the next run starts clean.
     pub fn take_error(&self) -> Option<String> {
+        self.take_error_classed().map(|(m, _)| m)
+    }
+
+    /// [`BoundQuery::take_error`] with the error's openCypher class, when known.
+    pub fn take_error_classed(&self) -> Option<SlotError> {
         let mut exprs: Vec<&Expr> = self.filter.iter().collect();
         for st in &self.stages {
             exprs.extend(st.items.iter().map(|i| &i.expr));
             exprs.extend(st.filter.iter());
             exprs.extend(st.order_by.iter().map(|(e, _)| e));
         }
-        let mut found = exprs.iter().find_map(|e| e.take_error());
+        let mut found = exprs.iter().find_map(|e| e.take_error_classed());
         if let Some(c) = &self.clauses {
             for step in &c.steps {
                 let e = match step {
-                    ReadStep::Unwind { list, .. } => list.take_error(),
-                    ReadStep::Match(m) => m.filter.iter().find_map(Expr::take_error),
+                    ReadStep::Unwind { list, .. } => list.take_error_classed(),
+                    ReadStep::Match(m) => m.filter.iter().find_map(Expr::take_error_classed),
                 };
                 found = found.or(e);
             }
             for u in c.unwinds_after.iter().flatten() {
-                found = found.or(u.take_error());
+                found = found.or(u.take_error_classed());
             }
             for part in &c.union {
-                found = found.or(part.query.take_error());
+                found = found.or(part.query.take_error_classed());
             }
         }
         found
@@ -632,16 +670,21 @@ impl Expr {
     /// The first error recorded by an [`Expr::Checked`] in this expression (including the
     /// filters of its sub-patterns), taken out of its slot.
     pub fn take_error(&self) -> Option<String> {
+        self.take_error_classed().map(|(m, _)| m)
+    }
+
+    /// [`Expr::take_error`] with the error's openCypher class, when known.
+    pub fn take_error_classed(&self) -> Option<SlotError> {
         let mut found = None;
         self.walk(&mut |e| match e {
             Expr::Checked(_, slot) => {
-                if let Some(m) = slot.take() {
+                if let Some(m) = slot.take_classed() {
                     found.get_or_insert(m);
                 }
             }
             Expr::Exists(sub) => {
                 for x in &sub.filter {
-                    if let Some(m) = x.take_error() {
+                    if let Some(m) = x.take_error_classed() {
                         found.get_or_insert(m);
                     }
                 }
@@ -710,9 +753,12 @@ impl Expr {
                 a.walk(f);
                 b.walk(f);
             }
-            Expr::And(v) | Expr::Or(v) | Expr::List(v) | Expr::ListFn(_, v) | Expr::Func(_, v) => {
-                v.iter().for_each(|e| e.walk(f))
-            }
+            Expr::And(v)
+            | Expr::Or(v)
+            | Expr::List(v)
+            | Expr::ListFn(_, v)
+            | Expr::Func(_, v)
+            | Expr::Path(v) => v.iter().for_each(|e| e.walk(f)),
             Expr::LiteralSet(set) => set.items().iter().for_each(|e| e.walk(f)),
             Expr::Comprehension(c) => {
                 c.list.walk(f);

@@ -561,6 +561,7 @@ impl Run<'_> {
             Val::Map(_) => "a map",
             Val::Node(_) => "a node",
             Val::Rel(_) => "a relationship",
+            Val::Path(_) => "a path",
         };
         Err(QueryError::semantic(
             format!("{what} cannot be stored as a property value"),

@@ -26,6 +26,7 @@ fn text(row: Row<'_, '_>) -> Vec<String> {
             Item::Rel(r) => format!("{}->{}", r.source().key(), r.target().key()),
             Item::List(l) => format!("list of {}", l.len()),
             Item::Map(m) => format!("map of {}", m.len()),
+            Item::Path { rels, .. } => format!("path of {}", rels.len()),
             Item::Value(v) => v.as_ref().to_string(),
         })
         .collect()

@@ -13,7 +13,10 @@ mod cli_reports;
 #[cfg(feature = "cluster")]
 mod cluster;
 mod cypher_clauses;
+mod cypher_errors;
 mod cypher_lists;
+mod cypher_paths;
+mod cypher_reading;
 mod cypher_updates;
 mod cypher_values;
 mod deadline;

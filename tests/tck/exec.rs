@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use gemp::api::{Graph, Item, RunOptions};
 use gemp::exec::eval::Val;
 use gemp::model::{Model, Value, ValueRef};
-use gemp::pattern::{Params, QueryErrorKind};
+use gemp::pattern::{ParamValue, Params, QueryErrorKind};
 use gemp::transform::ApplyOptions;
 
 use crate::values::TVal;
@@ -34,19 +34,30 @@ pub fn params(list: &[(String, String)]) -> Result<Params, String> {
     let mut out = Params::default();
     for (k, text) in list {
         let v = crate::values::parse(text)?;
-        let value = match v {
-            TVal::Null => Value::Null,
-            TVal::Bool(b) => Value::Bool(b),
-            TVal::Int(i) => Value::Int(i),
-            TVal::Float(f) => Value::Float(f),
-            TVal::Str(s) => Value::Str(s),
-            TVal::List(_) => return Err("a list parameter".into()),
-            TVal::Map(_) => return Err("a map parameter".into()),
-            _ => return Err("a graph element parameter".into()),
-        };
-        out.insert(k.clone(), value.into());
+        out.insert(k.clone(), param(v)?);
     }
     Ok(out)
+}
+
+/// A TCK value as a gemp parameter value (lists and maps nested).
+fn param(v: TVal) -> Result<ParamValue, String> {
+    Ok(match v {
+        TVal::Null => Value::Null.into(),
+        TVal::Bool(b) => Value::Bool(b).into(),
+        TVal::Int(i) => Value::Int(i).into(),
+        TVal::Float(f) => Value::Float(f).into(),
+        TVal::Str(s) => Value::Str(s).into(),
+        TVal::List(items) => {
+            ParamValue::List(items.into_iter().map(param).collect::<Result<_, _>>()?)
+        }
+        TVal::Map(entries) => ParamValue::Map(
+            entries
+                .into_iter()
+                .map(|(k, v)| Ok((k, param(v)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+        _ => return Err("a graph element parameter".into()),
+    })
 }
 
 /// The first line of an error message without its `error: ` or `line N, column M: ` prefix.
@@ -233,6 +244,22 @@ fn item(model: &Model, i: &Item<'_>) -> TVal {
             entries
                 .iter()
                 .map(|(k, x)| (k.clone(), item(model, x)))
+                .collect(),
+        ),
+        Item::Path { nodes, rels } => TVal::Path(
+            nodes
+                .iter()
+                .map(|n| TVal::Node(node_labels(model, n.id()), node_props(model, n.id())))
+                .collect(),
+            rels.iter()
+                .zip(nodes)
+                .map(|(r, from)| {
+                    let forward = model.edge_source(r.id()) == Some(from.id());
+                    (
+                        TVal::Rel(rel_type(model, r.id()), rel_props(model, r.id())),
+                        forward,
+                    )
+                })
                 .collect(),
         ),
         Item::Value(v) => scalar(v.as_ref()),

@@ -13,6 +13,7 @@
 //! for every expected error that passes (to check it fails for the scenario's reason).
 
 mod exec;
+mod graphs;
 mod scenario;
 mod values;
 
@@ -172,9 +173,13 @@ fn bucket(reason: &str) -> String {
 
 /// Runs one scenario and judges it.
 fn judge(sc: &Scenario) -> Verdict {
-    if let Some(g) = &sc.named_graph {
-        return Verdict::NotRun(format!("graph missing: {g}"));
-    }
+    let named = match &sc.named_graph {
+        Some(g) => match graphs::named(g) {
+            Some(create) => Some(create),
+            None => return Verdict::NotRun(format!("graph missing: {g}")),
+        },
+        None => None,
+    };
     if sc.needs_procedures {
         return Verdict::NotRun("procedures declared by the scenario".into());
     }
@@ -192,7 +197,7 @@ fn judge(sc: &Scenario) -> Verdict {
         Ok(g) => g,
         Err(e) => return Verdict::Panic(format!("empty graph: {e}")),
     };
-    for s in &sc.setup {
+    for s in named.iter().chain(&sc.setup) {
         if let Outcome::Error(_, msg) = exec::run(&mut graph, s, &Default::default()) {
             return Verdict::Unsupported(format!("setup: {msg}"));
         }

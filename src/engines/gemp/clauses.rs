@@ -48,6 +48,15 @@ pub fn execute<'m>(
     let Some(clauses) = query.clauses.as_deref() else {
         return super::execute(model, query, options);
     };
+    if options.semantics == crate::pattern::Semantics::Homomorphism
+        && clauses.var_length.iter().any(|v| v.unbounded)
+    {
+        return Err(crate::Error::Query(crate::error::QueryMessage::classed(
+            "an unbounded variable-length relationship (`*`) under homomorphism: a path could \
+             go round a cycle forever; give it an upper bound or use another semantics",
+            None,
+        )));
+    }
     if !clauses.union.is_empty() {
         return union(model, query, clauses, options);
     }

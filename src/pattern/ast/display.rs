@@ -430,6 +430,9 @@ impl Display for RelPattern {
 
 impl Display for PathPattern {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if let Some(name) = &self.name {
+            write!(f, "{name} = ")?;
+        }
         for (i, node) in self.nodes.iter().enumerate() {
             if i > 0 {
                 if let Some(rel) = self.rels.get(i - 1) {

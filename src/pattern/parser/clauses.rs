@@ -205,7 +205,7 @@ impl Parser<'_> {
         clause: usize,
     ) -> PResult<()> {
         loop {
-            let mut path = self.path_pattern()?;
+            let mut path = self.match_path_pattern()?;
             path.clause = clause;
             matches.push(path);
             if self.eat(&TokenKind::Comma).is_none() {

@@ -32,8 +32,27 @@ impl Parser<'_> {
             nodes,
             rels,
             clause: 0,
+            name: None,
             span: start.to(self.prev_span),
         })
+    }
+
+    /// A path pattern of a `MATCH` clause, which may be named: `p = (a)-->(b)`.
+    pub(super) fn match_path_pattern(&mut self) -> PResult<PathPattern> {
+        let name = match (self.peek_nth(0), self.peek_nth(1)) {
+            (TokenKind::Ident(_) | TokenKind::QuotedIdent(_), TokenKind::Eq) => {
+                let name = self.variable_name("a path variable")?;
+                self.expect(&TokenKind::Eq, "'=' after the path variable")?;
+                Some(name)
+            }
+            _ => None,
+        };
+        let mut path = self.path_pattern()?;
+        if let Some(n) = &name {
+            path.span = n.span.to(path.span);
+        }
+        path.name = name;
+        Ok(path)
     }
 
     /// True at `-` or `<-`, which can only continue a path here.

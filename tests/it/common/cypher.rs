@@ -21,6 +21,21 @@ pub fn show(i: &Item<'_>) -> String {
         Item::Value(v) => v.to_string(),
         Item::Node(n) => format!("node {}", n.key()),
         Item::Rel(r) => format!("rel {}", r.id()),
+        // `<a-[KNOWS]->b<-[LIKES]-c>`: node keys, relationship types pointing as in the graph.
+        Item::Path { nodes, rels } => {
+            let mut t = String::from("<");
+            for (i, n) in nodes.iter().enumerate() {
+                if let Some(r) = i.checked_sub(1).and_then(|j| rels.get(j)) {
+                    if r.source().id() == nodes[i - 1].id() {
+                        t += &format!("-[{}]->", r.rel_type());
+                    } else {
+                        t += &format!("<-[{}]-", r.rel_type());
+                    }
+                }
+                t += n.key();
+            }
+            t + ">"
+        }
         Item::Map(entries) => {
             let parts: Vec<String> = entries
                 .iter()

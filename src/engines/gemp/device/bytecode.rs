@@ -463,6 +463,7 @@ impl Program {
             | Expr::LiteralSet(_)
             | Expr::Case(_)
             | Expr::ListFn(..)
+            | Expr::Path(_)
             | Expr::Aggregate { .. } => Err(Unsupported),
         }
     }

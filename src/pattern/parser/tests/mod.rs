@@ -241,6 +241,7 @@ fn path(nodes: Vec<NodePattern>, rels: Vec<RelPattern>) -> PathPattern {
         nodes,
         rels,
         clause: 0,
+        name: None,
         span: Span::default(),
     }
 }

@@ -164,3 +164,12 @@ fn pattern_spans() {
     assert_eq!((c.span.line, c.span.column), (2, 7));
     assert_eq!(text(c.var.as_ref().expect("var").span), "c");
 }
+
+#[test]
+fn named_paths_keep_their_variable_and_print_it() {
+    let p = single_path("p = (a)-->(b)");
+    assert_eq!(p.name.as_ref().map(|n| n.name.as_str()), Some("p"));
+    assert_eq!((p.nodes.len(), p.rels.len()), (2, 1));
+    assert_eq!(p.to_string(), "p = (a)-->(b)");
+    assert_eq!(single_path("(a)-->(b)").name, None);
+}
