@@ -40,6 +40,8 @@ fn hash_val<H: Hasher>(v: &Val<'_>, h: &mut H) {
         Val::Str(s) => (3u8, s.as_ref()).hash(h),
         Val::Node(n) => (4u8, n).hash(h),
         Val::Rel(r) => (5u8, r).hash(h),
+        // Equal temporal values (in the sense of `sort_cmp`) print the same.
+        Val::Temporal(t) => (8u8, t.to_string()).hash(h),
         Val::List(l) => {
             6u8.hash(h);
             l.iter().for_each(|x| hash_val(x, h));

@@ -415,6 +415,12 @@ impl Run<'_> {
             Val::Map(_) => "a map",
             Val::Node(_) => "a node",
             Val::Rel(_) => "a relationship",
+            Val::Temporal(t) => {
+                return Err(QueryError::unsupported(
+                    &format!("storing {} as a property value", t.kind_name()),
+                    span,
+                ))
+            }
         };
         Err(QueryError::semantic(
             format!("{what} cannot be stored as a property value"),

@@ -27,6 +27,7 @@ fn text(row: Row<'_, '_>) -> Vec<String> {
             Item::List(l) => format!("list of {}", l.len()),
             Item::Map(m) => format!("map of {}", m.len()),
             Item::Value(v) => v.as_ref().to_string(),
+            Item::Temporal(t) => t.to_string(),
         })
         .collect()
 }
