@@ -62,7 +62,7 @@ fn times_and_datetimes_print_as_cypher() {
         one("RETURN datetime('2015-07-21T21:40:32.142+0100') AS t"),
         "2015-07-21T21:40:32.142+01:00"
     );
-    // Summer time in Stockholm in July, standard time in January; local mean time in 1818.
+    // Summer time in Stockholm in July, standard time in January.
     assert_eq!(
         one("RETURN datetime({year: 1984, month: 7, day: 20, timezone: 'Europe/Stockholm'}) AS t"),
         "1984-07-20T00:00+02:00[Europe/Stockholm]"
@@ -71,9 +71,10 @@ fn times_and_datetimes_print_as_cypher() {
         one("RETURN datetime('1984-01-20T12:00[Europe/Stockholm]') AS t"),
         "1984-01-20T12:00+01:00[Europe/Stockholm]"
     );
-    assert_eq!(
-        one("RETURN datetime('1818-07-21T21:40:32.142[Europe/Stockholm]') AS t"),
-        "1818-07-21T21:40:32.142+00:53:28[Europe/Stockholm]"
+    // Before 1970 time zone databases disagree (Stockholm: +01:12:12 or Berlin's +00:53:28).
+    assert!(
+        error("RETURN datetime('1818-07-21T21:40:32.142[Europe/Stockholm]') AS t")
+            .contains("before 1970")
     );
     // 416779 s = 4 days 19:46:19.
     assert_eq!(

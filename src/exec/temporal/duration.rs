@@ -165,10 +165,14 @@ impl Duration {
     /// The duration times an integer: each component exactly.
     pub fn times_int(&self, k: i64) -> Result<Duration, EvalError> {
         let k = i128::from(k);
+        let clock = self
+            .clock_nanos()
+            .checked_mul(k)
+            .map_or_else(|| err("duration out of range"), Ok)?;
         Duration::of_parts(
             i128::from(self.months) * k,
             i128::from(self.days) * k,
-            self.clock_nanos() * k,
+            clock,
         )
     }
 
@@ -310,5 +314,10 @@ mod tests {
         }
         .times_int(2)
         .is_err());
+        let long = Duration {
+            seconds: i64::MAX,
+            ..d
+        };
+        assert!(long.times_int(i64::MAX).is_err());
     }
 }

@@ -126,6 +126,15 @@ impl ZonedDateTime {
     pub fn at_instant(epoch_nanos: i128, zone: Zone) -> Result<ZonedDateTime, EvalError> {
         let (offset, tz) = match zone {
             Zone::Offset(o) => (o, None),
+            // Time zone databases agree from 1970 on; before, some merge zones (Europe/Stockholm
+            // took Europe/Berlin's history in 2022) and others keep each zone's own: refuse rather
+            // than answer with an offset another database would not give.
+            Zone::Named(tz) if epoch_nanos < 0 => {
+                return err(format!(
+                    "gemp does not compute offsets of named time zones ({}) before 1970",
+                    tz.iana_name().unwrap_or("?")
+                ))
+            }
             Zone::Named(tz) => {
                 let ts = jiff::Timestamp::from_nanosecond(epoch_nanos)
                     .or_else(|e| err(format!("instant out of range: {e}")))?;

@@ -59,7 +59,7 @@ pub(crate) fn ordinal_date(year: i64, day: i64) -> Result<Date, EvalError> {
 /// A date string.
 pub fn date(s: &str) -> Result<Date, EvalError> {
     let what = "date";
-    if s.len() < 4 || !s.is_char_boundary(4) {
+    if s.len() < 4 || !s.is_ascii() {
         return bad(what, s);
     }
     let (y, rest) = s.split_at(4);
@@ -241,7 +241,8 @@ pub fn duration(s: &str) -> Result<Duration, EvalError> {
     }
     let mut b = Builder::default();
     // The alternative form: a date and time of amounts.
-    if body.len() >= 10 && body.as_bytes().get(4) == Some(&b'-') && digits(&body[..4]) {
+    let b4 = body.as_bytes();
+    if b4.len() >= 10 && b4[4] == b'-' && b4[..4].iter().all(u8::is_ascii_digit) {
         let (d, t) = match body.split_once('T') {
             Some((d, t)) => (d, Some(t)),
             None => (body, None),
@@ -325,6 +326,8 @@ mod tests {
         assert!(date("2015-13-01").is_err());
         assert!(date("2015-02-30").is_err());
         assert!(date("hello").is_err());
+        assert!(date("2015aé1").is_err());
+        assert!(duration("Péééééééé").is_err());
     }
 
     #[test]
