@@ -219,7 +219,7 @@ fn between_and_truncate() {
 
 #[test]
 fn bad_values_are_errors_and_storing_is_refused() {
-    assert!(error("RETURN date('2015-13-01') AS d").contains("2015-13-01"));
+    assert!(error("RETURN date('2015-13-01') AS d").contains("invalid date 2015-13-1"));
     assert!(error("RETURN date({year: 2015, mont: 1}) AS d").contains("no field `mont`"));
     assert!(
         error("RETURN datetime({year: 2015, timezone: 'Mars/Olympus'}) AS d")

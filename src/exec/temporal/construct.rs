@@ -669,12 +669,11 @@ fn truncate<'m>(kind: TemporalKind, args: &[Val<'m>]) -> Result<Val<'m>, EvalErr
     let entries: Vec<(String, Val<'m>)> = entries
         .into_iter()
         .filter(|(k, _)| {
-            !(k == "date"
-                && !matches!(
-                    kind,
-                    TemporalKind::Date | TemporalKind::LocalDateTime | TemporalKind::DateTime
-                ))
-                && !(k == "time" && kind == TemporalKind::Date)
+            let dated = matches!(
+                kind,
+                TemporalKind::Date | TemporalKind::LocalDateTime | TemporalKind::DateTime
+            );
+            (k != "date" || dated) && (k != "time" || kind != TemporalKind::Date)
         })
         .collect();
     from_map(kind, &entries).map(temporal)
