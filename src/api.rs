@@ -695,6 +695,8 @@ pub enum Item<'g> {
     },
     /// A scalar (null, bool, int, float, string).
     Value(Value),
+    /// A date, time, datetime or duration (its `Display` is Cypher's text, `1984-10-11`).
+    Temporal(crate::exec::temporal::Temporal),
 }
 
 impl<'g> Item<'g> {
@@ -720,6 +722,7 @@ impl<'g> Item<'g> {
             Val::Int(i) => Item::Value(Value::Int(*i)),
             Val::Float(f) => Item::Value(Value::Float(*f)),
             Val::Str(s) => Item::Value(Value::Str(s.to_string())),
+            Val::Temporal(t) => Item::Temporal((**t).clone()),
         }
     }
 }

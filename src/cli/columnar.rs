@@ -43,7 +43,8 @@ impl Kind {
             Val::Int(_) => Kind::Int,
             Val::Float(_) => Kind::Float,
             Val::Bool(_) => Kind::Bool,
-            Val::Str(_) => Kind::Str,
+            // Temporal values as their ISO 8601 text, as in every other format.
+            Val::Str(_) | Val::Temporal(_) => Kind::Str,
             Val::Node(_) | Val::Rel(_) | Val::List(_) | Val::Map(_) | Val::Path(_) => Kind::Json,
         }
     }
@@ -102,6 +103,7 @@ fn column(model: &Model, name: &str, rows: &[Vec<Val<'_>>], i: usize) -> (Field,
                 match v {
                     Val::Null => b.append_null(),
                     Val::Str(s) if kind == Kind::Str => b.append_value(s),
+                    Val::Temporal(t) if kind == Kind::Str => b.append_value(t.to_string()),
                     v => b.append_value(to_json(model, v).to_string()),
                 }
             }

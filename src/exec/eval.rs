@@ -15,6 +15,7 @@ use crate::pattern::ir::{
 };
 
 use super::functions::{call, index, slice};
+use super::temporal::{self, Temporal};
 
 /// A runtime value: a property value, a node or relationship, or a list.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +38,8 @@ pub enum Val<'m> {
     List(Vec<Val<'m>>),
     /// A map: distinct keys with their values, in the order written.
     Map(Vec<(String, Val<'m>)>),
+    /// A date, time, datetime or duration (boxed: the other values stay small).
+    Temporal(Box<Temporal>),
     /// A path (a named path `p = (…)`).
     Path(Box<PathVal>),
 }
@@ -89,8 +92,9 @@ impl<'m> Val<'m> {
     }
 
     /// A total order used by ORDER BY, DISTINCT and grouping: Cypher's orderability, values of
-    /// different types ordered node < relationship < list < string < boolean < number < null
-    /// (lists element by element, a shorter prefix first; NaN after every other number).
+    /// different types ordered node < relationship < list < path < temporal < string < boolean < number
+    /// < null (lists element by element, a shorter prefix first; NaN after every other number;
+    /// temporal values as [`Temporal::sort_cmp`]).
     pub fn sort_cmp(&self, other: &Val<'_>) -> Ordering {
         fn rank(v: &Val<'_>) -> u8 {
             match v {
@@ -99,10 +103,11 @@ impl<'m> Val<'m> {
                 Val::Rel(_) => 1,
                 Val::List(_) => 2,
                 Val::Path(_) => 3,
-                Val::Str(_) => 4,
-                Val::Bool(_) => 5,
-                Val::Int(_) | Val::Float(_) => 6,
-                Val::Null => 7,
+                Val::Temporal(_) => 4,
+                Val::Str(_) => 5,
+                Val::Bool(_) => 6,
+                Val::Int(_) | Val::Float(_) => 7,
+                Val::Null => 8,
             }
         }
         match (self, other) {
@@ -112,6 +117,7 @@ impl<'m> Val<'m> {
             (Val::Float(a), Val::Int(b)) => number_order(*a, *b as f64),
             (Val::Float(a), Val::Float(b)) => number_order(*a, *b),
             (Val::Str(a), Val::Str(b)) => a.cmp(b),
+            (Val::Temporal(a), Val::Temporal(b)) => a.sort_cmp(b),
             (Val::Node(a), Val::Node(b)) | (Val::Rel(a), Val::Rel(b)) => a.cmp(b),
             (Val::Path(a), Val::Path(b)) => a.cmp(b),
             (Val::Map(a), Val::Map(b)) => {
@@ -160,6 +166,7 @@ impl<'m> Val<'m> {
             Val::List(v) => Val::List(v.into_iter().map(Val::into_owned).collect()),
             Val::Map(m) => Val::Map(m.into_iter().map(|(k, v)| (k, v.into_owned())).collect()),
             Val::Path(p) => Val::Path(p),
+            Val::Temporal(t) => Val::Temporal(t),
         }
     }
 }
@@ -174,7 +181,8 @@ fn number_order(a: f64, b: f64) -> Ordering {
     }
 }
 
-/// Serializes as JSON scalars; nodes and relationships as `{"node": id}` / `{"rel": id}`.
+/// Serializes as JSON scalars; nodes and relationships as `{"node": id}` / `{"rel": id}`; temporal
+/// values as their ISO 8601 text (as Cypher's `toString` gives it).
 impl Serialize for Val<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
@@ -201,6 +209,7 @@ impl Serialize for Val<'_> {
                 m.serialize_entry("rels", &p.rels)?;
                 m.end()
             }
+            Val::Temporal(t) => s.collect_str(t),
             Val::Map(entries) => {
                 let mut m = s.serialize_map(Some(entries.len()))?;
                 for (k, v) in entries {
@@ -222,6 +231,7 @@ impl std::fmt::Display for Val<'_> {
             Val::Str(s) => f.write_str(s),
             Val::Node(n) => write!(f, "({n})"),
             Val::Rel(r) => write!(f, "[{r}]"),
+            Val::Temporal(t) => write!(f, "{t}"),
             Val::List(v) => {
                 f.write_str("[")?;
                 for (i, x) in v.iter().enumerate() {
@@ -306,6 +316,13 @@ pub fn compare(op: CmpOp, a: &Val<'_>, b: &Val<'_>) -> Option<bool> {
         (Val::Float(x), Val::Float(y)) => x.partial_cmp(y),
         (Val::Str(x), Val::Str(y)) => Some(x.cmp(y)),
         (Val::Bool(x), Val::Bool(y)) => Some(x.cmp(y)),
+        (Val::Temporal(x), Val::Temporal(y)) => {
+            return match op {
+                CmpOp::Eq => Some(x.equals(y)),
+                CmpOp::Ne => Some(!x.equals(y)),
+                _ => x.compare(y).map(|ord| order_holds(op, ord)),
+            }
+        }
         (Val::Node(x), Val::Node(y)) | (Val::Rel(x), Val::Rel(y)) => {
             return match op {
                 CmpOp::Eq => Some(x == y),
@@ -507,6 +524,7 @@ pub(crate) fn kind_name(v: &Val<'_>) -> &'static str {
         Val::List(_) => "a list",
         Val::Map(_) => "a map",
         Val::Path(_) => "a path",
+        Val::Temporal(t) => t.kind_name(),
     }
 }
 
@@ -551,6 +569,34 @@ fn in_set(x: &Val<'_>, set: &LiteralSet) -> Val<'static> {
 /// error, which the lenient [`Env::eval`] turns into null.
 fn arith<'m>(op: ArithOp, a: Val<'m>, b: Val<'m>) -> Result<Val<'m>, EvalError> {
     match (a, b) {
+        (Val::Temporal(x), Val::Temporal(y)) if matches!(op, ArithOp::Add | ArithOp::Sub) => {
+            let sign = if op == ArithOp::Add { 1 } else { -1 };
+            match (&*x, &*y) {
+                (_, Temporal::Duration(d)) => Ok(Val::Temporal(Box::new(temporal::add_duration(
+                    &x, d, sign,
+                )?))),
+                // duration + date is date + duration; duration - date has no meaning.
+                (Temporal::Duration(d), _) if op == ArithOp::Add => {
+                    Ok(Val::Temporal(Box::new(temporal::add_duration(&y, d, 1)?)))
+                }
+                _ => Err(EvalError(format!(
+                    "cannot apply `{}` to {} and {} (`{x} {} {y}`)",
+                    op_text(op),
+                    x.kind_name(),
+                    y.kind_name(),
+                    op_text(op)
+                ))),
+            }
+        }
+        (Val::Temporal(x), n @ (Val::Int(_) | Val::Float(_)))
+        | (n @ (Val::Int(_) | Val::Float(_)), Val::Temporal(x))
+            if matches!(op, ArithOp::Mul | ArithOp::Div) && matches!(*x, Temporal::Duration(_)) =>
+        {
+            let Temporal::Duration(d) = *x else {
+                unreachable!("checked by the guard")
+            };
+            duration_scaled(op, d, n)
+        }
         (Val::Int(x), Val::Int(y)) => match op {
             ArithOp::Add => x.checked_add(y),
             ArithOp::Sub => x.checked_sub(y),
@@ -611,6 +657,34 @@ fn arith<'m>(op: ArithOp, a: Val<'m>, b: Val<'m>) -> Result<Val<'m>, EvalError> 
             }
         }
     }
+}
+
+/// A duration times or divided by a number (`number / duration` has no meaning).
+fn duration_scaled<'m>(
+    op: ArithOp,
+    d: temporal::Duration,
+    n: Val<'m>,
+) -> Result<Val<'m>, EvalError> {
+    let scaled = match (op, n) {
+        (ArithOp::Mul, Val::Int(k)) => d.times_int(k)?,
+        (ArithOp::Mul, Val::Float(k)) => d.scaled(|x| x * k)?,
+        (ArithOp::Div, Val::Int(0)) => {
+            return Err(EvalError(format!("division by zero in `{d} / 0`")))
+        }
+        (ArithOp::Div, Val::Int(k)) => d.scaled(|x| x / k as f64)?,
+        (ArithOp::Div, Val::Float(k)) if k == 0.0 => {
+            return Err(EvalError(format!("division by zero in `{d} / {k}`")))
+        }
+        (ArithOp::Div, Val::Float(k)) => d.scaled(|x| x / k)?,
+        (_, other) => {
+            return Err(EvalError(format!(
+                "cannot apply `{}` to a duration and {}",
+                op_text(op),
+                kind_name(&other)
+            )))
+        }
+    };
+    Ok(Val::Temporal(Box::new(Temporal::Duration(scaled))))
 }
 
 /// `size()` and `range()` over evaluated arguments (null for arguments of the wrong type).
@@ -706,6 +780,11 @@ impl<'m> Env<'_, 'm> {
                     .into_iter()
                     .find(|(k, _)| k == key)
                     .map_or(Val::Null, |(_, v)| v),
+                Val::Temporal(t) => match temporal::field(&t, key) {
+                    Ok(v) => v,
+                    Err(e) if STRICT => return Err(e),
+                    Err(_) => Val::Null,
+                },
                 Val::Null => Val::Null,
                 other if STRICT => {
                     return Err(EvalError(format!(

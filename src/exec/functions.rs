@@ -115,6 +115,9 @@ fn str_val<'m>(s: String) -> Val<'m> {
 
 /// Calls `func` on evaluated arguments (their number is checked when the query is bound).
 pub fn call<'m>(func: Func, args: Vec<Val<'m>>) -> Result<Val<'m>, EvalError> {
+    if let Func::Temporal(t) = func {
+        return super::temporal::call(t, args);
+    }
     if func == Func::Coalesce {
         return Ok(args.into_iter().find(|v| !v.is_null()).unwrap_or(Val::Null));
     }
@@ -127,7 +130,7 @@ pub fn call<'m>(func: Func, args: Vec<Val<'m>>) -> Result<Val<'m>, EvalError> {
     let name = format!("{func:?}");
     let name = name.as_str();
     Ok(match func {
-        Func::Coalesce => unreachable!("handled above"),
+        Func::Coalesce | Func::Temporal(_) => unreachable!("handled above"),
         Func::Head | Func::Last | Func::Tail => {
             let Val::List(mut items) = a else {
                 return type_error(name, &a);
@@ -150,6 +153,7 @@ pub fn call<'m>(func: Func, args: Vec<Val<'m>>) -> Result<Val<'m>, EvalError> {
             Val::Str(s) => Val::Str(s),
             Val::Int(i) => str_val(i.to_string()),
             Val::Bool(b) => str_val(b.to_string()),
+            Val::Temporal(t) => str_val(t.to_string()),
             Val::Float(x) => match float_text(x) {
                 Some(t) => str_val(t),
                 None => {

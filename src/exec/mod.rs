@@ -5,7 +5,8 @@
 //! - [`candidates`]: candidate sets from labels, degrees and unary predicates (every engine's filter);
 //! - [`plan`]: the matching order (a [`Plan`] of steps) and its cost-based construction;
 //! - [`eval`]: values ([`Val`]) and expression evaluation; [`functions`]: the scalar, string and
-//!   list functions, indexing and slicing; [`column_filter`] and [`id_tuple`];
+//!   list functions, indexing and slicing; [`temporal`]: dates, times, datetimes and durations;
+//!   [`column_filter`] and [`id_tuple`];
 //! - [`exists`]: edge existence and `EXISTS` sub-patterns on the data graph;
 //! - [`explain`]: a plan as text;
 //! - [`control`]: the match [`Sink`] contract and the shared stop conditions ([`Control`]);
@@ -26,6 +27,7 @@ pub mod options;
 pub mod output;
 pub mod plan;
 pub mod results;
+pub mod temporal;
 
 pub use crate::pattern::Semantics;
 pub use control::{Control, Sink};

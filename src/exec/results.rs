@@ -41,6 +41,8 @@ fn hash_val<H: Hasher>(v: &Val<'_>, h: &mut H) {
         Val::Node(n) => (4u8, n).hash(h),
         Val::Rel(r) => (5u8, r).hash(h),
         Val::Path(p) => (8u8, p).hash(h),
+        // Equal temporal values (in the sense of `sort_cmp`) print the same.
+        Val::Temporal(t) => (9u8, t.to_string()).hash(h),
         Val::List(l) => {
             6u8.hash(h);
             l.iter().for_each(|x| hash_val(x, h));

@@ -342,6 +342,88 @@ pub enum Func {
     Replace,
     /// `keys(map)`.
     Keys,
+    /// A temporal function (`date(…)`, `datetime.fromepoch(…)`, `duration.between(…)`…).
+    Temporal(TemporalFn),
+}
+
+/// The six temporal types of Cypher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum TemporalKind {
+    /// `date`.
+    Date,
+    /// `localtime`.
+    LocalTime,
+    /// `time` (with an offset).
+    Time,
+    /// `localdatetime`.
+    LocalDateTime,
+    /// `datetime` (with an offset or a named time zone).
+    DateTime,
+    /// `duration`.
+    Duration,
+}
+
+impl TemporalKind {
+    /// The kind of a (lower-case) function name.
+    pub fn of_name(name: &str) -> Option<TemporalKind> {
+        Some(match name {
+            "date" => TemporalKind::Date,
+            "localtime" => TemporalKind::LocalTime,
+            "time" => TemporalKind::Time,
+            "localdatetime" => TemporalKind::LocalDateTime,
+            "datetime" => TemporalKind::DateTime,
+            "duration" => TemporalKind::Duration,
+            _ => return None,
+        })
+    }
+}
+
+/// Temporal functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum TemporalFn {
+    /// `date(x)`, `datetime(x)`… from a string, a map or another temporal value; without an
+    /// argument, now.
+    Of(TemporalKind),
+    /// `date.statement()`, `date.transaction()`, `date.realtime()`… (now; null of null).
+    Now(TemporalKind),
+    /// `datetime.fromepoch(seconds, nanoseconds)`.
+    FromEpoch,
+    /// `datetime.fromepochmillis(milliseconds)`.
+    FromEpochMillis,
+    /// `date.truncate(unit, value[, map])`…
+    Truncate(TemporalKind),
+    /// `duration.between(a, b)`.
+    Between,
+    /// `duration.inMonths(a, b)`.
+    InMonths,
+    /// `duration.inDays(a, b)`.
+    InDays,
+    /// `duration.inSeconds(a, b)`.
+    InSeconds,
+}
+
+impl TemporalFn {
+    /// The temporal function of a (lower-case, possibly namespaced) name, with its fewest and most
+    /// arguments.
+    pub fn of_name(name: &str) -> Option<(TemporalFn, usize, usize)> {
+        if let Some(kind) = TemporalKind::of_name(name) {
+            return Some((TemporalFn::Of(kind), 0, 1));
+        }
+        let (ns, f) = name.split_once('.')?;
+        let kind = TemporalKind::of_name(ns)?;
+        Some(match (kind, f) {
+            (TemporalKind::Duration, "between") => (TemporalFn::Between, 2, 2),
+            (TemporalKind::Duration, "inmonths") => (TemporalFn::InMonths, 2, 2),
+            (TemporalKind::Duration, "indays") => (TemporalFn::InDays, 2, 2),
+            (TemporalKind::Duration, "inseconds") => (TemporalFn::InSeconds, 2, 2),
+            (TemporalKind::Duration, _) => return None,
+            (_, "statement" | "transaction" | "realtime") => (TemporalFn::Now(kind), 0, 1),
+            (_, "truncate") => (TemporalFn::Truncate(kind), 2, 3),
+            (TemporalKind::DateTime, "fromepoch") => (TemporalFn::FromEpoch, 2, 2),
+            (TemporalKind::DateTime, "fromepochmillis") => (TemporalFn::FromEpochMillis, 1, 1),
+            _ => return None,
+        })
+    }
 }
 
 impl Func {
@@ -374,7 +456,10 @@ impl Func {
             "tolower" => (Func::ToLower, 1, 1),
             "replace" => (Func::Replace, 3, 3),
             "keys" => (Func::Keys, 1, 1),
-            _ => return None,
+            _ => {
+                let (t, fewest, most) = TemporalFn::of_name(name)?;
+                (Func::Temporal(t), fewest, most)
+            }
         })
     }
 }

@@ -562,6 +562,12 @@ impl Run<'_> {
             Val::Node(_) => "a node",
             Val::Rel(_) => "a relationship",
             Val::Path(_) => "a path",
+            Val::Temporal(t) => {
+                return Err(QueryError::unsupported(
+                    &format!("storing {} as a property value", t.kind_name()),
+                    span,
+                ))
+            }
         };
         Err(QueryError::semantic(
             format!("{what} cannot be stored as a property value"),

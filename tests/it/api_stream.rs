@@ -28,6 +28,7 @@ fn text(row: Row<'_, '_>) -> Vec<String> {
             Item::Map(m) => format!("map of {}", m.len()),
             Item::Path { rels, .. } => format!("path of {}", rels.len()),
             Item::Value(v) => v.as_ref().to_string(),
+            Item::Temporal(t) => t.to_string(),
         })
         .collect()
 }

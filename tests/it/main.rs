@@ -61,6 +61,7 @@ mod snapshot_truncate;
 mod space_core;
 mod stages;
 mod subgraph_bench;
+mod temporal;
 mod trainbenchmark;
 mod transform;
 mod transform_cli;

@@ -263,6 +263,8 @@ fn item(model: &Model, i: &Item<'_>) -> TVal {
                 .collect(),
         ),
         Item::Value(v) => scalar(v.as_ref()),
+        // The TCK writes a temporal value as its text in quotes (`'1984-10-11'`).
+        Item::Temporal(t) => TVal::Str(t.to_string()),
     }
 }
 

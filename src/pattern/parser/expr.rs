@@ -427,6 +427,9 @@ impl Parser<'_> {
                 TokenKind::LParen,
             ) => self.function_call(),
             (TokenKind::Keyword(Keyword::Exists), _) => self.exists(),
+            (TokenKind::Ident(_), TokenKind::Dot) if self.at_namespaced_call() => {
+                self.function_call()
+            }
             _ => self.simple_atom(),
         }
     }
@@ -592,6 +595,24 @@ impl Parser<'_> {
         ))
     }
 
+    /// At `name.name(`: a namespaced function call (`datetime.fromepoch(…)`).
+    fn at_namespaced_call(&self) -> bool {
+        matches!(
+            (
+                self.peek_nth(0),
+                self.peek_nth(1),
+                self.peek_nth(2),
+                self.peek_nth(3)
+            ),
+            (
+                TokenKind::Ident(_),
+                TokenKind::Dot,
+                TokenKind::Ident(_),
+                TokenKind::LParen
+            )
+        )
+    }
+
     /// The function name and `(`.
     fn function_name(&mut self) -> PResult<Name> {
         let span = self.peek().span;
@@ -603,6 +624,14 @@ impl Parser<'_> {
             return Err(self.shortest_path_error(&name).into());
         }
         self.advance();
+        // `namespace.name(`: `datetime.fromepoch(…)`, `date.truncate(…)`.
+        let mut name = name;
+        let mut span = span;
+        while let (TokenKind::Dot, TokenKind::Ident(part)) = (self.peek_nth(0), self.peek_nth(1)) {
+            name = format!("{name}.{part}");
+            self.advance();
+            span = span.to(self.advance());
+        }
         self.expect(&TokenKind::LParen, "'(' after function name")?;
         Ok(Name { name, span })
     }

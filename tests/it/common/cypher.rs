@@ -19,6 +19,8 @@ pub fn show(i: &Item<'_>) -> String {
         Item::Value(Value::Str(s)) => format!("'{s}'"),
         Item::Value(Value::Float(f)) => format!("{f:?}"),
         Item::Value(v) => v.to_string(),
+        // Unquoted: strings are quoted, so a date and its text read apart.
+        Item::Temporal(t) => t.to_string(),
         Item::Node(n) => format!("node {}", n.key()),
         Item::Rel(r) => format!("rel {}", r.id()),
         // `<a-[KNOWS]->b<-[LIKES]-c>`: node keys, relationship types pointing as in the graph.
