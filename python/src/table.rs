@@ -181,8 +181,8 @@ fn kind(v: &Val<'_>) -> Kind {
         Val::List(items) => Kind::List(Box::new(
             items.iter().fold(Kind::Null, |k, i| unify(k, kind(i))),
         )),
-        // Maps go out as their Cypher text, like values of mixed kinds.
-        Val::Map(_) => Kind::Mixed,
+        // Maps, paths and temporal values go out as their Cypher text, like values of mixed kinds.
+        Val::Map(_) | Val::Path(_) | Val::Temporal(_) => Kind::Mixed,
     }
 }
 

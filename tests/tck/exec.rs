@@ -231,6 +231,22 @@ fn val(model: &Model, v: &Val<'_>) -> TVal {
                 .map(|(k, x)| (k.clone(), val(model, x)))
                 .collect(),
         ),
+        // The TCK writes a temporal value as its text in quotes (`'1984-10-11'`).
+        Val::Temporal(t) => TVal::Str(t.to_string()),
+        Val::Path(p) => TVal::Path(
+            p.nodes
+                .iter()
+                .map(|&n| TVal::Node(node_labels(model, n), node_props(model, n)))
+                .collect(),
+            p.rels
+                .iter()
+                .zip(&p.nodes)
+                .map(|(&r, &from)| {
+                    let forward = model.edge_source(r) == Some(from);
+                    (TVal::Rel(rel_type(model, r), rel_props(model, r)), forward)
+                })
+                .collect(),
+        ),
     }
 }
 

@@ -312,7 +312,7 @@ mod tests {
 
     #[test]
     fn reads_every_date_form() {
-        let d = |s: &str| date(s).map(|d| d.to_string()).unwrap_or_else(|e| e.0);
+        let d = |s: &str| date(s).map(|d| d.to_string()).unwrap_or_else(|e| e.message);
         assert_eq!(d("2015-07-21"), "2015-07-21");
         assert_eq!(d("20150721"), "2015-07-21");
         assert_eq!(d("2015-07"), "2015-07-01");
@@ -352,7 +352,7 @@ mod tests {
 
     #[test]
     fn reads_durations() {
-        let d = |s: &str| duration(s).map(|d| d.to_string()).unwrap_or_else(|e| e.0);
+        let d = |s: &str| duration(s).map(|d| d.to_string()).unwrap_or_else(|e| e.message);
         assert_eq!(d("P14DT16H12M"), "P14DT16H12M");
         assert_eq!(d("P5M1.5D"), "P5M1DT12H");
         assert_eq!(d("PT0.75M"), "PT45S");
