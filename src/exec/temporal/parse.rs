@@ -352,7 +352,11 @@ mod tests {
 
     #[test]
     fn reads_durations() {
-        let d = |s: &str| duration(s).map(|d| d.to_string()).unwrap_or_else(|e| e.message);
+        let d = |s: &str| {
+            duration(s)
+                .map(|d| d.to_string())
+                .unwrap_or_else(|e| e.message)
+        };
         assert_eq!(d("P14DT16H12M"), "P14DT16H12M");
         assert_eq!(d("P5M1.5D"), "P5M1DT12H");
         assert_eq!(d("PT0.75M"), "PT45S");
