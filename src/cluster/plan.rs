@@ -116,7 +116,11 @@ impl DistPlan {
             return Err(refuse(what));
         }
         if semantics == Semantics::Cypher {
-            return Err(refuse("--semantics cypher (relationship-isomorphism)"));
+            return Err(refuse(
+                "Cypher semantics (relationship-isomorphism, the default for Cypher text; \
+                 `--semantics isomorphism` or a `// gemp: semantics=isomorphism` line runs \
+                 node-isomorphism on a cluster)",
+            ));
         }
         let p = &query.pattern;
         if p.nodes.is_empty() {

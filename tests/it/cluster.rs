@@ -3,6 +3,7 @@
 //! IMDb sample's queries and subgraph-matching `.graph` queries, with 1, 2 and 3 processes of 1
 //! or 2 worker threads; refusals; a process that never comes up, a process killed mid-query and
 //! a mismatched partition set, each ending the others with an error (exit status 1).
+//! Cypher text runs under `--semantics isomorphism`: the cluster runs node-isomorphism only.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -71,6 +72,8 @@ fn single(snapshot: &Path, query: &str, extra: &[&str]) -> String {
         "host",
         "-m",
         snapshot.to_str().unwrap(),
+        "--semantics",
+        "isomorphism",
         "-c",
         query,
     ];
@@ -100,6 +103,8 @@ fn clustered(
         &threads,
         "--batch",
         "7",
+        "--semantics",
+        "isomorphism",
         "-c",
         query,
     ]);
@@ -307,6 +312,8 @@ fn what_the_distributed_plan_cannot_do_is_refused() {
             "match",
             "--parts",
             parts.to_str().unwrap(),
+            "--semantics",
+            "isomorphism",
             "-c",
             query,
         ]);
@@ -343,7 +350,14 @@ fn member(hosts: &Path, i: usize, parts: &Path, query: &str, extra: &[&str]) -> 
         "--process",
     ])
     .arg(i.to_string())
-    .args(["--parts", parts.to_str().unwrap(), "-c", query])
+    .args([
+        "--parts",
+        parts.to_str().unwrap(),
+        "--semantics",
+        "isomorphism",
+        "-c",
+        query,
+    ])
     .args(extra)
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
@@ -442,6 +456,8 @@ fn a_mismatched_partition_set_is_refused_before_the_query() {
         a.to_str().unwrap(),
         "--threads",
         "2",
+        "--semantics",
+        "isomorphism",
         "-c",
         q,
     ]);
