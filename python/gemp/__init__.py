@@ -339,8 +339,8 @@ class Graph:
           ``float``, ``str``; a list or tuple of them (``x IN $p``, ``UNWIND $p AS x``); a dict
           with string keys (read by key: ``$p.key``). A set, bytes or another type raises
           :class:`ParameterError` (a ``TypeError``) instead of being converted.
-        - ``semantics``: ``"isomorphism"`` (node-injective, the default), ``"homomorphism"``
-          or ``"cypher"`` (Neo4j's relationship isomorphism); ``None`` takes the query's
+        - ``semantics``: ``"cypher"`` (Neo4j's relationship isomorphism, the default),
+          ``"isomorphism"`` (node-injective) or ``"homomorphism"``; ``None`` takes the query's
           ``// gemp: semantics=…`` line, else the default.
         - ``backend``: ``"auto"`` (default: OpenCL on a GPU or accelerator when this build has
           OpenCL, else the host), ``"host"`` or ``"opencl"``. ``engine``: ``"gemp"`` (default)

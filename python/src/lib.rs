@@ -156,12 +156,11 @@ struct RunSpec {
 
 impl RunSpec {
     /// The options with the semantics in force: the argument, else the query's
-    /// `// gemp: semantics=…` line, else node-isomorphism.
+    /// `// gemp: semantics=…` line, else Cypher's (the default for Cypher text).
     fn options(&self) -> gemp::Result<RunOptions> {
         let mut options = self.options.clone();
-        if let Some(s) = self.semantics.or(declared_semantics(&self.source)?) {
-            options.semantics = Some(s);
-        }
+        let declared = self.semantics.or(declared_semantics(&self.source)?);
+        options.semantics = Some(declared.unwrap_or(Semantics::Cypher));
         Ok(options)
     }
 }
