@@ -363,13 +363,9 @@ fn nothing_aborts_under_an_address_space_limit() {
              RETURN a.primaryName AS x, b.primaryName AS y, t.primaryTitle AS z",
             "memory limit of",
         ),
-        (
-            "*1..32",
-            // Simple paths (node-isomorphism) grow the search's memory; Cypher's trails, the
-            // default for Cypher text, would count for hours in bounded memory instead.
-            "// gemp: semantics=isomorphism\nMATCH (a)-[*1..32]-(b) RETURN count(*) AS n",
-            "the search",
-        ),
+        // (`*1..32` over the whole sample left out: since the row executor streams a MATCH's
+        // extensions in batches its memory stays bounded and the count runs for many minutes;
+        // it needs a deadline, not a memory error — open in issue 31.)
     ];
     for (case, query, stage) in queries {
         let (status, err) = run_under_ulimit_v(&[
