@@ -7,12 +7,14 @@
 //!   vertex);
 //! - [`local`]: what one process holds (its parts) and the per-node routines;
 //! - [`dataflow`]: the worker's timely dataflow, in rounds of start vertices;
-//! - [`run`]: one process's run (timely's configuration, connection and failure handling);
+//! - [`connect`]: the connections between processes, made silently within a deadline;
+//! - [`run`]: one process's run (timely's configuration and failure handling);
 //! - [`finish`]: the result at process 0 (count, grouping, `DISTINCT`, `ORDER BY`, `LIMIT`).
 //!
 //! The query is prepared as every query is ([`crate::session::prepare`]), bound against a part of
 //! the set (every part has the whole model's schema and dictionaries).
 
+pub mod connect;
 pub mod dataflow;
 pub mod finish;
 pub mod local;

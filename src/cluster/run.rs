@@ -2,8 +2,10 @@
 //! this process, connected to the other processes by timely's own networking), and waits for
 //! the result — or for the first sign that the cluster failed.
 //!
-//! Failure handling: timely retries connections forever and panics its network threads when a
-//! peer's connection breaks. So the workers run on their own threads while the calling thread
+//! Failure handling: the connections are made by [`super::connect`] within
+//! [`ClusterOptions::connect_timeout`] (timely's own connection code retries forever and prints
+//! to standard output); timely panics its network threads when a peer's connection breaks. So
+//! the workers run on their own threads while the calling thread
 //! waits for events: until every local worker has started (all processes connected) it waits at
 //! most [`ClusterOptions::connect_timeout`]; after that, until the result or
 //! [`ClusterOptions::timeout`]. A panic on any thread while the run is on (a broken connection
@@ -17,6 +19,14 @@ use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use std::any::Any;
+
+use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
+use timely::communication::Hooks;
+use timely::WorkerConfig;
+
+use super::connect::connect_all;
 use super::dataflow::{run_worker, Gathered, Settings};
 use super::local::Local;
 use super::plan::DistPlan;
@@ -108,6 +118,34 @@ pub fn schema_model(dir: &std::path::Path) -> Result<Model> {
     PartitionSet::open(dir)?.open_part(0)
 }
 
+/// The communication of this process's workers: threads of one process, or (several hosts) the
+/// connections made by [`connect_all`] within the connect timeout, handed to timely.
+fn communication(options: &ClusterOptions) -> Result<(Vec<AllocatorBuilder>, Box<dyn Any + Send>)> {
+    let threads = options.threads.max(1);
+    if options.hosts.len() <= 1 {
+        let config = if threads == 1 {
+            timely::CommunicationConfig::Thread
+        } else {
+            timely::CommunicationConfig::Process(threads)
+        };
+        return config
+            .try_build()
+            .map_err(|e| Error::Cluster(format!("starting the workers: {e}")));
+    }
+    let deadline = Instant::now() + options.connect_timeout;
+    let sockets = connect_all(&options.hosts, options.process, deadline)?;
+    let hooks = Hooks::default();
+    let local =
+        ProcessBuilder::new_typed_vector(threads, hooks.refill.clone(), hooks.spill.clone());
+    let (builders, guard) =
+        initialize_networking_from_sockets(local, sockets, options.process, threads, hooks)
+            .map_err(|e| Error::Cluster(format!("starting the network threads: {e}")))?;
+    Ok((
+        builders.into_iter().map(AllocatorBuilder::Tcp).collect(),
+        Box::new(guard),
+    ))
+}
+
 /// Runs `query` as this process of the cluster. Checks the plan and the local parts before any
 /// connection is made.
 pub fn run(
@@ -131,25 +169,7 @@ pub fn run(
     };
     let query = Arc::new(query.clone());
     let threads = options.threads.max(1);
-    let communication = if options.hosts.len() <= 1 {
-        if threads == 1 {
-            timely::CommunicationConfig::Thread
-        } else {
-            timely::CommunicationConfig::Process(threads)
-        }
-    } else {
-        timely::CommunicationConfig::Cluster {
-            threads,
-            process: options.process,
-            addresses: options.hosts.clone(),
-            report: false,
-            zerocopy: false,
-        }
-    };
-    let config = timely::Config {
-        communication,
-        worker: timely::WorkerConfig::default(),
-    };
+    let (builders, others) = communication(options)?;
     let (tx, rx) = channel::<Event>();
     install_hook();
     if let Ok(mut slot) = PANICS.lock() {
@@ -161,25 +181,30 @@ pub fn run(
     let done = tx;
     std::thread::spawn(move || {
         let started = Mutex::new(started);
-        let outcome = timely::execute(config, move |worker| {
-            if let Ok(s) = started.lock() {
-                let _ = s.send(Event::Started);
-            }
-            let result = run_worker(
-                worker,
-                Arc::clone(&local),
-                Arc::clone(&query),
-                Arc::clone(&plan),
-                &settings,
-                &worker_abort,
-            );
-            if result.is_err() {
-                for id in worker.installed_dataflows() {
-                    worker.drop_dataflow(id);
+        let outcome = timely::execute::execute_from(
+            builders,
+            others,
+            WorkerConfig::default(),
+            move |worker| {
+                if let Ok(s) = started.lock() {
+                    let _ = s.send(Event::Started);
                 }
-            }
-            (worker.index(), result)
-        });
+                let result = run_worker(
+                    worker,
+                    Arc::clone(&local),
+                    Arc::clone(&query),
+                    Arc::clone(&plan),
+                    &settings,
+                    &worker_abort,
+                );
+                if result.is_err() {
+                    for id in worker.installed_dataflows() {
+                        worker.drop_dataflow(id);
+                    }
+                }
+                (worker.index(), result)
+            },
+        );
         let result = match outcome {
             Err(e) => Err(Error::Cluster(format!("starting the workers: {e}"))),
             Ok(guards) => {
