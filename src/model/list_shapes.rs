@@ -56,11 +56,19 @@ fn chunked(n: usize, check: impl Fn(std::ops::Range<usize>) -> bool + Sync) -> b
 }
 
 impl ListShapes {
-    /// The shapes of `out` and `inc` over `n` nodes.
-    pub(crate) fn of(out: &Adjacency, inc: &Adjacency, n: usize) -> Self {
+    /// The shapes of `out` and `inc` over `n` nodes; `distinct`: the out- and in-lists'
+    /// distinctness when already known (validation finds it in its pass over the lists).
+    pub(crate) fn of(
+        out: &Adjacency,
+        inc: &Adjacency,
+        n: usize,
+        distinct_known: Option<(bool, bool)>,
+    ) -> Self {
+        let (out_distinct, in_distinct) =
+            distinct_known.unwrap_or_else(|| (distinct(out, n), distinct(inc, n)));
         ListShapes {
-            out_distinct: distinct(out, n),
-            in_distinct: distinct(inc, n),
+            out_distinct,
+            in_distinct,
             symmetric: out.neighbors.len() == inc.neighbors.len() && symmetric(out, inc, n),
         }
     }

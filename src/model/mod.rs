@@ -124,6 +124,9 @@ pub struct Model {
     type_counts: Vec<u64>,
     key_index: OnceLock<std::sync::Arc<KeyIndex>>,
     list_shapes: OnceLock<ListShapes>,
+    /// Whether the out- and in-lists hold each (type, neighbour) pair once, when validation's
+    /// pass over the lists found it (models built in memory find it on first use).
+    distinct_lists: OnceLock<(bool, bool)>,
 }
 
 impl Model {
@@ -168,6 +171,7 @@ impl Model {
             type_counts,
             key_index: OnceLock::new(),
             list_shapes: OnceLock::new(),
+            distinct_lists: OnceLock::new(),
         })
     }
 
@@ -285,9 +289,14 @@ impl Model {
     /// Whether lists repeat (type, neighbour) pairs and whether the graph is stored
     /// symmetrically (found in O(V + E) on first use, then kept).
     pub fn list_shapes(&self) -> ListShapes {
-        *self
-            .list_shapes
-            .get_or_init(|| ListShapes::of(&self.out, &self.inc, self.node_count()))
+        *self.list_shapes.get_or_init(|| {
+            ListShapes::of(
+                &self.out,
+                &self.inc,
+                self.node_count(),
+                self.distinct_lists.get().copied(),
+            )
+        })
     }
 
     /// The external key of `node` (e.g. `tt0000001`).

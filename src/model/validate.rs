@@ -194,14 +194,22 @@ impl Model {
             }
         }
         lap("labels and the label index");
-        // Adjacency lists sorted by (type, neighbour).
-        for (adj, name) in [(&self.out, "out"), (&self.inc, "in")] {
-            if let Some(v) = first_unsorted_list(cores, adj, n) {
+        // Adjacency lists sorted by (type, neighbour); whether they repeat pairs is kept for
+        // [`Model::list_shapes`].
+        let mut distinct = [true; 2];
+        for (k, (adj, name)) in [(&self.out, "out"), (&self.inc, "in")]
+            .into_iter()
+            .enumerate()
+        {
+            let scan = scan_lists(cores, adj, n);
+            if let Some(v) = scan.unsorted {
                 return Err(corrupt(format_args!(
                     "the {name} list of node {v} is not sorted by type and neighbour"
                 )));
             }
+            distinct[k] = scan.distinct;
         }
+        let _ = self.distinct_lists.set((distinct[0], distinct[1]));
         lap("adjacency order");
         // The in-CSR mirrors the out-CSR: entry p of v's in-list names edge e = edge_ids[p], which
         // must run from the entry's neighbour to v with the entry's type (checked per node, without
@@ -243,25 +251,68 @@ impl Model {
     }
 }
 
-/// Some node whose list in `adj` is not sorted by (type, neighbour). `adj`'s offsets are already
-/// known to be monotone and in bounds. One flat pass over the entries (no per-node loop): a
-/// descent between two neighbouring entries is allowed only where a node's list starts.
-fn first_unsorted_list(cores: Cores, adj: &Adjacency, n: usize) -> Option<usize> {
+/// What one pass over an adjacency's lists finds: the first node whose list is not sorted by
+/// (type, neighbour) (some such node, when parallel), and whether every list holds each
+/// (type, neighbour) pair once (meaningful only when all are sorted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ListScan {
+    /// Some node whose list descends.
+    unsorted: Option<usize>,
+    /// No list repeats a (type, neighbour) pair.
+    distinct: bool,
+}
+
+/// Nodes per task of [`scan_lists`] on all cores.
+const SCAN_CHUNK: usize = 1 << 12;
+
+/// Scans every list of `adj` (offsets already known to be monotone and in bounds) once, per node
+/// and without bounds checks in the inner loop: sortedness and distinctness in the same pass (so
+/// [`super::ListShapes`] need not read the lists again).
+fn scan_lists(cores: Cores, adj: &Adjacency, n: usize) -> ListScan {
     let (offsets, types, neighbours) = (&adj.offsets[..], &adj.types[..], &adj.neighbors[..]);
-    let m = neighbours.len();
-    let mut starts = vec![0u64; m.div_ceil(64) + 1];
-    for &o in &offsets[..n] {
-        starts[o as usize / 64] |= 1 << (o % 64);
+    let scan = |nodes: std::ops::Range<usize>| {
+        let mut distinct = true;
+        for v in nodes {
+            let r = offsets[v] as usize..offsets[v + 1] as usize;
+            let mut pairs = types[r.clone()].iter().zip(&neighbours[r]);
+            let Some((&t, &u)) = pairs.next() else {
+                continue;
+            };
+            let (mut previous, mut sorted) = ((u64::from(t) << 32) | u64::from(u), true);
+            for (&t, &u) in pairs {
+                let key = (u64::from(t) << 32) | u64::from(u);
+                sorted &= previous <= key;
+                distinct &= previous != key;
+                previous = key;
+            }
+            if !sorted {
+                return ListScan {
+                    unsorted: Some(v),
+                    distinct,
+                };
+            }
+        }
+        ListScan {
+            unsorted: None,
+            distinct,
+        }
+    };
+    if !cores.parallel {
+        return scan(0..n);
     }
-    let key = |i: usize| (u64::from(types[i]) << 32) | u64::from(neighbours[i]);
-    let bad = |i: usize| key(i - 1) > key(i) && starts[i / 64] & (1 << (i % 64)) == 0;
-    const CHUNK: usize = 1 << 14;
-    let chunk = cores.find(m.div_ceil(CHUNK), |c| {
-        (c * CHUNK..((c + 1) * CHUNK).min(m)).any(|i| i > 0 && bad(i))
-    })?;
-    let i = (chunk * CHUNK..((chunk + 1) * CHUNK).min(m)).find(|&i| i > 0 && bad(i))?;
-    // The node whose list holds entry i: the last one starting at or before it.
-    Some(offsets[..n].partition_point(|&o| o as usize <= i) - 1)
+    (0..n.div_ceil(SCAN_CHUNK))
+        .into_par_iter()
+        .map(|c| scan(c * SCAN_CHUNK..((c + 1) * SCAN_CHUNK).min(n)))
+        .reduce(
+            || ListScan {
+                unsorted: None,
+                distinct: true,
+            },
+            |a, b| ListScan {
+                unsorted: a.unsorted.or(b.unsorted),
+                distinct: a.distinct && b.distinct,
+            },
+        )
 }
 
 fn check_offsets(offsets: &[u32], count: usize, total: usize, what: &str) -> Result<()> {
@@ -344,8 +395,30 @@ mod tests {
         let sorted = adjacency(vec![0, 0, 0, 1, 0], vec![1, 2, 2, 0, 0], vec![0, 2, 4, 5]);
         for parallel in [false, true] {
             let cores = Cores { parallel };
-            assert_eq!(first_unsorted_list(cores, &unsorted, 3), Some(1));
-            assert_eq!(first_unsorted_list(cores, &sorted, 3), None);
+            assert_eq!(scan_lists(cores, &unsorted, 3).unsorted, Some(1));
+            assert_eq!(scan_lists(cores, &sorted, 3).unsorted, None);
+        }
+    }
+
+    #[test]
+    fn a_repeated_pair_is_told_from_a_distinct_one() {
+        // Node 0: (0,1),(0,1) repeats; node 1: (0,1),(1,1) does not (types differ).
+        let repeated = adjacency(vec![0, 0, 0, 1], vec![1, 1, 1, 1], vec![0, 2, 4]);
+        let distinct = adjacency(vec![0, 1, 0, 1], vec![1, 1, 1, 1], vec![0, 2, 4]);
+        // A repeat across two lists (node 0 ends with (0,1), node 1 starts with it) is not one.
+        let across = adjacency(vec![0, 0, 0, 0], vec![0, 1, 1, 2], vec![0, 2, 4]);
+        for parallel in [false, true] {
+            let cores = Cores { parallel };
+            let scan = |a: &Adjacency| scan_lists(cores, a, 2);
+            assert_eq!(
+                scan(&repeated),
+                ListScan {
+                    unsorted: None,
+                    distinct: false
+                }
+            );
+            assert!(scan(&distinct).distinct && scan(&distinct).unsorted.is_none());
+            assert!(scan(&across).distinct && scan(&across).unsorted.is_none());
         }
     }
 
@@ -361,7 +434,7 @@ mod tests {
         let adj = adjacency(types, neighbours, offsets);
         for parallel in [false, true] {
             assert_eq!(
-                first_unsorted_list(Cores { parallel }, &adj, n),
+                scan_lists(Cores { parallel }, &adj, n).unsorted,
                 Some(40_000)
             );
         }
