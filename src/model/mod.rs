@@ -130,13 +130,14 @@ pub struct Model {
 }
 
 impl Model {
-    /// Assembles a model and checks the structural invariants every reader relies on. `check_utf8`:
-    /// also check that string heaps are UTF-8 (needed for bytes from a file; strings a builder
-    /// collected from `&str` are UTF-8 by construction).
-    pub(crate) fn from_parts(p: ModelParts, check_utf8: bool) -> Result<Model> {
+    /// Assembles a model and checks the structural invariants every reader relies on.
+    /// `from_bytes`: the parts came from a file: also check that string heaps are UTF-8 (strings
+    /// a builder collected from `&str` are UTF-8 by construction) and the in/out cross-references
+    /// (the builder derives the in-CSR from the out-CSR).
+    pub(crate) fn from_parts(p: ModelParts, from_bytes: bool) -> Result<Model> {
         let started = std::time::Instant::now();
         let model = Model::assemble(p)?;
-        model.validate(check_utf8)?;
+        model.validate(from_bytes)?;
         log::debug!(
             "model of {} nodes and {} edges validated in {:.1} ms",
             model.node_count(),
