@@ -1457,10 +1457,27 @@ impl Binder<'_> {
                     )
                     .with_class(crate::error::CypherClass::SyntaxError));
                 }
-                let args = args
+                let args: Vec<Expr> = args
                     .iter()
                     .map(|a| self.expr(a, scope, pattern, false))
                     .collect::<BResult<_>>()?;
+                // `properties(1)`, `properties('x')`, `properties([…])`: known wrong before the
+                // query runs.
+                if func == Func::Properties
+                    && matches!(
+                        args.first(),
+                        Some(Expr::List(_) | Expr::LiteralSet(_))
+                            | Some(Expr::Literal(
+                                Value::Int(_) | Value::Float(_) | Value::Str(_) | Value::Bool(_)
+                            ))
+                    )
+                {
+                    return Err(QueryError::semantic(
+                        "properties() takes a node, a relationship or a map",
+                        Some(span),
+                    )
+                    .with_class(crate::error::CypherClass::SyntaxError));
+                }
                 Ok(self.checked(Expr::Func(func, args)))
             }
             "id" => Ok(Expr::Id(Box::new(one("id")?))),
