@@ -22,7 +22,7 @@ use super::error::{nearest_names, QueryError};
 use super::ir::{
     AggFn, ArithOp, BoundQuery, CaseOf, Clauses, CmpOp, Comprehension, ComprehensionOp, ErrorSlot,
     Expr, Func, ListFn, MatchStep, NodeVar, Pattern, ProjItem, Projection, ReadStep, RelVar, StrOp,
-    SubPattern, UnionPart, VarLength, WholeRegex, MAX_HOPS,
+    SubPattern, UnionPart, VarLength, WholeRegex, MAX_HOPS, UNKNOWN_NAME,
 };
 use crate::model::{Model, PropType, Value};
 
@@ -191,8 +191,9 @@ struct Binder<'a> {
     /// The query text, to quote expressions in warnings (absent when binding a bare AST).
     source: Option<&'a str>,
     warnings: RefCell<Vec<QueryWarning>>,
-    /// Unknown property keys read as null instead of being errors (rule files: a property may be
-    /// created by an earlier statement).
+    /// Unknown property keys read as null, unknown labels and relationship types match nothing,
+    /// instead of being errors (rule files: a property may be created by an earlier statement;
+    /// [`bind_lenient`]).
     lenient_properties: bool,
     /// Values a row holds before the first projection (unwound values, variable-length
     /// relationship lists), while binding a query with [`Clauses`].
@@ -301,9 +302,11 @@ pub fn bind_parsed(
     bind_inner(query, model, params, Some(source), lenient)
 }
 
-/// Binds a parsed query against `model` like [`bind`], except that property keys the model does
-/// not have read as null instead of being errors: the read part of a rule statement may test
-/// properties that an earlier statement creates (or that no element has yet). Warnings are logged.
+/// Binds a parsed query against `model` like [`bind`], except that names the model does not have
+/// are not errors: a property key reads as null, a label or relationship type in a pattern
+/// matches nothing ([`UNKNOWN_NAME`]) and `n:Unknown` is false, as in Cypher. The read part of a
+/// rule statement may test properties that an earlier statement creates (or that no element has
+/// yet). Warnings are logged.
 pub fn bind_lenient(query: &ast::Query, model: &Model, params: &Params) -> BResult<BoundQuery> {
     bind_inner(query, model, params, None, true).map(|(q, _)| q)
 }
@@ -653,31 +656,56 @@ impl Binder<'_> {
         Ok((min as u32, max as u32))
     }
 
+    /// The label ids of `:A:B|C…`; when binding leniently, a label the model lacks is
+    /// [`UNKNOWN_NAME`] (no node has it), else an error.
     fn labels(&self, l: &ast::LabelExpr) -> BResult<Vec<Vec<u32>>> {
         l.all_of
             .iter()
             .map(|group| {
                 group
                     .iter()
-                    .map(|n| resolve(self.model.labels(), n, "label"))
+                    .map(|n| match resolve(self.model.labels(), n, "label") {
+                        Err(_) if self.lenient_properties => Ok(UNKNOWN_NAME),
+                        other => other,
+                    })
                     .collect()
             })
             .collect()
     }
 
-    /// The type ids of `[:A|B…]`, each once (a repeated type must not multiply named matches).
-    fn rel_types(&self, types: &[ast::Name]) -> BResult<Vec<u32>> {
-        let ids: Vec<u32> = types
-            .iter()
-            .map(|n| resolve(self.model.rel_types(), n, "relationship type"))
-            .collect::<BResult<_>>()?;
-        let mut distinct = Vec::with_capacity(ids.len());
-        for t in ids {
+    /// A pattern node's label groups without the labels the model lacks, and whether a group
+    /// had only such labels (then no node matches).
+    fn pattern_labels(&self, l: &ast::LabelExpr) -> BResult<(Vec<Vec<u32>>, bool)> {
+        let mut impossible = false;
+        let mut groups = Vec::new();
+        for mut group in self.labels(l)? {
+            group.retain(|&id| id != UNKNOWN_NAME);
+            if group.is_empty() {
+                impossible = true;
+            } else {
+                groups.push(group);
+            }
+        }
+        Ok((groups, impossible))
+    }
+
+    /// The type ids of `[:A|B…]`, each once (a repeated type must not multiply named matches),
+    /// and whether types were written but the model has none of them (leniently bound: then no
+    /// relationship matches; otherwise an unknown type is an error).
+    fn rel_types(&self, types: &[ast::Name]) -> BResult<(Vec<u32>, bool)> {
+        let mut distinct = Vec::with_capacity(types.len());
+        for n in types {
+            let t = match resolve(self.model.rel_types(), n, "relationship type") {
+                Ok(t) => t,
+                Err(_) if self.lenient_properties => continue,
+                Err(e) => return Err(e),
+            };
             if !distinct.contains(&t) {
                 distinct.push(t);
             }
         }
-        Ok(distinct)
+        let impossible = !types.is_empty() && distinct.is_empty();
+        Ok((distinct, impossible))
     }
 
     fn check_property(&self, key: &ast::Name, on_rel: Option<bool>) -> BResult<()> {
@@ -719,7 +747,7 @@ impl Binder<'_> {
     ) -> BResult<()> {
         let mut slots = Vec::with_capacity(path.nodes.len());
         for n in &path.nodes {
-            let labels = self.labels(&n.labels)?;
+            let (labels, impossible) = self.pattern_labels(&n.labels)?;
             let slot = match &n.var {
                 Some(v) => match scope.get(&v.name) {
                     Some(Binding::Node(s)) if *s < fixed => {
@@ -779,6 +807,13 @@ impl Binder<'_> {
                     s
                 }
             };
+            if impossible {
+                // A label the model lacks: no node matches.
+                filter.push(Expr::HasLabels(
+                    Box::new(Expr::Node(slot)),
+                    vec![vec![UNKNOWN_NAME]],
+                ));
+            }
             for p in &n.props {
                 self.check_property(&p.key, Some(false))?;
                 let value = self.expr(&p.value, scope, pattern, false)?;
@@ -797,7 +832,7 @@ impl Binder<'_> {
         // variable-length one as the column of its relationship list).
         let mut parts = vec![Expr::Node(slots[0])];
         for (i, r) in path.rels.iter().enumerate() {
-            let types = self.rel_types(&r.types)?;
+            let (types, impossible) = self.rel_types(&r.types)?;
             let (left, right) = (slots[i], slots[i + 1]);
             let (src, dst) = match r.direction {
                 Direction::Left => (right, left),
@@ -805,6 +840,26 @@ impl Binder<'_> {
             };
             let slot = pattern.rels.len();
             let hops = r.hops.as_ref().map(|h| self.hop_bounds(h)).transpose()?;
+            match hops {
+                // A variable-length relationship of no type the model has still matches with
+                // zero hops: not handled.
+                Some((0, _)) if impossible => {
+                    let unknown = r.types.first().map_or(String::new(), |t| t.name.clone());
+                    return Err(QueryError::semantic(
+                        format!(
+                            "unknown relationship type `{unknown}` on a variable-length \
+                             relationship that may have no hop"
+                        ),
+                        r.types.first().map(|t| t.span),
+                    ));
+                }
+                // At least one hop of a type the model lacks: this pattern matches nothing.
+                Some(_) if impossible => filter.push(Expr::HasLabels(
+                    Box::new(Expr::Node(right)),
+                    vec![vec![UNKNOWN_NAME]],
+                )),
+                _ => {}
+            }
             if let (Some(_), Some(p)) = (hops, r.props.first()) {
                 return Err(QueryError::unsupported(
                     "a property map on a variable-length relationship",
@@ -867,6 +922,13 @@ impl Binder<'_> {
                 undirected: r.direction == Direction::Both,
                 clause: path.clause,
             });
+            if impossible && hops.is_none() {
+                // No relationship has a type the model lacks (`r:T` of an unknown `T` is false).
+                filter.push(Expr::HasLabels(
+                    Box::new(Expr::Rel(slot)),
+                    vec![vec![UNKNOWN_NAME]],
+                ));
+            }
             for p in &r.props {
                 self.check_property(&p.key, Some(true))?;
                 let value = self.expr(&p.value, scope, pattern, false)?;
@@ -1357,6 +1419,19 @@ impl Binder<'_> {
         in_projection: bool,
     ) -> BResult<Expr> {
         let lower = name.name.to_lowercase();
+        // A pattern is a condition, not a list of paths: `head((n)-->())` means nothing.
+        if !matches!(lower.as_str(), "exists" | "size") {
+            if let Some(path) = args.iter().find_map(|a| match &a.kind {
+                ExprKind::PatternPredicate(path) => Some(path),
+                _ => None,
+            }) {
+                return Err(QueryError::semantic(
+                    format!("a pattern cannot be an argument of {lower}(): it is a condition, not a value"),
+                    Some(path.span),
+                )
+                .with_class(crate::error::CypherClass::SyntaxError));
+            }
+        }
         let one = |what: &str| -> BResult<Expr> {
             match args {
                 [a] => self.expr(a, scope, pattern, false),

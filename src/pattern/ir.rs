@@ -630,6 +630,11 @@ pub struct Clauses {
 /// A node or relationship id that stands for null (an `OPTIONAL MATCH` without a match).
 pub const NULL_ID: u32 = u32::MAX;
 
+/// The id a leniently bound query gives a label the model does not have (see
+/// [`crate::pattern::binder::bind_lenient`]): no node carries it, so `n:Unknown` is false and a
+/// pattern node with it matches nothing.
+pub const UNKNOWN_NAME: u32 = u32::MAX;
+
 /// One reading step.
 #[derive(Debug, Clone, Serialize)]
 pub enum ReadStep {
