@@ -165,3 +165,18 @@ fn a_pattern_is_no_function_argument() {
         Err(Some("SyntaxError"))
     );
 }
+
+#[test]
+fn create_refuses_an_empty_property_map_on_a_bound_node() {
+    let mut g = empty();
+    let e = g
+        .apply("CREATE (n:Foo) CREATE (n {})-[:OWNS]->(:Dog)")
+        .unwrap_err();
+    assert_eq!(e.cypher_class().map(|c| c.name()), Some("SyntaxError"));
+    // The statement failed as a whole: nothing was created.
+    assert_eq!(g.model().node_count(), 0);
+    // Without the map the bound node is reused.
+    g.apply("CREATE (n:Foo) CREATE (n)-[:OWNS]->(:Dog)").unwrap();
+    assert_eq!(g.model().node_count(), 2);
+    assert_eq!(g.model().edge_count(), 1);
+}
