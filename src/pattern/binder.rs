@@ -1363,12 +1363,24 @@ impl Binder<'_> {
                     ComprehensionKind::None => ComprehensionOp::None,
                     ComprehensionKind::Single => ComprehensionOp::Single,
                 };
+                let filter = c.filter.as_ref().map(sub).transpose()?;
+                let map = c.map.as_ref().map(sub).transpose()?;
+                if filter.iter().chain(&map).any(|e| misused_local(&list, local, e)) {
+                    return Err(QueryError::semantic(
+                        format!(
+                            "`{}` takes the list's strings or booleans, which arithmetic cannot take",
+                            c.var.name
+                        ),
+                        Some(c.var.span),
+                    )
+                    .with_class(crate::error::CypherClass::SyntaxError));
+                }
                 self.checked(Expr::Comprehension(Box::new(Comprehension {
                     op,
                     local,
                     list,
-                    filter: c.filter.as_ref().map(sub).transpose()?,
-                    map: c.map.as_ref().map(sub).transpose()?,
+                    filter,
+                    map,
                 })))
             }
             ExprKind::Map(entries) => {
@@ -1889,6 +1901,37 @@ fn pattern_predicate_check(
         }
     }
     Ok(())
+}
+
+/// True when `e` applies arithmetic to local `local` (a comprehension's variable) while `list`
+/// is a literal list of strings only (`+` concatenates them: allowed) or of booleans only: a type
+/// error known before the query runs, as Cypher reports it (`x IN ['a'] WHERE x % 2 = 0`).
+fn misused_local(list: &Expr, local: usize, e: &Expr) -> bool {
+    let items: &[Expr] = match list {
+        Expr::List(items) => items,
+        _ => return false,
+    };
+    let all = |f: fn(&Value) -> bool| {
+        !items.is_empty()
+            && items
+                .iter()
+                .all(|i| matches!(i, Expr::Literal(v) if f(v)))
+    };
+    let strings = all(|v| matches!(v, Value::Str(_)));
+    let booleans = all(|v| matches!(v, Value::Bool(_)));
+    if !strings && !booleans {
+        return false;
+    }
+    let is_local = |x: &Expr| matches!(x, Expr::Local(l) if *l == local);
+    let mut found = false;
+    e.walk(&mut |x| match x {
+        Expr::Arith(op, a, b) if is_local(a) || is_local(b) => {
+            found |= booleans || *op != ArithOp::Add;
+        }
+        Expr::Neg(a) if is_local(a) => found = true,
+        _ => {}
+    });
+    found
 }
 
 /// The id of `name` in `interner`, or an "unknown {what}" error suggesting the nearest names.

@@ -180,3 +180,18 @@ fn create_refuses_an_empty_property_map_on_a_bound_node() {
     assert_eq!(g.model().node_count(), 2);
     assert_eq!(g.model().edge_count(), 1);
 }
+
+#[test]
+fn arithmetic_on_a_literal_list_of_strings_or_booleans_is_a_syntax_error() {
+    let options = RunOptions::host().cypher();
+    for q in [
+        "RETURN none(x IN ['Clara'] WHERE x % 2 = 0) AS r",
+        "RETURN any(x IN [false, true] WHERE x * 2 = 0) AS r",
+        "RETURN [x IN ['a', 'b'] | -x] AS r",
+    ] {
+        assert_eq!(outcome(&empty(), &options, q), Err(Some("SyntaxError")), "{q}");
+    }
+    // `+` concatenates strings; numbers take arithmetic.
+    assert_eq!(one("RETURN [x IN ['a', 'b'] | x + 'c'] AS r"), "['ac', 'bc']");
+    assert_eq!(one("RETURN all(x IN [2, 4] WHERE x % 2 = 0) AS r"), "true");
+}
