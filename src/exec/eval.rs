@@ -10,8 +10,8 @@ use serde::Serialize;
 use crate::error::CypherClass;
 use crate::model::{Model, Value, ValueRef};
 use crate::pattern::ir::{
-    ArithOp, CmpOp, Comprehension, ComprehensionOp, Expr, Func, ListFn, LiteralSet, StrOp, MAX_RANGE,
-    NULL_ID,
+    ArithOp, CmpOp, Comprehension, ComprehensionOp, Expr, Func, ListFn, LiteralSet, StrOp,
+    MAX_RANGE, NULL_ID,
 };
 
 use super::functions::{call, index, slice};

@@ -1365,7 +1365,11 @@ impl Binder<'_> {
                 };
                 let filter = c.filter.as_ref().map(sub).transpose()?;
                 let map = c.map.as_ref().map(sub).transpose()?;
-                if filter.iter().chain(&map).any(|e| misused_local(&list, local, e)) {
+                if filter
+                    .iter()
+                    .chain(&map)
+                    .any(|e| misused_local(&list, local, e))
+                {
                     return Err(QueryError::semantic(
                         format!(
                             "`{}` takes the list's strings or booleans, which arithmetic cannot take",
@@ -1912,10 +1916,7 @@ fn misused_local(list: &Expr, local: usize, e: &Expr) -> bool {
         _ => return false,
     };
     let all = |f: fn(&Value) -> bool| {
-        !items.is_empty()
-            && items
-                .iter()
-                .all(|i| matches!(i, Expr::Literal(v) if f(v)))
+        !items.is_empty() && items.iter().all(|i| matches!(i, Expr::Literal(v) if f(v)))
     };
     let strings = all(|v| matches!(v, Value::Str(_)));
     let booleans = all(|v| matches!(v, Value::Bool(_)));

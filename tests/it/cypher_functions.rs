@@ -67,13 +67,19 @@ fn properties_and_keys_read_nodes_relationships_and_maps() {
     );
     // `b` has no `age`: it is not among its keys, and its properties are `{name: 'b'}`, which
     // is not `{name: 'b', age: null}` (a map with a null entry has that key).
-    assert_eq!(rows, vec!["'a' | 2 | true | true", "'b' | 1 | false | false"]);
+    assert_eq!(
+        rows,
+        vec!["'a' | 2 | true | true", "'b' | 1 | false | false"]
+    );
     let (_, rows) = run(
         &g,
         "MATCH ()-[r:R]->() RETURN keys(r) AS k, properties(r).w AS w",
     );
     assert_eq!(rows, vec!["['w'] | 2"]);
-    assert_eq!(one("RETURN properties({a: 1, b: 'x'}) AS m"), "{a: 1, b: 'x'}");
+    assert_eq!(
+        one("RETURN properties({a: 1, b: 'x'}) AS m"),
+        "{a: 1, b: 'x'}"
+    );
     assert_eq!(one("RETURN properties(null) AS m"), "null");
     assert_eq!(one("RETURN keys({b: 1, a: 2}) AS k"), "['b', 'a']");
 }
@@ -86,7 +92,11 @@ fn properties_of_a_literal_is_a_syntax_error() {
         "RETURN properties('x')",
         "RETURN properties([true])",
     ] {
-        assert_eq!(outcome(&empty(), &options, q), Err(Some("SyntaxError")), "{q}");
+        assert_eq!(
+            outcome(&empty(), &options, q),
+            Err(Some("SyntaxError")),
+            "{q}"
+        );
     }
 }
 
@@ -122,8 +132,14 @@ fn comparisons_chain_as_conjunctions() {
 fn unknown_names_match_nothing_when_lenient() {
     let g = pair();
     assert!(lenient(&g, "MATCH (n:Nope) RETURN n").is_empty());
-    assert_eq!(lenient(&g, "MATCH (n:Nope) RETURN count(n) AS c"), vec!["0"]);
-    assert_eq!(lenient(&g, "OPTIONAL MATCH (n:Nope) RETURN n"), vec!["null"]);
+    assert_eq!(
+        lenient(&g, "MATCH (n:Nope) RETURN count(n) AS c"),
+        vec!["0"]
+    );
+    assert_eq!(
+        lenient(&g, "OPTIONAL MATCH (n:Nope) RETURN n"),
+        vec!["null"]
+    );
     // A group with a known alternative keeps it.
     assert_eq!(
         lenient(&g, "MATCH (n:Nope|P) RETURN n.name AS m"),
@@ -146,7 +162,10 @@ fn unknown_names_match_nothing_when_lenient() {
         vec!["'a' | null"]
     );
     assert_eq!(
-        lenient(&g, "MATCH (n:P) WHERE n.missing IS NULL RETURN count(*) AS c"),
+        lenient(
+            &g,
+            "MATCH (n:P) WHERE n.missing IS NULL RETURN count(*) AS c"
+        ),
         vec!["2"]
     );
     // Zero hops of an unknown type would still match: refused, not answered wrongly.
@@ -176,7 +195,8 @@ fn create_refuses_an_empty_property_map_on_a_bound_node() {
     // The statement failed as a whole: nothing was created.
     assert_eq!(g.model().node_count(), 0);
     // Without the map the bound node is reused.
-    g.apply("CREATE (n:Foo) CREATE (n)-[:OWNS]->(:Dog)").unwrap();
+    g.apply("CREATE (n:Foo) CREATE (n)-[:OWNS]->(:Dog)")
+        .unwrap();
     assert_eq!(g.model().node_count(), 2);
     assert_eq!(g.model().edge_count(), 1);
 }
@@ -189,9 +209,16 @@ fn arithmetic_on_a_literal_list_of_strings_or_booleans_is_a_syntax_error() {
         "RETURN any(x IN [false, true] WHERE x * 2 = 0) AS r",
         "RETURN [x IN ['a', 'b'] | -x] AS r",
     ] {
-        assert_eq!(outcome(&empty(), &options, q), Err(Some("SyntaxError")), "{q}");
+        assert_eq!(
+            outcome(&empty(), &options, q),
+            Err(Some("SyntaxError")),
+            "{q}"
+        );
     }
     // `+` concatenates strings; numbers take arithmetic.
-    assert_eq!(one("RETURN [x IN ['a', 'b'] | x + 'c'] AS r"), "['ac', 'bc']");
+    assert_eq!(
+        one("RETURN [x IN ['a', 'b'] | x + 'c'] AS r"),
+        "['ac', 'bc']"
+    );
     assert_eq!(one("RETURN all(x IN [2, 4] WHERE x % 2 = 0) AS r"), "true");
 }

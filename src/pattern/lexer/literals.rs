@@ -85,7 +85,9 @@ impl Lexer<'_> {
         self.reject_trailing_letters(start)?;
         u64::from_str_radix(digits, radix)
             .map(TokenKind::Integer)
-            .map_err(|_| QueryError::syntax(format!("{name} literal is too large"), self.since(start)))
+            .map_err(|_| {
+                QueryError::syntax(format!("{name} literal is too large"), self.since(start))
+            })
     }
 
     fn skip_digits(&mut self) {
