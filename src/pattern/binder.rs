@@ -618,7 +618,8 @@ impl Binder<'_> {
         })
     }
 
-    /// The hop bounds of a variable-length relationship, checked.
+    /// The hop bounds of a variable-length relationship, checked (min above max: an empty
+    /// interval).
     fn hop_bounds(&self, hops: &ast::Hops) -> BResult<(u32, u32)> {
         if !self.allow_hops.get() {
             return Err(QueryError::unsupported(
@@ -647,11 +648,16 @@ impl Binder<'_> {
                 edges.max(2).max(min)
             }
         };
-        if max < min || (hops.max.is_some() && max > u64::from(MAX_HOPS)) {
+        if hops.max.is_some() && max > u64::from(MAX_HOPS) {
             return Err(QueryError::semantic(
                 format!("hop bounds must satisfy 0 <= min <= max <= {MAX_HOPS}"),
                 Some(hops.span),
             ));
+        }
+        // `*2..1`: an empty interval (no path), given back as `(max + 1, max)` for the caller
+        // to match nothing.
+        if max < min {
+            return Ok((max as u32 + 1, max as u32));
         }
         Ok((min as u32, max as u32))
     }
@@ -839,7 +845,17 @@ impl Binder<'_> {
                 _ => (left, right),
             };
             let slot = pattern.rels.len();
-            let hops = r.hops.as_ref().map(|h| self.hop_bounds(h)).transpose()?;
+            let mut hops = r.hops.as_ref().map(|h| self.hop_bounds(h)).transpose()?;
+            if let Some((min, max)) = hops {
+                if min > max {
+                    // An empty hop interval (`*2..1`): no path, so this pattern matches nothing.
+                    hops = Some((max, max));
+                    filter.push(Expr::HasLabels(
+                        Box::new(Expr::Node(right)),
+                        vec![vec![UNKNOWN_NAME]],
+                    ));
+                }
+            }
             match hops {
                 // A variable-length relationship of no type the model has still matches with
                 // zero hops: not handled.

@@ -222,3 +222,20 @@ fn arithmetic_on_a_literal_list_of_strings_or_booleans_is_a_syntax_error() {
     );
     assert_eq!(one("RETURN all(x IN [2, 4] WHERE x % 2 = 0) AS r"), "true");
 }
+
+#[test]
+fn an_empty_hop_interval_matches_nothing() {
+    let g = pair();
+    let (_, rows) = run(&g, "MATCH (a)-[:R*2..1]->(b) RETURN a");
+    assert!(rows.is_empty());
+    let (_, rows) = run(&g, "MATCH (a)-[:R*..0]->(b) RETURN a");
+    assert!(rows.is_empty());
+    // An OPTIONAL MATCH of one gives its nulls; the interval `*1..1` still matches the one hop.
+    let (_, rows) = run(
+        &g,
+        "MATCH (a:P {name: 'a'}) OPTIONAL MATCH (a)-[:R*1..0]->(b) RETURN a.name, b",
+    );
+    assert_eq!(rows, vec!["'a' | null"]);
+    let (_, rows) = run(&g, "MATCH (a)-[:R*1..1]->(b) RETURN b.name");
+    assert_eq!(rows, vec!["'b'"]);
+}
