@@ -451,6 +451,10 @@ pub struct RunOptions {
     pub params: Params,
     /// Stop after this many pattern matches (`gemp match --limit`); `None`: every match.
     pub limit: Option<u64>,
+    /// Names the model does not have are not errors but read as Cypher reads them: a property
+    /// key as null, a label or relationship type in a pattern as matching nothing (`false`:
+    /// unknown names are errors that name the nearest known ones).
+    pub lenient: bool,
 }
 
 impl RunOptions {
@@ -503,6 +507,12 @@ impl RunOptions {
         self
     }
 
+    /// Names the model does not have read as Cypher reads them (see [`RunOptions::lenient`]).
+    pub fn lenient(mut self) -> Self {
+        self.lenient = true;
+        self
+    }
+
     /// A time limit.
     pub fn timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
@@ -535,6 +545,7 @@ impl RunOptions {
         PrepareOptions {
             params: self.params.clone(),
             semantics: self.semantics,
+            lenient: self.lenient,
             ..Default::default()
         }
     }

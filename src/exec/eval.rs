@@ -10,8 +10,8 @@ use serde::Serialize;
 use crate::error::CypherClass;
 use crate::model::{Model, Value, ValueRef};
 use crate::pattern::ir::{
-    ArithOp, CmpOp, Comprehension, ComprehensionOp, Expr, ListFn, LiteralSet, StrOp, MAX_RANGE,
-    NULL_ID,
+    ArithOp, CmpOp, Comprehension, ComprehensionOp, Expr, Func, ListFn, LiteralSet, StrOp,
+    MAX_RANGE, NULL_ID,
 };
 
 use super::functions::{call, index, slice};
@@ -1045,11 +1045,45 @@ impl<'m> Env<'_, 'm> {
                     .iter()
                     .map(|a| self.ev::<STRICT>(a))
                     .collect::<Result<Vec<_>, _>>()?;
-                call(*func, vals)?
+                match (func, vals.first()) {
+                    (Func::Keys, Some(v @ (Val::Node(_) | Val::Rel(_)))) => Val::List(
+                        self.properties_of(v)
+                            .into_iter()
+                            .map(|(k, _)| Val::Str(Cow::Owned(k)))
+                            .collect(),
+                    ),
+                    (Func::Properties, Some(v @ (Val::Node(_) | Val::Rel(_)))) => {
+                        Val::Map(self.properties_of(v))
+                    }
+                    _ => call(*func, vals)?,
+                }
             }
             // Aggregates are computed by the result stage, which replaces them by columns.
             Expr::Aggregate { .. } => Val::Null,
         })
+    }
+
+    /// The non-null properties of a node or relationship, by name (nothing for another value).
+    fn properties_of(&self, v: &Val<'m>) -> Vec<(String, Val<'m>)> {
+        let model = self.model;
+        match *v {
+            Val::Node(n) => match model.group_of(n) {
+                Some(g) => g
+                    .columns
+                    .iter()
+                    .map(|c| (c.name.clone(), Val::from_ref(c.get((n - g.start) as usize))))
+                    .filter(|(_, v)| !v.is_null())
+                    .collect(),
+                None => Vec::new(),
+            },
+            Val::Rel(r) => model
+                .edge_columns()
+                .iter()
+                .map(|c| (c.name.clone(), Val::from_ref(c.get(r as usize))))
+                .filter(|(_, v)| !v.is_null())
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// A named path's value from its parts (see [`Expr::Path`]); null when a part is null.

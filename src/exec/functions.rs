@@ -121,6 +121,9 @@ pub fn call<'m>(func: Func, args: Vec<Val<'m>>) -> Result<Val<'m>, EvalError> {
     if func == Func::Coalesce {
         return Ok(args.into_iter().find(|v| !v.is_null()).unwrap_or(Val::Null));
     }
+    if func == Func::Rand {
+        return Ok(Val::Float(fastrand::f64()));
+    }
     if args.iter().any(Val::is_null) {
         return Ok(Val::Null);
     }
@@ -130,7 +133,7 @@ pub fn call<'m>(func: Func, args: Vec<Val<'m>>) -> Result<Val<'m>, EvalError> {
     let name = format!("{func:?}");
     let name = name.as_str();
     Ok(match func {
-        Func::Coalesce | Func::Temporal(_) => unreachable!("handled above"),
+        Func::Coalesce | Func::Temporal(_) | Func::Rand => unreachable!("handled above"),
         Func::Head | Func::Last | Func::Tail => {
             let Val::List(mut items) = a else {
                 return type_error(name, &a);
@@ -286,6 +289,11 @@ pub fn call<'m>(func: Func, args: Vec<Val<'m>>) -> Result<Val<'m>, EvalError> {
         Func::ToLower => str_val(string_arg(name, &a)?.to_lowercase()),
         Func::Keys => match a {
             Val::Map(entries) => Val::List(entries.into_iter().map(|(k, _)| str_val(k)).collect()),
+            other => return type_error(name, &other),
+        },
+        // Nodes and relationships are read by the evaluator, which has the model.
+        Func::Properties => match a {
+            Val::Map(entries) => Val::Map(entries),
             other => return type_error(name, &other),
         },
         Func::Replace => {

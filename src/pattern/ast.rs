@@ -162,6 +162,9 @@ pub struct NodePattern {
     pub labels: LabelExpr,
     /// Property constraints `{key: value}`, in writing order.
     pub props: Vec<PropertyEntry>,
+    /// A property map was written, even an empty one (`(n {})`; not serialized).
+    #[serde(skip)]
+    pub has_map: bool,
     /// From `(` to `)`.
     pub span: Span,
 }

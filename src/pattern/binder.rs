@@ -22,7 +22,7 @@ use super::error::{nearest_names, QueryError};
 use super::ir::{
     AggFn, ArithOp, BoundQuery, CaseOf, Clauses, CmpOp, Comprehension, ComprehensionOp, ErrorSlot,
     Expr, Func, ListFn, MatchStep, NodeVar, Pattern, ProjItem, Projection, ReadStep, RelVar, StrOp,
-    SubPattern, UnionPart, VarLength, WholeRegex, MAX_HOPS,
+    SubPattern, UnionPart, VarLength, WholeRegex, MAX_HOPS, UNKNOWN_NAME,
 };
 use crate::model::{Model, PropType, Value};
 
@@ -191,8 +191,9 @@ struct Binder<'a> {
     /// The query text, to quote expressions in warnings (absent when binding a bare AST).
     source: Option<&'a str>,
     warnings: RefCell<Vec<QueryWarning>>,
-    /// Unknown property keys read as null instead of being errors (rule files: a property may be
-    /// created by an earlier statement).
+    /// Unknown property keys read as null, unknown labels and relationship types match nothing,
+    /// instead of being errors (rule files: a property may be created by an earlier statement;
+    /// [`bind_lenient`]).
     lenient_properties: bool,
     /// Values a row holds before the first projection (unwound values, variable-length
     /// relationship lists), while binding a query with [`Clauses`].
@@ -301,9 +302,11 @@ pub fn bind_parsed(
     bind_inner(query, model, params, Some(source), lenient)
 }
 
-/// Binds a parsed query against `model` like [`bind`], except that property keys the model does
-/// not have read as null instead of being errors: the read part of a rule statement may test
-/// properties that an earlier statement creates (or that no element has yet). Warnings are logged.
+/// Binds a parsed query against `model` like [`bind`], except that names the model does not have
+/// are not errors: a property key reads as null, a label or relationship type in a pattern
+/// matches nothing ([`UNKNOWN_NAME`]) and `n:Unknown` is false, as in Cypher. The read part of a
+/// rule statement may test properties that an earlier statement creates (or that no element has
+/// yet). Warnings are logged.
 pub fn bind_lenient(query: &ast::Query, model: &Model, params: &Params) -> BResult<BoundQuery> {
     bind_inner(query, model, params, None, true).map(|(q, _)| q)
 }
@@ -615,7 +618,8 @@ impl Binder<'_> {
         })
     }
 
-    /// The hop bounds of a variable-length relationship, checked.
+    /// The hop bounds of a variable-length relationship, checked (min above max: an empty
+    /// interval).
     fn hop_bounds(&self, hops: &ast::Hops) -> BResult<(u32, u32)> {
         if !self.allow_hops.get() {
             return Err(QueryError::unsupported(
@@ -644,40 +648,70 @@ impl Binder<'_> {
                 edges.max(2).max(min)
             }
         };
-        if max < min || (hops.max.is_some() && max > u64::from(MAX_HOPS)) {
+        if hops.max.is_some() && max > u64::from(MAX_HOPS) {
             return Err(QueryError::semantic(
                 format!("hop bounds must satisfy 0 <= min <= max <= {MAX_HOPS}"),
                 Some(hops.span),
             ));
         }
+        // `*2..1`: an empty interval (no path), given back as `(max + 1, max)` for the caller
+        // to match nothing.
+        if max < min {
+            return Ok((max as u32 + 1, max as u32));
+        }
         Ok((min as u32, max as u32))
     }
 
+    /// The label ids of `:A:B|C…`; when binding leniently, a label the model lacks is
+    /// [`UNKNOWN_NAME`] (no node has it), else an error.
     fn labels(&self, l: &ast::LabelExpr) -> BResult<Vec<Vec<u32>>> {
         l.all_of
             .iter()
             .map(|group| {
                 group
                     .iter()
-                    .map(|n| resolve(self.model.labels(), n, "label"))
+                    .map(|n| match resolve(self.model.labels(), n, "label") {
+                        Err(_) if self.lenient_properties => Ok(UNKNOWN_NAME),
+                        other => other,
+                    })
                     .collect()
             })
             .collect()
     }
 
-    /// The type ids of `[:A|B…]`, each once (a repeated type must not multiply named matches).
-    fn rel_types(&self, types: &[ast::Name]) -> BResult<Vec<u32>> {
-        let ids: Vec<u32> = types
-            .iter()
-            .map(|n| resolve(self.model.rel_types(), n, "relationship type"))
-            .collect::<BResult<_>>()?;
-        let mut distinct = Vec::with_capacity(ids.len());
-        for t in ids {
+    /// A pattern node's label groups without the labels the model lacks, and whether a group
+    /// had only such labels (then no node matches).
+    fn pattern_labels(&self, l: &ast::LabelExpr) -> BResult<(Vec<Vec<u32>>, bool)> {
+        let mut impossible = false;
+        let mut groups = Vec::new();
+        for mut group in self.labels(l)? {
+            group.retain(|&id| id != UNKNOWN_NAME);
+            if group.is_empty() {
+                impossible = true;
+            } else {
+                groups.push(group);
+            }
+        }
+        Ok((groups, impossible))
+    }
+
+    /// The type ids of `[:A|B…]`, each once (a repeated type must not multiply named matches),
+    /// and whether types were written but the model has none of them (leniently bound: then no
+    /// relationship matches; otherwise an unknown type is an error).
+    fn rel_types(&self, types: &[ast::Name]) -> BResult<(Vec<u32>, bool)> {
+        let mut distinct = Vec::with_capacity(types.len());
+        for n in types {
+            let t = match resolve(self.model.rel_types(), n, "relationship type") {
+                Ok(t) => t,
+                Err(_) if self.lenient_properties => continue,
+                Err(e) => return Err(e),
+            };
             if !distinct.contains(&t) {
                 distinct.push(t);
             }
         }
-        Ok(distinct)
+        let impossible = !types.is_empty() && distinct.is_empty();
+        Ok((distinct, impossible))
     }
 
     fn check_property(&self, key: &ast::Name, on_rel: Option<bool>) -> BResult<()> {
@@ -719,7 +753,7 @@ impl Binder<'_> {
     ) -> BResult<()> {
         let mut slots = Vec::with_capacity(path.nodes.len());
         for n in &path.nodes {
-            let labels = self.labels(&n.labels)?;
+            let (labels, impossible) = self.pattern_labels(&n.labels)?;
             let slot = match &n.var {
                 Some(v) => match scope.get(&v.name) {
                     Some(Binding::Node(s)) if *s < fixed => {
@@ -779,6 +813,13 @@ impl Binder<'_> {
                     s
                 }
             };
+            if impossible {
+                // A label the model lacks: no node matches.
+                filter.push(Expr::HasLabels(
+                    Box::new(Expr::Node(slot)),
+                    vec![vec![UNKNOWN_NAME]],
+                ));
+            }
             for p in &n.props {
                 self.check_property(&p.key, Some(false))?;
                 let value = self.expr(&p.value, scope, pattern, false)?;
@@ -797,14 +838,44 @@ impl Binder<'_> {
         // variable-length one as the column of its relationship list).
         let mut parts = vec![Expr::Node(slots[0])];
         for (i, r) in path.rels.iter().enumerate() {
-            let types = self.rel_types(&r.types)?;
+            let (types, impossible) = self.rel_types(&r.types)?;
             let (left, right) = (slots[i], slots[i + 1]);
             let (src, dst) = match r.direction {
                 Direction::Left => (right, left),
                 _ => (left, right),
             };
             let slot = pattern.rels.len();
-            let hops = r.hops.as_ref().map(|h| self.hop_bounds(h)).transpose()?;
+            let mut hops = r.hops.as_ref().map(|h| self.hop_bounds(h)).transpose()?;
+            if let Some((min, max)) = hops {
+                if min > max {
+                    // An empty hop interval (`*2..1`): no path, so this pattern matches nothing.
+                    hops = Some((max, max));
+                    filter.push(Expr::HasLabels(
+                        Box::new(Expr::Node(right)),
+                        vec![vec![UNKNOWN_NAME]],
+                    ));
+                }
+            }
+            match hops {
+                // A variable-length relationship of no type the model has still matches with
+                // zero hops: not handled.
+                Some((0, _)) if impossible => {
+                    let unknown = r.types.first().map_or(String::new(), |t| t.name.clone());
+                    return Err(QueryError::semantic(
+                        format!(
+                            "unknown relationship type `{unknown}` on a variable-length \
+                             relationship that may have no hop"
+                        ),
+                        r.types.first().map(|t| t.span),
+                    ));
+                }
+                // At least one hop of a type the model lacks: this pattern matches nothing.
+                Some(_) if impossible => filter.push(Expr::HasLabels(
+                    Box::new(Expr::Node(right)),
+                    vec![vec![UNKNOWN_NAME]],
+                )),
+                _ => {}
+            }
             if let (Some(_), Some(p)) = (hops, r.props.first()) {
                 return Err(QueryError::unsupported(
                     "a property map on a variable-length relationship",
@@ -867,6 +938,13 @@ impl Binder<'_> {
                 undirected: r.direction == Direction::Both,
                 clause: path.clause,
             });
+            if impossible && hops.is_none() {
+                // No relationship has a type the model lacks (`r:T` of an unknown `T` is false).
+                filter.push(Expr::HasLabels(
+                    Box::new(Expr::Rel(slot)),
+                    vec![vec![UNKNOWN_NAME]],
+                ));
+            }
             for p in &r.props {
                 self.check_property(&p.key, Some(true))?;
                 let value = self.expr(&p.value, scope, pattern, false)?;
@@ -1301,12 +1379,28 @@ impl Binder<'_> {
                     ComprehensionKind::None => ComprehensionOp::None,
                     ComprehensionKind::Single => ComprehensionOp::Single,
                 };
+                let filter = c.filter.as_ref().map(sub).transpose()?;
+                let map = c.map.as_ref().map(sub).transpose()?;
+                if filter
+                    .iter()
+                    .chain(&map)
+                    .any(|e| misused_local(&list, local, e))
+                {
+                    return Err(QueryError::semantic(
+                        format!(
+                            "`{}` takes the list's strings or booleans, which arithmetic cannot take",
+                            c.var.name
+                        ),
+                        Some(c.var.span),
+                    )
+                    .with_class(crate::error::CypherClass::SyntaxError));
+                }
                 self.checked(Expr::Comprehension(Box::new(Comprehension {
                     op,
                     local,
                     list,
-                    filter: c.filter.as_ref().map(sub).transpose()?,
-                    map: c.map.as_ref().map(sub).transpose()?,
+                    filter,
+                    map,
                 })))
             }
             ExprKind::Map(entries) => {
@@ -1357,6 +1451,19 @@ impl Binder<'_> {
         in_projection: bool,
     ) -> BResult<Expr> {
         let lower = name.name.to_lowercase();
+        // A pattern is a condition, not a list of paths: `head((n)-->())` means nothing.
+        if !matches!(lower.as_str(), "exists" | "size") {
+            if let Some(path) = args.iter().find_map(|a| match &a.kind {
+                ExprKind::PatternPredicate(path) => Some(path),
+                _ => None,
+            }) {
+                return Err(QueryError::semantic(
+                    format!("a pattern cannot be an argument of {lower}(): it is a condition, not a value"),
+                    Some(path.span),
+                )
+                .with_class(crate::error::CypherClass::SyntaxError));
+            }
+        }
         let one = |what: &str| -> BResult<Expr> {
             match args {
                 [a] => self.expr(a, scope, pattern, false),
@@ -1457,10 +1564,27 @@ impl Binder<'_> {
                     )
                     .with_class(crate::error::CypherClass::SyntaxError));
                 }
-                let args = args
+                let args: Vec<Expr> = args
                     .iter()
                     .map(|a| self.expr(a, scope, pattern, false))
                     .collect::<BResult<_>>()?;
+                // `properties(1)`, `properties('x')`, `properties([…])`: known wrong before the
+                // query runs.
+                if func == Func::Properties
+                    && matches!(
+                        args.first(),
+                        Some(Expr::List(_) | Expr::LiteralSet(_))
+                            | Some(Expr::Literal(
+                                Value::Int(_) | Value::Float(_) | Value::Str(_) | Value::Bool(_)
+                            ))
+                    )
+                {
+                    return Err(QueryError::semantic(
+                        "properties() takes a node, a relationship or a map",
+                        Some(span),
+                    )
+                    .with_class(crate::error::CypherClass::SyntaxError));
+                }
                 Ok(self.checked(Expr::Func(func, args)))
             }
             "id" => Ok(Expr::Id(Box::new(one("id")?))),
@@ -1797,6 +1921,34 @@ fn pattern_predicate_check(
         }
     }
     Ok(())
+}
+
+/// True when `e` applies arithmetic to local `local` (a comprehension's variable) while `list`
+/// is a literal list of strings only (`+` concatenates them: allowed) or of booleans only: a type
+/// error known before the query runs, as Cypher reports it (`x IN ['a'] WHERE x % 2 = 0`).
+fn misused_local(list: &Expr, local: usize, e: &Expr) -> bool {
+    let items: &[Expr] = match list {
+        Expr::List(items) => items,
+        _ => return false,
+    };
+    let all = |f: fn(&Value) -> bool| {
+        !items.is_empty() && items.iter().all(|i| matches!(i, Expr::Literal(v) if f(v)))
+    };
+    let strings = all(|v| matches!(v, Value::Str(_)));
+    let booleans = all(|v| matches!(v, Value::Bool(_)));
+    if !strings && !booleans {
+        return false;
+    }
+    let is_local = |x: &Expr| matches!(x, Expr::Local(l) if *l == local);
+    let mut found = false;
+    e.walk(&mut |x| match x {
+        Expr::Arith(op, a, b) if is_local(a) || is_local(b) => {
+            found |= booleans || *op != ArithOp::Add;
+        }
+        Expr::Neg(a) if is_local(a) => found = true,
+        _ => {}
+    });
+    found
 }
 
 /// The id of `name` in `interner`, or an "unknown {what}" error suggesting the nearest names.

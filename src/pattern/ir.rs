@@ -340,8 +340,12 @@ pub enum Func {
     ToLower,
     /// `replace(s, from, to)`.
     Replace,
-    /// `keys(map)`.
+    /// `keys(x)`: a map's keys, or the names of a node's or relationship's properties.
     Keys,
+    /// `properties(x)`: a node's or relationship's properties as a map (a map as it is).
+    Properties,
+    /// `rand()`: a random float in `[0, 1)`, drawn anew at each evaluation.
+    Rand,
     /// A temporal function (`date(…)`, `datetime.fromepoch(…)`, `duration.between(…)`…).
     Temporal(TemporalFn),
 }
@@ -456,6 +460,8 @@ impl Func {
             "tolower" => (Func::ToLower, 1, 1),
             "replace" => (Func::Replace, 3, 3),
             "keys" => (Func::Keys, 1, 1),
+            "properties" => (Func::Properties, 1, 1),
+            "rand" => (Func::Rand, 0, 0),
             _ => {
                 let (t, fewest, most) = TemporalFn::of_name(name)?;
                 (Func::Temporal(t), fewest, most)
@@ -623,6 +629,11 @@ pub struct Clauses {
 
 /// A node or relationship id that stands for null (an `OPTIONAL MATCH` without a match).
 pub const NULL_ID: u32 = u32::MAX;
+
+/// The id a leniently bound query gives a label the model does not have (see
+/// [`crate::pattern::binder::bind_lenient`]): no node carries it, so `n:Unknown` is false and a
+/// pattern node with it matches nothing.
+pub const UNKNOWN_NAME: u32 = u32::MAX;
 
 /// One reading step.
 #[derive(Debug, Clone, Serialize)]

@@ -42,8 +42,9 @@ pub struct PrepareOptions {
     pub semantics: Option<Semantics>,
     /// What the query is written in.
     pub language: QueryLanguage,
-    /// Property keys the model does not have read as null instead of being errors (live queries
-    /// and rule files: the property may appear later).
+    /// Names the model does not have are not errors: property keys read as null, labels and
+    /// relationship types match nothing, as in Cypher (live queries and rule files: the property
+    /// may appear later; [`crate::pattern::binder::bind_lenient`]).
     pub lenient: bool,
 }
 

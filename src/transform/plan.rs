@@ -659,7 +659,7 @@ impl Planner<'_> {
     fn create_node(&mut self, n: &NodePattern, ops: &mut Vec<PlannedOp>) -> PResult<NodeRef> {
         if let Some(v) = &n.var {
             if self.scope.contains_key(&v.name) {
-                if !n.labels.is_empty() || !n.props.is_empty() {
+                if !n.labels.is_empty() || n.has_map {
                     return Err(QueryError::semantic(
                         format!(
                             "`{}` is already bound; CREATE cannot add labels or properties to it",

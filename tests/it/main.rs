@@ -14,6 +14,7 @@ mod cli_reports;
 mod cluster;
 mod cypher_clauses;
 mod cypher_errors;
+mod cypher_functions;
 mod cypher_lists;
 mod cypher_paths;
 mod cypher_reading;

@@ -146,7 +146,8 @@ fn updated(graph: &Graph, report: gemp::transform::ChangeReport) -> Outcome {
 
 /// Runs a reading query.
 fn read(graph: &Graph, text: &str, params: &Params) -> Outcome {
-    let mut options = RunOptions::host().cypher();
+    // Cypher reads a label, type or property the graph lacks as matching nothing / null.
+    let mut options = RunOptions::host().cypher().lenient();
     options.params = params.clone();
     let query = match graph.query_with(text, &options) {
         Ok(q) => q,

@@ -10,7 +10,11 @@ impl Lexer<'_> {
         let first = self.src.get(start.start..self.pos).unwrap_or("");
         if first == "0" && matches!(self.peek(), Some('x' | 'X')) {
             self.bump();
-            return self.hex_number(start);
+            return self.radix_number(start, 16);
+        }
+        if first == "0" && self.peek() == Some('o') {
+            self.bump();
+            return self.radix_number(start, 8);
         }
         let mut is_float = first == ".";
         self.skip_digits();
@@ -59,23 +63,31 @@ impl Lexer<'_> {
         }
     }
 
-    /// The digits of a hexadecimal literal after `0x`.
-    fn hex_number(&mut self, start: Span) -> Result<TokenKind, QueryError> {
+    /// The digits of a hexadecimal (after `0x`, `radix` 16) or octal (after `0o`, `radix` 8)
+    /// literal.
+    fn radix_number(&mut self, start: Span, radix: u32) -> Result<TokenKind, QueryError> {
+        let (name, prefix) = if radix == 16 {
+            ("hexadecimal", "0x")
+        } else {
+            ("octal", "0o")
+        };
         let digits_start = self.pos;
-        while self.peek().is_some_and(|c| c.is_ascii_hexdigit()) {
+        while self.peek().is_some_and(|c| c.is_digit(radix)) {
             self.bump();
         }
         let digits = self.src.get(digits_start..self.pos).unwrap_or("");
         if digits.is_empty() {
             return Err(QueryError::syntax(
-                "expected hexadecimal digits after `0x`",
+                format!("expected {name} digits after `{prefix}`"),
                 self.since(start),
             ));
         }
         self.reject_trailing_letters(start)?;
-        u64::from_str_radix(digits, 16)
+        u64::from_str_radix(digits, radix)
             .map(TokenKind::Integer)
-            .map_err(|_| QueryError::syntax("hexadecimal literal is too large", self.since(start)))
+            .map_err(|_| {
+                QueryError::syntax(format!("{name} literal is too large"), self.since(start))
+            })
     }
 
     fn skip_digits(&mut self) {

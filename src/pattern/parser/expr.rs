@@ -1,5 +1,5 @@
 //! Expressions, by precedence climbing over the levels in [`prec`] (lowest first):
-//! `OR`, `XOR`, `AND`, prefix `NOT`, comparisons (which do not chain), `IN`/`IS NULL`/string predicates,
+//! `OR`, `XOR`, `AND`, prefix `NOT`, comparisons (`a < b < c` reads `a < b AND b < c`), `IN`/`IS NULL`/string predicates,
 //! `+ -`, `* / %`, prefix `-`, then atoms with postfix `.key` and `:Label`.
 //!
 //! The functions that recurse (`expr_above` down to the atoms that contain expressions) are kept small
@@ -101,18 +101,33 @@ impl Parser<'_> {
     fn expr_above_inner(&mut self, min: u8) -> PResult<Expr> {
         self.descend()?;
         let mut lhs = self.prefix(min)?;
-        let mut after_comparison = false;
+        // After a comparison, its right operand: `a < b < c` is `a < b AND b < c`.
+        let mut compared: Option<Expr> = None;
         while let Some(op) = self.infix() {
             if op.precedence() <= min {
                 break;
             }
-            if op.is_comparison() && after_comparison {
-                return Err(self.chained_comparison_error());
-            }
-            after_comparison = op.is_comparison();
             // Every operator applied in this loop deepens the tree by one level.
             self.descend()?;
-            lhs = self.apply_infix(op, lhs)?;
+            match (op, compared.take()) {
+                (_, Some(middle)) if op.is_comparison() => {
+                    let link = self.apply_infix(op, middle)?;
+                    compared = match &link.kind {
+                        ExprKind::Binary { rhs, .. } => Some((**rhs).clone()),
+                        _ => None,
+                    };
+                    lhs = combine(BinaryLike::Binary(BinaryOp::And), lhs, link);
+                }
+                _ => {
+                    lhs = self.apply_infix(op, lhs)?;
+                    if op.is_comparison() {
+                        compared = match &lhs.kind {
+                            ExprKind::Binary { rhs, .. } => Some((**rhs).clone()),
+                            _ => None,
+                        };
+                    }
+                }
+            }
         }
         Ok(lhs)
     }
@@ -674,14 +689,6 @@ impl Parser<'_> {
     }
 
     // ----- errors -----
-
-    #[cold]
-    fn chained_comparison_error(&self) -> Box<QueryError> {
-        Box::new(
-            QueryError::unsupported("a chained comparison like `a < b < c`", self.peek().span)
-                .with_help("write `a < b AND b < c`"),
-        )
-    }
 
     #[cold]
     fn misplaced_not_error(&self) -> Box<QueryError> {

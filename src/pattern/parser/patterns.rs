@@ -69,6 +69,7 @@ impl Parser<'_> {
         let open = self.expect(&TokenKind::LParen, "'(' to start a node pattern")?;
         let var = self.optional_variable("a variable, label or ')' in node pattern")?;
         let labels = self.label_expr()?;
+        let has_map = matches!(self.peek_kind(), TokenKind::LBrace);
         let props = self.property_map()?;
         self.reject_inline_where()?;
         let close = self.expect(&TokenKind::RParen, "')' after node pattern")?;
@@ -76,6 +77,7 @@ impl Parser<'_> {
             var,
             labels,
             props,
+            has_map,
             span: open.to(close),
         })
     }

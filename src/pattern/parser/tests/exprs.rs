@@ -214,6 +214,7 @@ fn pattern_predicates() {
                 node("a", &[]),
                 NodePattern {
                     props: props(vec![("k", int(1))]),
+                    has_map: true,
                     ..node("", &["L"])
                 },
             ],

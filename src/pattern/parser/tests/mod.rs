@@ -210,6 +210,7 @@ fn node(v: &str, alternatives: &[&str]) -> NodePattern {
             labels(&[alternatives])
         },
         props: Vec::new(),
+        has_map: false,
         span: Span::default(),
     }
 }

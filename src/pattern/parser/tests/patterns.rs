@@ -65,6 +65,7 @@ fn node_properties() {
             ("id", param("id")),
             ("tags", list(vec![int(1), string("a")])),
         ]),
+        has_map: true,
         ..node("v", &["Person"])
     };
     assert_same(
@@ -78,10 +79,17 @@ fn node_properties() {
         &single_node("({x: 1})"),
         &NodePattern {
             props: props(vec![("x", int(1))]),
+            has_map: true,
             ..node("", &[])
         },
     );
-    assert_same(&single_node("(v {})"), &node("v", &[]));
+    assert_same(
+        &single_node("(v {})"),
+        &NodePattern {
+            has_map: true,
+            ..node("v", &[])
+        },
+    );
 }
 
 #[test]
