@@ -57,9 +57,6 @@ struct TreeCount<'s, 'a> {
     weight: Vec<Vec<f64>>,
     /// Per node: its children.
     children: Vec<Vec<usize>>,
-    /// Per child: its [`Self::child_sums`] as of its subtree's last change (kept, so that
-    /// recomputing an ancestor recomputes only the sums of the child whose subtree grew).
-    sums: Vec<Vec<f64>>,
     root: Option<usize>,
     /// Selectivity product of the non-tree relationships inside the prefix.
     extra: f64,
@@ -75,7 +72,6 @@ impl<'s, 'a> TreeCount<'s, 'a> {
             parent: vec![None; k],
             weight: vec![Vec::new(); k],
             children: vec![Vec::new(); k],
-            sums: vec![Vec::new(); k],
             root: None,
             extra: 1.0,
             bound: vec![false; k],
@@ -92,11 +88,10 @@ impl<'s, 'a> TreeCount<'s, 'a> {
             .collect()
     }
 
-    /// Recomputes `a`'s weights from its children's kept sums.
     fn recompute(&mut self, a: usize) {
         let mut w = vec![1.0; self.stats.sizes[a]];
-        for &c in &self.children[a] {
-            for (wx, s) in w.iter_mut().zip(&self.sums[c]) {
+        for &c in &self.children[a].clone() {
+            for (wx, s) in w.iter_mut().zip(self.child_sums(c)) {
                 *wx *= s;
             }
         }
@@ -129,12 +124,10 @@ impl<'s, 'a> TreeCount<'s, 'a> {
                 {
                     self.extra *= self.stats.selectivity(self.q, other.rel);
                 }
-                // Up the path from `v`: each node's sums, then its parent's weights.
-                let mut c = v;
-                while let Some((x, _)) = self.parent[c] {
-                    self.sums[c] = self.child_sums(c);
+                let mut a = Some(p);
+                while let Some(x) = a {
                     self.recompute(x);
-                    c = x;
+                    a = self.parent[x].map(|(pp, _)| pp);
                 }
             }
         }
