@@ -345,7 +345,21 @@ fn nothing_aborts_under_an_address_space_limit() {
     let dir = tempfile::tempdir().unwrap();
     let snap = sample_snapshot(dir.path());
     let snap = snap.to_str().unwrap();
+    // A 1,000-node undirected chain alternating persons and titles, its end points sorted: the
+    // walks it matches are held for ORDER BY until the limit.
+    let nodes: Vec<String> = (0..1000)
+        .map(|i| format!("(n{i}:{})", ["Person", "Title"][i % 2]))
+        .collect();
+    let long_chain = format!(
+        "MATCH {} RETURN n0.primaryName AS x, n998.primaryName AS y ORDER BY x",
+        nodes.join("--")
+    );
     let queries = [
+        (
+            "a 1,000-node pattern",
+            long_chain.as_str(),
+            "the rows held for ORDER BY",
+        ),
         (
             "ORDER BY over 16 M rows",
             "MATCH (a:Person), (b:Person) RETURN a.primaryName AS x, b.primaryName AS y \
