@@ -1,6 +1,7 @@
 //! `gemp partition`, `gemp match --parts DIR [--cluster HOSTFILE --process I]` and
 //! `gemp cluster run`.
 
+#[cfg(feature = "cluster")]
 use std::io::Write;
 use std::path::PathBuf;
 #[cfg(feature = "cluster")]
@@ -220,6 +221,7 @@ fn tempfile_dir() -> anyhow::Result<PathBuf> {
 }
 
 /// Reads a host file: one `host:port` per line (blank lines and `#` comments skipped).
+#[cfg(feature = "cluster")]
 pub fn read_hosts(path: &std::path::Path) -> anyhow::Result<Vec<String>> {
     let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
     let hosts: Vec<String> = text
