@@ -414,7 +414,8 @@ inline bool run_program(__global const uint* plan, uint off, uint len, bool iso,
             long vx = vl[base];
             uint rt = T_BOOL;
             long rv = 0l;
-            if (tx == T_NULL) {
+            if (tx == T_NULL && n > 0u) {
+                /* null IN a non-empty list is null; nothing is in an empty list, not even null. */
                 rt = T_NULL;
             } else {
                 bool saw_null = false;

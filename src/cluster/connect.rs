@@ -52,8 +52,8 @@ pub fn connect_all(
     let mut waiting = hosts.len() - my_index - 1;
     while waiting > 0 {
         match listener.accept() {
-            Ok((stream, from)) => {
-                let index = greeting(stream.try_clone(), from, deadline)?;
+            Ok((mut stream, from)) => {
+                let index = greeting(&mut stream, from, deadline)?;
                 if index <= my_index || index >= hosts.len() || sockets[index].is_some() {
                     return Err(Error::Cluster(format!(
                         "process {my_index}: a connection from {from} announced itself as process \
@@ -85,11 +85,6 @@ pub fn connect_all(
             Err(e) => return Err(Error::Cluster(format!("accepting on {own}: {e}"))),
         }
     }
-    for stream in sockets.iter().flatten() {
-        stream
-            .set_nonblocking(false)
-            .map_err(|e| Error::Cluster(format!("configuring a connection: {e}")))?;
-    }
     Ok(sockets)
 }
 
@@ -116,18 +111,14 @@ fn connect_until(host: &str, deadline: Instant) -> std::io::Result<TcpStream> {
     }
 }
 
-/// Reads the index a connecting process announces, within `deadline`.
-fn greeting(
-    stream: std::io::Result<TcpStream>,
-    from: SocketAddr,
-    deadline: Instant,
-) -> Result<usize> {
+/// Reads the index a connecting process announces, within `deadline` (and leaves `stream`
+/// blocking, as timely expects).
+fn greeting(stream: &mut TcpStream, from: SocketAddr, deadline: Instant) -> Result<usize> {
     let fail = |e: std::io::Error| {
         Error::Cluster(format!(
             "reading the greeting of the connection from {from}: {e}"
         ))
     };
-    let mut stream = stream.map_err(fail)?;
     stream.set_nonblocking(false).map_err(fail)?;
     let left = deadline
         .saturating_duration_since(Instant::now())

@@ -6,6 +6,7 @@
 use rayon::prelude::*;
 
 use super::csr::Adjacency;
+use super::validate::lists_distinct;
 
 /// See the module documentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,18 +22,6 @@ pub struct ListShapes {
 
 /// Nodes per parallel task (below this many nodes the lists are checked on the calling thread).
 const CHUNK: usize = 1 << 14;
-
-/// True when no list of `adj` repeats a (type, neighbour) pair.
-fn distinct(adj: &Adjacency, n: usize) -> bool {
-    let check = |range: std::ops::Range<usize>| {
-        range.into_iter().all(|v| {
-            let r = adj.range(v as u32);
-            let (nb, ty) = (&adj.neighbors[r.clone()], &adj.types[r]);
-            (1..nb.len()).all(|i| ty[i] != ty[i - 1] || nb[i] != nb[i - 1])
-        })
-    };
-    chunked(n, check)
-}
 
 /// True when every node's in-list equals its out-list.
 fn symmetric(out: &Adjacency, inc: &Adjacency, n: usize) -> bool {
@@ -65,7 +54,7 @@ impl ListShapes {
         distinct_known: Option<(bool, bool)>,
     ) -> Self {
         let (out_distinct, in_distinct) =
-            distinct_known.unwrap_or_else(|| (distinct(out, n), distinct(inc, n)));
+            distinct_known.unwrap_or_else(|| (lists_distinct(out, n), lists_distinct(inc, n)));
         ListShapes {
             out_distinct,
             in_distinct,

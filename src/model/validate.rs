@@ -269,6 +269,15 @@ struct ListScan {
     distinct: bool,
 }
 
+/// True when no list of `adj` (sorted, over `n` nodes) repeats a (type, neighbour) pair: for
+/// models that skip validation ([`Model::from_folded_parts`]); validation finds it in its pass.
+pub(super) fn lists_distinct(adj: &Adjacency, n: usize) -> bool {
+    let cores = Cores {
+        parallel: n + adj.neighbors.len() >= PARALLEL_FROM,
+    };
+    scan_lists(cores, adj, n).distinct
+}
+
 /// Nodes per task of [`scan_lists`] on all cores.
 const SCAN_CHUNK: usize = 1 << 12;
 

@@ -439,11 +439,6 @@ impl Program {
                     Expr::LiteralSet(set) => set.items(),
                     _ => return Err(Unsupported),
                 };
-                // Nothing is in an empty list, not even null: false whatever `a` is (the kernel's
-                // OP_IN would give null for a null `a`).
-                if items.is_empty() {
-                    return self.literal(ctx, &Value::Bool(false));
-                }
                 self.expr(ctx, a)?;
                 for it in items {
                     self.expr(ctx, it)?;
