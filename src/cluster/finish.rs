@@ -70,14 +70,15 @@ pub fn finish(query: &BoundQuery, plan: &DistPlan, gathered: Gathered, model: &M
         // Group by the other items, counting matches per group (first-seen order).
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut groups: Vec<(Vec<Wire>, i64)> = Vec::new();
-        for vals in gathered.rows {
+        for (vals, weight) in gathered.rows {
             let row = as_row(vals);
             let key = format!("{row:?}");
+            let weight = i64::try_from(weight).unwrap_or(i64::MAX);
             match index.get(&key) {
-                Some(&g) => groups[g].1 += 1,
+                Some(&g) => groups[g].1 = groups[g].1.saturating_add(weight),
                 None => {
                     index.insert(key, groups.len());
-                    groups.push((row, 1));
+                    groups.push((row, weight));
                 }
             }
         }
@@ -100,11 +101,18 @@ pub fn finish(query: &BoundQuery, plan: &DistPlan, gathered: Gathered, model: &M
             })
             .collect()
     } else {
-        gathered
-            .rows
-            .into_iter()
-            .map(|vals| as_row(vals).iter().map(Wire::val).collect())
-            .collect()
+        // A row bound by several choices of parallel edges (Cypher semantics) is that many rows.
+        let mut out = Vec::new();
+        for (vals, weight) in gathered.rows {
+            let row: Vec<Val<'static>> = as_row(vals).iter().map(Wire::val).collect();
+            for _ in 1..weight {
+                out.push(row.clone());
+            }
+            if weight > 0 {
+                out.push(row);
+            }
+        }
+        out
     };
     if proj.distinct {
         let mut seen = std::collections::HashSet::new();
