@@ -11,7 +11,7 @@ use crate::exec::eval::{Env, Val};
 use crate::exec::plan::Dir;
 use crate::model::partition::owner;
 use crate::model::{Adjacency, Model, ANY_TYPE};
-use crate::pattern::ir::{BoundQuery, NULL_ID};
+use crate::pattern::ir::{BoundQuery, Expr, NULL_ID};
 
 /// A value that travels between workers (the model's [`crate::model::Value`] is untagged for JSON,
 /// which a binary encoding cannot read back).
@@ -340,7 +340,14 @@ pub fn items(
     vertex
         .items
         .iter()
-        .filter_map(|&k| Some((k as u32, Wire::of(&env.eval(&proj.items.get(k)?.expr)))))
+        .filter_map(|&k| {
+            // An aggregate's argument (process 0 aggregates it).
+            let e = match &proj.items.get(k)?.expr {
+                Expr::Aggregate { arg: Some(arg), .. } => &**arg,
+                e => e,
+            };
+            Some((k as u32, Wire::of(&env.eval(e))))
+        })
         .collect()
 }
 

@@ -131,7 +131,7 @@ fn node_slots(e: &Expr, out: &mut Vec<NodeSlot>) -> Result<()> {
         Expr::Rel(_) => bad = bad.or(Some("relationship variables or properties")),
         Expr::Exists(_) => bad = bad.or(Some("EXISTS and pattern predicates")),
         Expr::Column(_) => bad = bad.or(Some("WITH")),
-        Expr::Aggregate { .. } => bad = bad.or(Some("aggregates other than count(*)")),
+        Expr::Aggregate { .. } => bad = bad.or(Some("aggregates inside expressions")),
         _ => {}
     });
     out.sort_unstable();
@@ -329,6 +329,25 @@ fn output_of(query: &BoundQuery) -> Result<(Vec<Option<Option<NodeSlot>>>, Outpu
     for item in &proj.items {
         if is_count_star(&item.expr) {
             slots.push(None);
+            continue;
+        }
+        if let Expr::Aggregate { func, arg, .. } = &item.expr {
+            // Its argument is evaluated where its node lives; process 0 aggregates.
+            let Some(arg) = arg else {
+                return Err(refuse("an aggregate without an argument"));
+            };
+            let mut s = Vec::new();
+            node_slots(arg, &mut s)?;
+            if s.len() > 1 {
+                return Err(refuse("an aggregate over two or more pattern nodes"));
+            }
+            if matches!(**arg, Expr::Node(_)) && *func != AggFn::Count {
+                return Err(refuse(&format!(
+                    "aggregating whole nodes (`{}`): aggregate their properties or id()",
+                    item.name
+                )));
+            }
+            slots.push(Some(s.first().copied()));
             continue;
         }
         let mut s = Vec::new();

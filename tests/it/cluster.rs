@@ -144,6 +144,11 @@ const RANDOM_QUERIES: &[&str] = &[
     "MATCH (a:B)-->(b)-->(c:A) RETURN a.v, c.s, count(*) ORDER BY a.v, c.s",
     "MATCH (a:A)-[:Y]->(b) RETURN DISTINCT b.v ORDER BY b.v DESC",
     "MATCH (a:A)-->(b) RETURN id(a) AS x, id(b) AS y ORDER BY x, y LIMIT 5",
+    "MATCH (a:A)-->(b) RETURN a.v AS k, sum(b.v) AS s, min(b.s) AS lo, max(b.v) AS hi, \
+     count(b.v) AS n ORDER BY k",
+    "MATCH (a)-->(b)-->(c) RETURN avg(c.v) AS m, count(DISTINCT a.s) AS d, \
+     sum(DISTINCT b.v) AS sd, count(*) AS n",
+    "MATCH (a:B)-->(b:A) WHERE a.v = 7 RETURN sum(b.v) AS s, avg(b.v) AS m, max(b.s) AS x",
 ];
 
 #[test]
@@ -259,6 +264,7 @@ const CYPHER_QUERIES: &[&str] = &[
     "MATCH (a)-->(a)-->(b) RETURN count(*)",
     "MATCH (a:A)-[:X|Y]-(b)-->(c) RETURN a.v, count(*) ORDER BY a.v",
     "MATCH (a)-->(b)-->(c) WHERE c.v = 1 RETURN id(a) AS x, id(c) AS z ORDER BY x, z",
+    "MATCH (a)-->(b)--(c) RETURN b.s AS k, sum(a.v) AS s, avg(c.v) AS m, count(*) AS n ORDER BY k",
 ];
 
 #[test]
@@ -471,6 +477,8 @@ fn what_the_distributed_plan_cannot_do_is_refused() {
             "two or more",
         ),
         ("MATCH (a)-->(b) RETURN a", "whole nodes"),
+        ("MATCH (a)-->(b) RETURN sum(a.v + b.v)", "two or more"),
+        ("MATCH (a)-->(b) RETURN collect(b)", "whole nodes"),
         ("MATCH (a), (b) RETURN count(*)", "unconnected"),
     ] {
         let out = gemp(&[
