@@ -241,8 +241,8 @@ pub fn read_hosts(path: &std::path::Path) -> anyhow::Result<Vec<String>> {
     Ok(hosts)
 }
 
-/// `gemp match --parts DIR …`: prepares the query against part 0's schema, runs this process's
-/// share, and (process 0) prints the result in the chosen format.
+/// `gemp match --parts DIR …`: opens this process's parts, prepares the query against the
+/// first, runs this process's share, and (process 0) prints the result in the chosen format.
 #[cfg(feature = "cluster")]
 pub fn match_on_cluster(args: &super::query::MatchArgs) -> anyhow::Result<super::Outcome> {
     use gemp::cluster;
@@ -255,10 +255,6 @@ pub fn match_on_cluster(args: &super::query::MatchArgs) -> anyhow::Result<super:
         None => Vec::new(),
     };
     let process = c.process.unwrap_or(0);
-    let schema = cluster::schema_model(dir)?;
-    let params = super::query::parse_params(&args.common.params)?;
-    let input = super::query::QueryInput::single(&args.query, &args.common)?;
-    let (query, semantics) = super::query::load_query(&input, &schema, &args.common, &params)?;
     let options = cluster::ClusterOptions {
         hosts,
         process,
@@ -268,6 +264,14 @@ pub fn match_on_cluster(args: &super::query::MatchArgs) -> anyhow::Result<super:
         timeout: args.timeout.map(|t| Duration::from_secs_f64(t.max(0.0))),
         batch: c.batch,
     };
+    // This process's parts, opened once; the first of them binds the query (every part has the
+    // whole model's schema and dictionaries).
+    let loaded = cluster::Loaded::open(&options)?;
+    let schema = loaded.schema()?;
+    let schema: &gemp::model::Model = &schema;
+    let params = super::query::parse_params(&args.common.params)?;
+    let input = super::query::QueryInput::single(&args.query, &args.common)?;
+    let (query, semantics) = super::query::load_query(&input, schema, &args.common, &params)?;
     let plan = cluster::DistPlan::new(&query, semantics)?;
     // timely prints connection progress on stdout: keep it off the result.
     log::info!(
@@ -276,7 +280,7 @@ pub fn match_on_cluster(args: &super::query::MatchArgs) -> anyhow::Result<super:
         options.threads,
         dir.display()
     );
-    let result = with_stdout_silenced(|| cluster::run(&query, semantics, &options));
+    let result = with_stdout_silenced(|| cluster::run(&query, semantics, &options, &loaded));
     let result = match result {
         Ok(r) => r,
         Err(e) => {
@@ -288,14 +292,14 @@ pub fn match_on_cluster(args: &super::query::MatchArgs) -> anyhow::Result<super:
     let Some(gathered) = result.gathered else {
         return Ok(super::Outcome::Complete);
     };
-    let finished = cluster::finish(&query, &plan, gathered, &schema);
+    let finished = cluster::finish(&query, &plan, gathered, schema);
     let mut w = std::io::BufWriter::new(std::io::stdout().lock());
     if args.count || (finished.counted && query.stages.is_empty()) {
         writeln!(w, "{}", finished.count)?;
     } else {
         super::output::write_rows(
             &mut w,
-            &schema,
+            schema,
             args.format,
             &finished.columns,
             &finished.rows,

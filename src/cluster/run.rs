@@ -118,6 +118,32 @@ pub fn schema_model(dir: &std::path::Path) -> Result<Model> {
     PartitionSet::open(dir)?.open_part(0)
 }
 
+/// This process's parts, opened once: for binding the query ([`Loaded::schema`]) and for the
+/// run ([`run`]).
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    local: Arc<Local>,
+    set: PartitionSet,
+}
+
+impl Loaded {
+    /// Opens the set at `options.parts` and the parts of this process's workers.
+    pub fn open(options: &ClusterOptions) -> Result<Loaded> {
+        let set = PartitionSet::open(&options.parts)?;
+        let local = Arc::new(load(&set, options)?);
+        Ok(Loaded { local, set })
+    }
+
+    /// A model with the whole model's schema and dictionaries: the first part this process
+    /// loaded (no second copy in memory), or part 0 where it loaded none.
+    pub fn schema(&self) -> Result<Arc<Model>> {
+        match self.local.parts.iter().flatten().next() {
+            Some(m) => Ok(Arc::clone(m)),
+            None => Ok(Arc::new(self.set.open_part(0)?)),
+        }
+    }
+}
+
 /// The communication of this process's workers: threads of one process, or (several hosts) the
 /// connections made by [`connect_all`] within the connect timeout, handed to timely.
 fn communication(options: &ClusterOptions) -> Result<(Vec<AllocatorBuilder>, Box<dyn Any + Send>)> {
@@ -146,12 +172,13 @@ fn communication(options: &ClusterOptions) -> Result<(Vec<AllocatorBuilder>, Box
     ))
 }
 
-/// Runs `query` as this process of the cluster. Checks the plan and the local parts before any
-/// connection is made.
+/// Runs `query` as this process of the cluster on its parts `loaded` ([`Loaded::open`] with the
+/// same options). Checks the plan before any connection is made.
 pub fn run(
     query: &BoundQuery,
     semantics: Semantics,
     options: &ClusterOptions,
+    loaded: &Loaded,
 ) -> Result<ProcessResult> {
     if options.process >= options.hosts.len().max(1) {
         return Err(Error::Cluster(format!(
@@ -161,11 +188,10 @@ pub fn run(
         )));
     }
     let plan = Arc::new(DistPlan::new(query, semantics)?);
-    let set = PartitionSet::open(&options.parts)?;
-    let local = Arc::new(load(&set, options)?);
+    let local = Arc::clone(&loaded.local);
     let settings = Settings {
         batch: options.batch,
-        set_id: set.manifest.set_id.clone(),
+        set_id: loaded.set.manifest.set_id.clone(),
     };
     let query = Arc::new(query.clone());
     let threads = options.threads.max(1);

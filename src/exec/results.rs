@@ -203,6 +203,34 @@ impl<'m> Acc<'m> {
     }
 }
 
+/// One aggregate's running state for a caller that combines rows itself (the cluster's result at
+/// process 0): the same accumulation and result as a projection's.
+#[derive(Debug, Clone)]
+pub struct Aggregate<'m> {
+    func: AggFn,
+    acc: Acc<'m>,
+}
+
+impl<'m> Aggregate<'m> {
+    /// A fresh `func` (`DISTINCT` when `distinct`).
+    pub fn new(func: AggFn, distinct: bool) -> Self {
+        Aggregate {
+            func,
+            acc: Acc::new(func, distinct),
+        }
+    }
+
+    /// Adds `v` as `weight` identical inputs (a null adds nothing, as in Cypher).
+    pub fn add(&mut self, v: Val<'m>, weight: u64) {
+        self.acc.add_weighted(v, weight);
+    }
+
+    /// The aggregate's value.
+    pub fn finish(self) -> Val<'m> {
+        self.acc.finish(self.func)
+    }
+}
+
 fn as_f64(v: &Val<'_>) -> Option<f64> {
     match v {
         Val::Int(i) => Some(*i as f64),
