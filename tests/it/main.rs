@@ -31,6 +31,7 @@ mod factorised;
 mod generate_atomic;
 mod generate_graph;
 mod generate_imdb;
+mod generate_rmat;
 mod generate_ttc14;
 mod gpsense;
 mod gpu_access;
