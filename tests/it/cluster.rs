@@ -567,6 +567,34 @@ fn a_process_that_never_comes_up_ends_the_query_within_the_timeout() {
 }
 
 #[test]
+fn an_inherited_descriptor_that_is_not_a_listening_socket_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = random_snapshot(dir.path(), 3, 10, 20);
+    let parts = dir.path().join("parts");
+    partition(&snap, 2, &parts);
+    let hosts = hostfile(dir.path(), &free_ports(2));
+    // Descriptor 0 is standard input (not a socket); 977 is not open.
+    for fd in ["0", "977"] {
+        let out = member(
+            &hosts,
+            0,
+            &parts,
+            "MATCH (a)-->(b) RETURN count(*)",
+            &["--listen-fd", fd, "--connect-timeout", "2"],
+        )
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("--listen-fd {fd} is not a listening socket")),
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn a_killed_process_ends_the_query_on_the_others() {
     let dir = tempfile::tempdir().unwrap();
     let snap = random_snapshot(dir.path(), 5, 20000, 40000);

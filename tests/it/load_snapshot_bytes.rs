@@ -5,9 +5,12 @@
 //! with a second `title.principals` file, `title.ratings`, `title.crew` and `title.episode` files
 //! holding duplicates, dangling references, malformed rows (wrong column counts, bad numbers,
 //! invalid UTF-8, missing ids), a CRLF line and a vote count beyond 32 bits. The expected length
-//! and digest are those of the file `gemp load … -o` wrote before this session's changes to the
-//! freeze (commit 0e270f0; the new binary's output compared equal to it with `cmp`); a change to
-//! them is a format change, which must be versioned instead.
+//! and digest are those of the file `gemp load … -o` wrote before the changes to the freeze
+//! (commit 0e270f0, with the sample's directory sorting before the extra one; the new binary's
+//! output compared equal to it with `cmp`); a change to them is a format change, which must be
+//! versioned instead. Files of one kind load in the order the command line names them, wherever
+//! they live (the load order once depended on the absolute paths, so that the same command gave
+//! other bytes in another temporary directory).
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +20,7 @@ use gemp::model::snapshot;
 /// Length in bytes of the expected snapshot.
 const EXPECTED_LEN: usize = 1_814_208;
 /// xxh3-64 of the expected snapshot's bytes.
-const EXPECTED_XXH3: u64 = 0xb1b7_04a9_53c4_5038;
+const EXPECTED_XXH3: u64 = 0xa49a_2fbe_0482_0f09;
 
 const EXTRA_PRINCIPALS: &[u8] = b"tconst\tordering\tnconst\tcategory\tjob\tcharacters\n\
 tt0000001\t90\tnm0000002\tactor\t\\N\t[\"Extra\"]\n\
@@ -57,16 +60,21 @@ tt0000024\ttt0000021\t2\n";
 fn inputs() -> (tempfile::TempDir, Vec<PathBuf>) {
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/imdb-sample");
     let extra = tempfile::tempdir().unwrap();
+    write_extra(extra.path());
+    let paths = vec![sample, extra.path().to_path_buf()];
+    (extra, paths)
+}
+
+/// Writes the extra files into `dir`.
+fn write_extra(dir: &Path) {
     for (name, content) in [
         ("title.principals.tsv", EXTRA_PRINCIPALS),
         ("title.ratings.tsv", EXTRA_RATINGS),
         ("title.crew.tsv", EXTRA_CREW),
         ("title.episode.tsv", EXTRA_EPISODES),
     ] {
-        std::fs::write(extra.path().join(name), content).unwrap();
+        std::fs::write(dir.join(name), content).unwrap();
     }
-    let paths = vec![sample, extra.path().to_path_buf()];
-    (extra, paths)
 }
 
 fn snapshot_bytes(paths: &[PathBuf]) -> Vec<u8> {
@@ -105,4 +113,24 @@ fn imdb_snapshot_bytes_are_unchanged() {
 fn loading_twice_gives_the_same_bytes() {
     let (_keep, paths) = inputs();
     assert!(snapshot_bytes(&paths) == snapshot_bytes(&paths));
+}
+
+#[test]
+fn where_the_files_live_does_not_change_the_bytes() {
+    // The sample and the extra files, named in that order, in directories whose paths sort one
+    // way and then the other: the same bytes (the load order once followed the paths).
+    let (_keep, paths) = inputs();
+    let moved = tempfile::tempdir().unwrap();
+    let layout = |sample_dir: &str, extra_dir: &str| {
+        let (sample, extra) = (moved.path().join(sample_dir), moved.path().join(extra_dir));
+        std::fs::create_dir(&extra).unwrap();
+        std::fs::create_dir(&sample).unwrap();
+        write_extra(&extra);
+        for entry in std::fs::read_dir(&paths[0]).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), sample.join(entry.file_name())).unwrap();
+        }
+        snapshot_bytes(&[sample, extra])
+    };
+    assert!(layout("a-sample", "z-extra") == layout("z-sample", "a-extra"));
 }
