@@ -48,6 +48,26 @@ impl Control {
         }
     }
 
+    /// A control of its own for a part of this search that must stop on its own (a trial that
+    /// ends at its own LIMIT): the same deadline and cancel flag, its own stop flag and counter.
+    /// Fold it back with [`Control::absorb`].
+    pub fn child(&self) -> Control {
+        Control {
+            deadline: self.deadline,
+            cancel: self.cancel.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// Takes in what a [`Control::child`] saw: a deadline passed (or a cancel) there stops this
+    /// search as timed out.
+    pub fn absorb(&self, child: &Control) {
+        if child.timed_out() {
+            self.timed_out.store(true, Ordering::Relaxed);
+            self.stop();
+        }
+    }
+
     /// Asks every worker to stop.
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);

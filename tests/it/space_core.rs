@@ -184,6 +184,33 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// The rate trials (every order tried with a tiny visit budget, side by side on four threads,
+    /// the first to finish stopping the others; else the best rate runs to the end) count what
+    /// one plain thread counts, with and without a limit, on one thread and on four.
+    #[test]
+    fn racing_rate_trials_count_what_one_plain_thread_counts(
+        g in graph(40, 300), p in pattern(), homo in any::<bool>(), limit in 1u64..500,
+        trial_visits in 1u64..64,
+    ) {
+        let m = build(&g);
+        let sem = if homo { Semantics::Homomorphism } else { Semantics::Isomorphism };
+        let q = bind(&m, &p);
+        let plain = SpaceOptions { failing_sets: false, ..SpaceOptions::default() };
+        let want = pool(1).install(|| space::count(&m, &q, sem, &plain, None)).unwrap();
+        let o = SpaceOptions { trial_visits, ..SpaceOptions::default() };
+        for threads in [1, 4] {
+            prop_assert_eq!(pool(threads).install(|| space::count(&m, &q, sem, &o, None)), Some(want));
+            prop_assert_eq!(
+                pool(threads).install(|| space::count(&m, &q, sem, &o, Some(limit))),
+                Some(want.min(limit))
+            );
+        }
+    }
+}
+
 /// Work stealing: on four threads, with splits at every depth, the counts of a dense random graph
 /// equal one thread's and the planner-driven enumerator's, with and without a limit.
 #[test]

@@ -22,6 +22,7 @@ pub mod query_graph;
 pub mod search;
 pub mod tables;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::exec::candidates::{self, Semantics};
@@ -45,6 +46,9 @@ pub struct SpaceOptions {
     pub failing_sets: bool,
     /// Most refinement sweeps.
     pub max_sweeps: usize,
+    /// Candidate visits of a rate trial ([`TRIAL_VISITS`]; tests make it tiny so that small
+    /// graphs exercise the trials).
+    pub trial_visits: u64,
 }
 
 impl Default for SpaceOptions {
@@ -53,6 +57,7 @@ impl Default for SpaceOptions {
             order: None,
             failing_sets: true,
             max_sweeps: 6,
+            trial_visits: TRIAL_VISITS,
         }
     }
 }
@@ -281,6 +286,8 @@ pub struct Prepared {
     pub injective: bool,
     /// Failing-set pruning on.
     pub failing_sets: bool,
+    /// Candidate visits of a rate trial ([`SpaceOptions::trial_visits`]).
+    pub trial_visits: u64,
     /// Time spent filtering (candidates, refinement, tables) and ordering.
     pub filter_time: std::time::Duration,
     /// Time spent choosing the order.
@@ -329,6 +336,7 @@ impl Prepared {
             alternatives,
             injective: semantics == Semantics::Isomorphism,
             failing_sets: options.failing_sets,
+            trial_visits: options.trial_visits.max(1),
             filter_time,
             order_time: start.elapsed(),
         })
@@ -359,79 +367,154 @@ impl Prepared {
     ///
     /// Estimates can be far off, so the count hedges: the chosen order runs first with a budget of
     /// 16 times its estimated cost in candidate visits (at least [`TRIAL_VISITS`]); when it
-    /// overruns that, every order (the chosen one included) gets a trial of [`TRIAL_VISITS`] on one
-    /// thread; the first to finish answers. When none does, the order that found the most matches
-    /// in its trial (the earlier one on a tie) runs to the end. A trial costs at most its budget, so
-    /// an order the cost model misjudged by orders of magnitude costs a few milliseconds of trials,
-    /// not the whole query. The rate trials run on one thread so that they walk the same part of
-    /// the search tree whatever the number of threads: the order chosen, and so the time, does not
-    /// depend on how work happened to be split.
+    /// overruns that, every order (the chosen one included) gets a trial of [`TRIAL_VISITS`]; the
+    /// first to finish answers. When none does, the order that found the most matches in its trial
+    /// (the earlier one on a tie) runs to the end. A trial costs at most its budget, so an order
+    /// the cost model misjudged by orders of magnitude costs a few milliseconds of trials, not the
+    /// whole query. When the first budget is no more than a trial's, the first run is the chosen
+    /// order's trial. Each trial walks its tree on one thread, so that it sees the same part of it
+    /// whatever the number of threads (the order chosen, and so the time, does not depend on how
+    /// work happened to be split); the trials run side by side, one per thread.
     pub fn count(&self, control: &Control, limit: Option<u64>) -> u64 {
         if self.is_empty() {
             return 0;
         }
-        // One run of `plan` with at most `visits` candidate visits: whether it finished, the
-        // matches it found and the candidates it visited.
-        let attempt = |plan: &SearchPlan, name: &str, visits: u64, parallel: bool| {
-            let budget = limit.map(|l| Budget::new(l, control));
-            let mut counter = Counter::new(budget.as_ref());
-            if control.stopped() {
-                return (true, counter.count, 0);
+        if self.alternatives.is_empty() {
+            return self
+                .attempt(&self.plan, self.choice.name, control, limit, u64::MAX, true)
+                .found;
+        }
+        // The cost model estimates the cost of every embedding; under a limit (the first N) an
+        // order that is cheap overall may still be slow to its first N, so its trial is capped
+        // and the orders compete on their rate of matches.
+        let trial = self.trial_visits;
+        let mut first = (16.0 * self.choice.cost).clamp(trial as f64, 1e15) as u64;
+        if limit.is_some() {
+            first = first.min(LIMITED_FIRST_TRIAL_VISITS.max(trial));
+        }
+        if first > trial {
+            let run = self.attempt(&self.plan, self.choice.name, control, limit, first, true);
+            if run.finished {
+                return run.found;
             }
-            let mut searcher = self.searcher_for(plan, control).with_visit_budget(visits);
-            if !parallel {
-                searcher = searcher.sequential();
-            }
-            searcher.run(&mut counter);
-            // A limit reached or a deadline passed ends the count whatever the budget says.
-            let done = !searcher.exhausted() || control.stopped();
-            log::debug!(
-                "candidate space: order {name}: {} matches, about {} candidates visited, {} tasks \
-                 handed to other threads{}",
-                counter.count,
-                searcher.visited(),
-                searcher.handed_over(),
-                if done { "" } else { " (gave up)" }
-            );
-            (done, counter.count, searcher.visited())
+        }
+        let orders: Vec<(&str, &SearchPlan)> = std::iter::once((self.choice.name, &self.plan))
+            .chain(self.alternatives.iter().map(|(n, p)| (*n, p)))
+            .collect();
+        let (best_name, best_plan) = match self.trials(&orders, control, limit) {
+            Ok(found) => return found,
+            Err(best) => orders[best],
         };
-        // The order that runs to the end when no trial finished: the one that found the most
-        // matches per candidate visited (trials get different budgets).
-        let mut best = (self.choice.name, &self.plan, 0.0f64);
-        if !self.alternatives.is_empty() {
-            // The cost model estimates the cost of every embedding; under a limit (the first N) an
-            // order that is cheap overall may still be slow to its first N, so its trial is capped
-            // and the orders compete on their rate of matches.
-            let mut first = (16.0 * self.choice.cost).clamp(TRIAL_VISITS as f64, 1e15) as u64;
-            if limit.is_some() {
-                first = first.min(LIMITED_FIRST_TRIAL_VISITS);
-            }
-            let (done, found, visited) = attempt(&self.plan, self.choice.name, first, true);
-            if done {
-                return found;
-            }
-            // On one thread a first trial of the rate trials' budget is one of them already.
-            let repeat = first != TRIAL_VISITS || rayon::current_num_threads() > 1;
-            if !repeat {
-                best.2 = found as f64 / visited.max(1) as f64;
-            }
-            let trials = std::iter::once((self.choice.name, &self.plan))
-                .filter(|_| repeat)
-                .chain(self.alternatives.iter().map(|(n, p)| (*n, p)));
-            for (name, plan) in trials {
-                match attempt(plan, name, TRIAL_VISITS, false) {
-                    (true, count, _) => return count,
-                    (false, found, visited) => {
-                        let rate = found as f64 / visited.max(1) as f64;
-                        if rate > best.2 {
-                            best = (name, plan, rate);
+        self.attempt(best_plan, best_name, control, limit, u64::MAX, true)
+            .found
+    }
+
+    /// The rate trials of `orders` ([`Prepared::trial_visits`] each, each on one thread, side by side):
+    /// `Ok(matches)` from the first that finished (to its end or its limit; every finished
+    /// trial has the same answer), else `Err(i)`, the order with the most matches per candidate
+    /// visited (the earlier one on a tie). A deadline passed in a trial ends the whole count: it
+    /// answers `Ok` with what that trial found, the run marked timed out.
+    fn trials(
+        &self,
+        orders: &[(&str, &SearchPlan)],
+        control: &Control,
+        limit: Option<u64>,
+    ) -> std::result::Result<u64, usize> {
+        use rayon::prelude::*;
+        let controls: Vec<Control> = orders.iter().map(|_| control.child()).collect();
+        // The first trial to finish (to its end, its limit or the deadline) answers; it stops
+        // the others, whose outcome is then unknown.
+        let winner = AtomicUsize::new(usize::MAX);
+        let results: Vec<Option<Attempt>> = orders
+            .par_iter()
+            .enumerate()
+            .map(|(i, (name, plan))| {
+                if winner.load(Ordering::Acquire) != usize::MAX {
+                    return None;
+                }
+                let run = self.attempt(plan, name, &controls[i], limit, self.trial_visits, false);
+                if run.finished
+                    && winner
+                        .compare_exchange(usize::MAX, i, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                {
+                    for (j, other) in controls.iter().enumerate() {
+                        if j != i {
+                            other.stop();
                         }
                     }
                 }
+                Some(run)
+            })
+            .collect();
+        for c in &controls {
+            control.absorb(c);
+        }
+        if let Some(Some(run)) = results.get(winner.load(Ordering::Acquire)) {
+            return Ok(run.found);
+        }
+        let mut best = (0usize, -1.0f64);
+        for (i, run) in results.iter().enumerate() {
+            let Some(run) = run else { continue };
+            let rate = run.found as f64 / run.visited.max(1) as f64;
+            if rate > best.1 {
+                best = (i, rate);
             }
         }
-        attempt(best.1, best.0, u64::MAX, true).1
+        Err(best.0)
     }
+
+    /// One run of `plan` with at most `visits` candidate visits under `control`: on all threads
+    /// when `parallel`, else on this one.
+    fn attempt(
+        &self,
+        plan: &SearchPlan,
+        name: &str,
+        control: &Control,
+        limit: Option<u64>,
+        visits: u64,
+        parallel: bool,
+    ) -> Attempt {
+        let budget = limit.map(|l| Budget::new(l, control));
+        let mut counter = Counter::new(budget.as_ref());
+        if control.stopped() {
+            return Attempt {
+                finished: true,
+                found: counter.count,
+                visited: 0,
+            };
+        }
+        let mut searcher = self.searcher_for(plan, control).with_visit_budget(visits);
+        if !parallel {
+            searcher = searcher.sequential();
+        }
+        searcher.run(&mut counter);
+        // A limit reached or a deadline passed ends the count whatever the budget says.
+        let finished = !searcher.exhausted() || control.stopped();
+        log::debug!(
+            "candidate space: order {name}: {} matches, about {} candidates visited, {} tasks \
+             handed to other threads{}",
+            counter.count,
+            searcher.visited(),
+            searcher.handed_over(),
+            if finished { "" } else { " (gave up)" }
+        );
+        Attempt {
+            finished,
+            found: counter.count,
+            visited: searcher.visited(),
+        }
+    }
+}
+
+/// What one run of an order ended with ([`Prepared::attempt`]).
+struct Attempt {
+    /// It ran to its end (or to the limit, or the deadline): `found` is the answer.
+    finished: bool,
+    /// Matches it found.
+    found: u64,
+    /// Candidates it visited.
+    visited: u64,
 }
 
 /// Candidate visits of the chosen order's first trial under a limit (`--limit`, the first N
