@@ -7,6 +7,12 @@
 //! - `cost`: greedy on the cost model from every start — the connected node whose binding grows
 //!   the estimated partial matches least.
 //!
+//! Every order then ends with the pattern's leaves (nodes with one neighbour), up to
+//! [`MAX_TAIL`] of them, those with the most candidates last ([`leaves_last`]): once their
+//! neighbours are bound a leaf prunes little (refinement left every candidate of its neighbour a
+//! candidate neighbour), and nodes at the end that are not adjacent to each other are counted
+//! together rather than visited one by one (see [`super::search`]).
+//!
 //! Cost model: the cost of an order is the sum over its prefixes of their estimated partial
 //! matches. A prefix's estimate is the exact number of homomorphisms of its spanning tree (each
 //! node hung from its first bound neighbour) into the candidate-edge tables, a dynamic program over
@@ -15,6 +21,7 @@
 //! by the independence estimate (candidates times selectivities).
 
 use super::query_graph::QueryGraph;
+use super::search::MAX_TAIL;
 use super::tables::{table_id, EdgeTable};
 
 /// A chosen order and the alternatives considered.
@@ -308,12 +315,38 @@ pub fn cost_greedy(q: &QueryGraph, stats: &OrderStats) -> Vec<usize> {
     order
 }
 
-/// Every order algorithm's order, scored; the cheapest chosen (ties: the earlier algorithm).
+/// `order` with up to [`MAX_TAIL`] of the pattern's leaves moved to its end, the leaves with the
+/// most candidates last (a leaf: one neighbour, no self-loop; never the first node, whose place
+/// starts the search). Every node keeps a neighbour before it: a leaf's neighbour is not a leaf
+/// (the pattern is connected and has more than two nodes) and stays in place.
+pub fn leaves_last(q: &QueryGraph, stats: &OrderStats, order: Vec<usize>) -> Vec<usize> {
+    if order.len() <= 2 {
+        return order;
+    }
+    let is_leaf = |u: usize| {
+        let mut others = q.incident[u].iter().map(|i| i.other);
+        match others.next() {
+            Some(first) => first != u && others.all(|o| o == first),
+            None => false,
+        }
+    };
+    let mut leaves: Vec<usize> = order[1..].iter().copied().filter(|&u| is_leaf(u)).collect();
+    // The most candidates last; among equals, the order's own.
+    leaves.sort_by_key(|&u| std::cmp::Reverse(stats.sizes[u]));
+    leaves.truncate(MAX_TAIL);
+    leaves.reverse();
+    let mut out: Vec<usize> = order.into_iter().filter(|u| !leaves.contains(u)).collect();
+    out.extend(leaves);
+    out
+}
+
+/// Every order algorithm's order (leaves last), scored; the cheapest chosen (ties: the earlier
+/// algorithm).
 pub fn choose(q: &QueryGraph, stats: &OrderStats) -> OrderChoice {
     let all: [(&'static str, Vec<usize>); 3] = [
-        ("gql", gql(q, stats)),
-        ("ri", ri(q, stats)),
-        ("cost", cost_greedy(q, stats)),
+        ("gql", leaves_last(q, stats, gql(q, stats))),
+        ("ri", leaves_last(q, stats, ri(q, stats))),
+        ("cost", leaves_last(q, stats, cost_greedy(q, stats))),
     ];
     let considered: Vec<(&'static str, f64)> =
         all.iter().map(|(n, o)| (*n, stats.cost(q, o))).collect();
@@ -348,6 +381,7 @@ pub fn named(q: &QueryGraph, stats: &OrderStats, name: &str) -> Option<OrderChoi
         "cost" => ("cost", cost_greedy(q, stats)),
         _ => return None,
     };
+    let order = leaves_last(q, stats, order);
     let cost = stats.cost(q, &order);
     Some(OrderChoice {
         order,

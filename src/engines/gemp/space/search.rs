@@ -9,7 +9,12 @@
 //!   failing set does not contain the current depth, no other candidate at this depth can do
 //!   better, and the remaining siblings are skipped.
 //! - **Counting**: when only the number of matches is wanted, the last node is counted by the size
-//!   of its local candidates less the nodes bound already, not visited.
+//!   of its local candidates less the nodes bound already, not visited; and when the order ends
+//!   with up to [`MAX_TAIL`] nodes none of which is adjacent to another of them (leaves, say),
+//!   those are counted together once the nodes before them are bound: the product of their local
+//!   candidate counts, and under isomorphism the number of tuples of distinct nodes from those
+//!   lists by inclusion–exclusion over the set partitions of the tail (a block's term: the size of
+//!   the intersection of its lists, times `(-1)^(b-1) (b-1)!` for a block of `b` nodes).
 //! - **Work stealing**: a worker that finds a thread idle and no split-off work waiting hands the
 //!   second half of what is left of its *shallowest* unfinished candidate list (whose candidates
 //!   head the largest subtrees) to a new task in a `rayon` scope, with its bindings above that depth
@@ -35,6 +40,9 @@ pub const FULL: u64 = u64::MAX;
 
 /// Most pattern nodes the search takes (failing sets are 64-bit masks of depths).
 pub const MAX_NODES: usize = 64;
+
+/// Most trailing nodes counted together (see the module docs): 4 nodes have 15 set partitions.
+pub const MAX_TAIL: usize = 4;
 
 /// The order turned into what each depth needs.
 #[derive(Debug, Clone)]
@@ -289,6 +297,10 @@ struct Task<'a> {
     end: Vec<usize>,
     /// Per depth: part of the list went to another task, so this one's failing set is unknown.
     split: Vec<bool>,
+    /// Per node of the counted tail: its local candidates as data node ids, less those bound.
+    tail_ids: Vec<Vec<u32>>,
+    /// Scratch for intersections of the tail's lists.
+    tail_scratch: (Vec<u32>, Vec<u32>),
 }
 
 impl<'a> Task<'a> {
@@ -302,6 +314,8 @@ impl<'a> Task<'a> {
             next: vec![0; k],
             end: vec![0; k],
             split: vec![false; k],
+            tail_ids: Vec::new(),
+            tail_scratch: (Vec::new(), Vec::new()),
         }
     }
 
@@ -437,6 +451,9 @@ pub struct Searcher<'a> {
     exhausted: AtomicBool,
     /// Tasks handed to other threads.
     handed_over: AtomicU64,
+    /// The first depth of the tail counted together when counting (see the module docs); the
+    /// last depth when no longer tail qualifies.
+    tail_start: usize,
 }
 
 impl<'a> Searcher<'a> {
@@ -476,6 +493,7 @@ impl<'a> Searcher<'a> {
             visit_budget: u64::MAX,
             exhausted: AtomicBool::new(false),
             handed_over: AtomicU64::new(0),
+            tail_start: tail_start(plan),
         }
     }
 
@@ -619,6 +637,9 @@ impl<'a> Searcher<'a> {
         v: &mut V,
         spawner: Option<Spawner<'_, 's, V>>,
     ) -> u64 {
+        if d == self.tail_start && d + 1 < self.k() && v.counts_last() {
+            return self.count_tail(d, t, v);
+        }
         self.local_candidates(d, t);
         if t.list(d).is_empty() {
             return self.plan.anc[d];
@@ -653,6 +674,88 @@ impl<'a> Searcher<'a> {
             self.control.stop();
         }
         FULL
+    }
+
+    /// Counts the bindings of the tail `d..k` (no node of it adjacent to another; see the module
+    /// docs) under the bindings of `0..d`.
+    fn count_tail<V: Visitor>(&self, d: usize, t: &mut Task<'a>, v: &mut V) -> u64 {
+        if !self.tick(t) {
+            return FULL;
+        }
+        let k = self.k();
+        for j in d..k {
+            self.local_candidates(j, t);
+            if t.list(j).is_empty() {
+                return self.plan.anc[j];
+            }
+        }
+        let n = if self.injective {
+            self.distinct_tuples(d, t)
+        } else {
+            (d..k).map(|j| t.list(j).len() as u128).product()
+        };
+        if n == 0 {
+            // Conflicts with bound nodes, or among the tail's: no pruning claimed.
+            return FULL;
+        }
+        if !v.add(u64::try_from(n).unwrap_or(u64::MAX)) {
+            self.control.stop();
+        }
+        FULL
+    }
+
+    /// Under isomorphism, the tuples of distinct nodes, one from each tail node's local
+    /// candidates less the nodes bound at `0..d`: inclusion–exclusion over the set partitions of
+    /// the tail (two tail nodes whose candidate sets do not overlap never share a node).
+    fn distinct_tuples(&self, d: usize, t: &mut Task<'a>) -> u128 {
+        let m = self.k() - d;
+        let mut ids = std::mem::take(&mut t.tail_ids);
+        ids.resize_with(m, Vec::new);
+        for (i, out) in ids.iter_mut().enumerate() {
+            let depth = d + i;
+            let nodes = &self.cands[self.plan.order[depth]].nodes;
+            out.clear();
+            out.extend(t.list(depth).iter().map(|&j| nodes[j as usize]));
+            for &p in &self.plan.overlaps[depth] {
+                if p < d {
+                    if let Ok(at) = out.binary_search(&t.ids[p]) {
+                        out.remove(at);
+                    }
+                }
+            }
+        }
+        let overlap = |a: usize, b: usize| {
+            let (lo, hi) = (a.min(b), a.max(b));
+            self.plan.overlaps[d + hi].contains(&(d + lo))
+        };
+        // The size of the intersection of the lists in each block (a bit mask of tail nodes).
+        let (mut x, mut y) = std::mem::take(&mut t.tail_scratch);
+        let mut sizes = [0u128; 1 << MAX_TAIL];
+        for (mask, size) in sizes.iter_mut().enumerate().skip(1).take((1 << m) - 1) {
+            let first = mask.trailing_zeros() as usize;
+            if mask.count_ones() == 1 {
+                *size = ids[first].len() as u128;
+                continue;
+            }
+            let in_block = |i: usize| mask & (1 << i) != 0;
+            let pairs_overlap =
+                (0..m).all(|i| !in_block(i) || (i + 1..m).all(|j| !in_block(j) || overlap(i, j)));
+            if !pairs_overlap {
+                continue;
+            }
+            x.clear();
+            x.extend_from_slice(&ids[first]);
+            for i in (first + 1..m).filter(|&i| in_block(i)) {
+                y.clear();
+                intersect_into(&x, &ids[i], &mut y);
+                std::mem::swap(&mut x, &mut y);
+            }
+            *size = x.len() as u128;
+        }
+        t.tail_scratch = (x, y);
+        t.tail_ids = ids;
+        let total = partitions_sum(m, &sizes);
+        u128::try_from(total.max(0)).unwrap_or(0)
     }
 
     /// Hands the second half of what is left of the shallowest list of `t` with candidates left
@@ -761,8 +864,95 @@ impl<'a> Searcher<'a> {
     }
 }
 
+/// The first depth of the tail of `plan` counted together: the smallest `s` (at least 1, at most
+/// [`MAX_TAIL`] from the end) such that every node at `s..k` has all its bound neighbours before
+/// `s`; `k - 1` (the last node alone) when none is smaller.
+fn tail_start(plan: &SearchPlan) -> usize {
+    let k = plan.order.len();
+    if k < 2 {
+        return k.saturating_sub(1);
+    }
+    let last_parent = |j: usize| plan.backward[j].iter().map(|&(_, p)| p).max().unwrap_or(0);
+    let lowest = k.saturating_sub(MAX_TAIL).max(1);
+    (lowest..k - 1)
+        .find(|&s| (s..k).all(|j| last_parent(j) < s))
+        .unwrap_or(k - 1)
+}
+
+/// Σ over the set partitions π of `0..m` of Π over π's blocks `B` of
+/// `(-1)^(|B|-1) (|B|-1)! · sizes[B]` (`sizes` indexed by the block's bit mask): the number of
+/// tuples of distinct elements when `sizes[B]` is the size of the intersection of `B`'s lists.
+fn partitions_sum(m: usize, sizes: &[u128]) -> i128 {
+    /// Element `i` joins one of the `open` blocks (bit masks) or starts a new one; at the end the
+    /// partition's term.
+    fn go(i: usize, m: usize, blocks: &mut [usize; MAX_TAIL], open: usize, sizes: &[u128]) -> i128 {
+        if i == m {
+            let mut term: i128 = 1;
+            for &b in &blocks[..open] {
+                let size = i128::try_from(sizes[b]).unwrap_or(i128::MAX);
+                if size == 0 {
+                    return 0;
+                }
+                let n = b.count_ones() as i128;
+                let factorial: i128 = (1..n).product();
+                let sign = if n % 2 == 1 { 1 } else { -1 };
+                term = term.saturating_mul(sign * factorial).saturating_mul(size);
+            }
+            return term;
+        }
+        let mut sum: i128 = 0;
+        for j in 0..open {
+            blocks[j] |= 1 << i;
+            sum = sum.saturating_add(go(i + 1, m, blocks, open, sizes));
+            blocks[j] &= !(1 << i);
+        }
+        blocks[open] = 1 << i;
+        sum = sum.saturating_add(go(i + 1, m, blocks, open + 1, sizes));
+        blocks[open] = 0;
+        sum
+    }
+    go(0, m.min(MAX_TAIL), &mut [0; MAX_TAIL], 0, sizes)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn partitions_sum_counts_tuples_of_distinct_elements() {
+        // Brute force over small lists drawn from 0..6: the tuples with pairwise distinct entries.
+        let lists: [&[u32]; 4] = [&[0, 1, 2, 5], &[1, 2, 3], &[0, 2, 3, 4, 5], &[2, 5]];
+        for m in 1..=4 {
+            let mut sizes = [0u128; 16];
+            for (mask, size) in sizes.iter_mut().enumerate().skip(1).take((1 << m) - 1) {
+                *size = (0..6u32)
+                    .filter(|x| (0..m).all(|i| mask & (1 << i) == 0 || lists[i].contains(x)))
+                    .count() as u128;
+            }
+            let mut want = 0i128;
+            let mut tuple = vec![0usize; m];
+            'all: loop {
+                let vals: Vec<u32> = (0..m).map(|i| lists[i][tuple[i]]).collect();
+                if (0..m).all(|a| (a + 1..m).all(|b| vals[a] != vals[b])) {
+                    want += 1;
+                }
+                for i in 0..m {
+                    tuple[i] += 1;
+                    if tuple[i] < lists[i].len() {
+                        continue 'all;
+                    }
+                    tuple[i] = 0;
+                }
+                break;
+            }
+            assert_eq!(super::partitions_sum(m, &sizes), want, "{m} lists");
+        }
+        // Two lists {0, 1} and {0, 1}: (0, 1) and (1, 0).
+        let mut sizes = [0u128; 16];
+        sizes[1] = 2;
+        sizes[2] = 2;
+        sizes[3] = 2;
+        assert_eq!(super::partitions_sum(2, &sizes), 2);
+    }
+
     use super::*;
 
     /// In-place intersection equals the set intersection, by merge and by galloping.
