@@ -95,8 +95,14 @@ fn sample(dir: &Path, titles: u64, persons: u64) -> Vec<(String, u64, String)> {
     inject(
         "title.basics.tsv",
         vec![
-            (at.next().unwrap(), b"tt9900001\tmovie\tB\xffd\tBad\t0\t2000\t\\N\t90\tDrama".to_vec()),
-            (at.next().unwrap(), b"tt9900002\tmovie\tX\tX\t0\t20x0\t\\N\t90\tDrama".to_vec()),
+            (
+                at.next().unwrap(),
+                b"tt9900001\tmovie\tB\xffd\tBad\t0\t2000\t\\N\t90\tDrama".to_vec(),
+            ),
+            (
+                at.next().unwrap(),
+                b"tt9900002\tmovie\tX\tX\t0\t20x0\t\\N\t90\tDrama".to_vec(),
+            ),
             (at.next().unwrap(), b"tt9900003\tmovie\tX".to_vec()),
             (at.next().unwrap(), basics_first),
         ],
@@ -106,7 +112,7 @@ fn sample(dir: &Path, titles: u64, persons: u64) -> Vec<(String, u64, String)> {
             "expected 9 tab-separated columns (tconst titleType primaryTitle originalTitle \
              isAdult startYear endYear runtimeMinutes genres), found 3"
                 .into(),
-            "duplicate tconst `tt0000001`: an earlier title.basics row defines it".into(),
+            "duplicate tconst `tt0000001`: an earlier title.basics.tsv row defines it".into(),
         ],
     );
     // name.basics: a bad year, an empty line, a valid row with a Windows line end.
@@ -114,9 +120,15 @@ fn sample(dir: &Path, titles: u64, persons: u64) -> Vec<(String, u64, String)> {
     inject(
         "name.basics.tsv",
         vec![
-            (at.next().unwrap(), b"nm9900001\tA\t19x0\t\\N\tactor\t\\N".to_vec()),
+            (
+                at.next().unwrap(),
+                b"nm9900001\tA\t19x0\t\\N\tactor\t\\N".to_vec(),
+            ),
             (at.next().unwrap(), Vec::new()),
-            (at.next().unwrap(), b"nm9900002\tCr Lf\t1950\t\\N\tactor\t\\N\r".to_vec()),
+            (
+                at.next().unwrap(),
+                b"nm9900002\tCr Lf\t1950\t\\N\tactor\t\\N\r".to_vec(),
+            ),
         ],
         vec![
             "column `birthYear`: not an integer: `19x0`".into(),
@@ -132,10 +144,22 @@ fn sample(dir: &Path, titles: u64, persons: u64) -> Vec<(String, u64, String)> {
     inject(
         "title.principals.tsv",
         vec![
-            (at.next().unwrap(), b"tt0000001\t1\tnm0000001\tactor\t\\N".to_vec()),
-            (at.next().unwrap(), b"tt9800001\t1\tnm0000002\tself\t\\N\t\\N".to_vec()),
-            (at.next().unwrap(), b"tt0000002\t1\tnm0000001\t\\N\t\\N\t\\N".to_vec()),
-            (at.next().unwrap(), b"tt0000003\t1\tnm9800001\tactor\t\\N\t[\"X\"]".to_vec()),
+            (
+                at.next().unwrap(),
+                b"tt0000001\t1\tnm0000001\tactor\t\\N".to_vec(),
+            ),
+            (
+                at.next().unwrap(),
+                b"tt9800001\t1\tnm0000002\tself\t\\N\t\\N".to_vec(),
+            ),
+            (
+                at.next().unwrap(),
+                b"tt0000002\t1\tnm0000001\t\\N\t\\N\t\\N".to_vec(),
+            ),
+            (
+                at.next().unwrap(),
+                b"tt0000003\t1\tnm9800001\tactor\t\\N\t[\"X\"]".to_vec(),
+            ),
         ],
         vec![
             "expected 6 tab-separated columns (tconst ordering nconst category job \
@@ -149,7 +173,14 @@ fn sample(dir: &Path, titles: u64, persons: u64) -> Vec<(String, u64, String)> {
     // title.ratings: a duplicate of the first rating, a bad rating.
     let ratings_lines = read_lines(&dir.join("title.ratings.tsv"));
     let ratings_first = ratings_lines[1].clone();
-    let first_rated = String::from_utf8(ratings_first.split(|&b| b == b'\t').next().unwrap().to_vec()).unwrap();
+    let first_rated = String::from_utf8(
+        ratings_first
+            .split(|&b| b == b'\t')
+            .next()
+            .unwrap()
+            .to_vec(),
+    )
+    .unwrap();
     let mut at = spread(ratings_lines.len() as u64, 2);
     inject(
         "title.ratings.tsv",
@@ -158,7 +189,9 @@ fn sample(dir: &Path, titles: u64, persons: u64) -> Vec<(String, u64, String)> {
             (at.next().unwrap(), b"tt0000005\tnan\t10".to_vec()),
         ],
         vec![
-            format!("duplicate tconst `{first_rated}`: an earlier title.ratings row defines it"),
+            format!(
+                "duplicate tconst `{first_rated}`: an earlier title.ratings.tsv row defines it"
+            ),
             "column `averageRating`: not a number: `nan`".into(),
         ],
     );
@@ -190,7 +223,12 @@ fn sample(dir: &Path, titles: u64, persons: u64) -> Vec<(String, u64, String)> {
 
 /// Loads `dir` on a pool of `threads` threads with blocks of `chunk_bytes` (0: the default);
 /// the snapshot's bytes and the report.
-fn load(dir: &Path, threads: usize, chunk_bytes: usize, strict: bool) -> gemp::Result<(Vec<u8>, LoadReport)> {
+fn load(
+    dir: &Path,
+    threads: usize,
+    chunk_bytes: usize,
+    strict: bool,
+) -> gemp::Result<(Vec<u8>, LoadReport)> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -245,7 +283,11 @@ fn one_thread_and_four_give_the_same_snapshot_and_report() {
             other == bytes,
             "the snapshot differs with {threads} threads and blocks of {chunk} bytes"
         );
-        assert_eq!(malformed(&other_report), expected, "{threads} threads, {chunk} bytes");
+        assert_eq!(
+            malformed(&other_report),
+            expected,
+            "{threads} threads, {chunk} bytes"
+        );
         assert_eq!(counts(&other_report), counts(&report));
         assert_eq!(other_report.dangling_nodes, report.dangling_nodes);
         assert_eq!(
@@ -284,7 +326,10 @@ fn one_line_blocks_gzip_and_strict() {
     }
     for (threads, chunk) in [(4, 0), (4, 1), (1, 4093)] {
         let (other, other_report) = load(&gz, threads, chunk, false).unwrap();
-        assert!(other == bytes, "gzip, {threads} threads, blocks of {chunk} bytes");
+        assert!(
+            other == bytes,
+            "gzip, {threads} threads, blocks of {chunk} bytes"
+        );
         assert_eq!(malformed(&other_report).len(), expected.len());
     }
 

@@ -114,29 +114,27 @@ pub(crate) fn for_each_window<R: Read + Send + ?Sized>(
                 }
             }
         });
-        let result = (|| {
-            loop {
-                let mut blocks = Vec::with_capacity(window);
-                let mut end = None;
-                while blocks.len() < window {
-                    match rx.recv() {
-                        Ok(Ok(block)) => blocks.push(block),
-                        Ok(Err(e)) => {
-                            end = Some(Err(e));
-                            break;
-                        }
-                        Err(_) => {
-                            end = Some(Ok(()));
-                            break;
-                        }
+        let result = (|| loop {
+            let mut blocks = Vec::with_capacity(window);
+            let mut end = None;
+            while blocks.len() < window {
+                match rx.recv() {
+                    Ok(Ok(block)) => blocks.push(block),
+                    Ok(Err(e)) => {
+                        end = Some(Err(e));
+                        break;
+                    }
+                    Err(_) => {
+                        end = Some(Ok(()));
+                        break;
                     }
                 }
-                if !blocks.is_empty() {
-                    f(blocks)?;
-                }
-                if let Some(end) = end {
-                    return end;
-                }
+            }
+            if !blocks.is_empty() {
+                f(blocks)?;
+            }
+            if let Some(end) = end {
+                return end;
             }
         })();
         // Unblocks and stops the reader if it is still running.
@@ -413,7 +411,11 @@ mod tests {
         })
         .unwrap();
         assert_eq!(reference.concat(), text.as_bytes());
-        assert_eq!(reference.len(), 1, "one block when the chunk holds the file");
+        assert_eq!(
+            reference.len(),
+            1,
+            "one block when the chunk holds the file"
+        );
         for chunk in 1..40 {
             let mut joined = Vec::new();
             for_each_block_in(&mut text.as_bytes(), Path::new("t"), chunk, |block| {

@@ -190,11 +190,7 @@ fn parse_chunk<const N: usize, P>(
         };
         rows.push(row);
     }
-    Chunk {
-        text,
-        header,
-        rows,
-    }
+    Chunk { text, header, rows }
 }
 
 /// The reading position in one file while its chunks are applied.
@@ -536,7 +532,9 @@ impl<'a> Loader<'a> {
                     blocks
                         .into_par_iter()
                         .enumerate()
-                        .map(|(i, block)| parse_chunk(block, is_first && i == 0, kind, path, &parse))
+                        .map(|(i, block)| {
+                            parse_chunk(block, is_first && i == 0, kind, path, &parse)
+                        })
                         .collect::<Vec<_>>()
                 },
             );
@@ -653,8 +651,7 @@ impl<'a> Loader<'a> {
             ImdbFile::TitleBasics,
             path,
             |t, f: [&str; 9]| {
-                let [tconst, title_type, primary, original, adult, start, end, runtime, genres] =
-                    f;
+                let [tconst, title_type, primary, original, adult, start, end, runtime, genres] = f;
                 let tconst = Key::of(t, id_field(tconst, "tconst")?);
                 let adult = bool_field(adult, "isAdult")?;
                 let start = int_field(start, "startYear")?;
