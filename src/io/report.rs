@@ -17,6 +17,10 @@ pub struct LoadOptions {
     /// How Neo4j bulk-import CSV is read (delimiters, quote, id type, `--nodes` /
     /// `--relationships` groups); the other formats ignore it.
     pub neo4j: crate::io::neo4j_csv::CsvOptions,
+    /// Bytes of decompressed text the IMDb TSV loader parses as one unit on the thread pool
+    /// (whole lines: a longer line makes a longer unit); 0: the default, 2 MiB. The result does
+    /// not depend on it; tiny units put many unit boundaries into a small file, for tests.
+    pub chunk_bytes: usize,
 }
 
 impl Default for LoadOptions {
@@ -25,6 +29,7 @@ impl Default for LoadOptions {
             strict: false,
             max_reported: 10,
             neo4j: Default::default(),
+            chunk_bytes: 0,
         }
     }
 }

@@ -41,6 +41,7 @@ mod imdb_tsv;
 mod layering;
 mod live_query;
 mod load_bounded;
+mod load_parallel;
 mod load_snapshot_bytes;
 mod matcher_bruteforce;
 mod mde_cli;

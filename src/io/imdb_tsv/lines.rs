@@ -1,5 +1,5 @@
-//! Byte-level TSV plumbing: a chunked block reader (no per-line copy or allocation), a one-pass line
-//! and tab scanner, and hand-written parsers for the IMDb value formats.
+//! Byte-level TSV plumbing: a chunked block reader (whole lines, no per-line copy or allocation),
+//! a one-pass line and tab scanner, and hand-written parsers for the IMDb value formats.
 
 use std::io::{ErrorKind, Read};
 use std::path::Path;
@@ -7,8 +7,12 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::io::input::read_error;
 
-/// Bytes read from the decompressed stream at a time.
-const CHUNK: usize = 4 << 20;
+/// Bytes of decompressed text parsed as one unit by default (whole lines; see
+/// [`crate::io::LoadOptions::chunk_bytes`]).
+pub(crate) const CHUNK: usize = 2 << 20;
+
+/// Largest unit accepted from the options (so offsets within a block fit a `u32`).
+const MAX_CHUNK: usize = 1 << 30;
 
 /// Longest line accepted; a longer one means the file is not a TSV dump (or is corrupt).
 const MAX_LINE: usize = 256 << 20;
@@ -34,106 +38,107 @@ fn word_at(chunk: &[u8]) -> [u8; 8] {
     word
 }
 
-/// Hands `f` the content of `reader` in blocks of whole lines (each block ends with `\n`, except the
-/// last one of a file without a final newline), reading large chunks with no per-line copy.
+/// Hands `f` the content of `reader` as owned blocks of whole lines (each block ends with `\n`,
+/// except the last one of a file without a final newline), up to `window` blocks per call, in file
+/// order.
 ///
-/// A helper thread reads (and decompresses, for `.gz`) the next chunks while `f` works on the current
-/// one. Read errors (truncated or corrupt .gz included) become errors naming `path`.
-pub(crate) fn for_each_block<R: Read + Send + ?Sized>(
-    reader: &mut R,
-    path: &Path,
-    f: impl FnMut(&[u8]) -> Result<()>,
-) -> Result<()> {
-    for_each_block_in(reader, path, CHUNK, f)
-}
-
-/// [`for_each_block`] with chunks of `chunk` bytes.
-fn for_each_block_in<R: Read + Send + ?Sized>(
+/// A helper thread reads (and decompresses, for `.gz`) blocks of about `chunk` bytes (more when a
+/// line is longer) into a channel that holds at most `window` of them, so that it reads ahead while
+/// `f` works, and at most about `3 × window` blocks exist at once: the ones `f` holds, the ones in
+/// the channel and the one being read. Read errors (truncated or corrupt .gz included) become errors
+/// naming `path`; the blocks read before one still go to `f` first.
+pub(crate) fn for_each_window<R: Read + Send + ?Sized>(
     reader: &mut R,
     path: &Path,
     chunk: usize,
-    mut f: impl FnMut(&[u8]) -> Result<()>,
+    window: usize,
+    mut f: impl FnMut(Vec<Vec<u8>>) -> Result<()>,
 ) -> Result<()> {
     use std::sync::mpsc::sync_channel;
-    let chunk = chunk.max(1);
-    // Filled chunks go to this thread; emptied ones go back to the reader for reuse.
-    let (full_tx, full_rx) = sync_channel::<std::io::Result<(Vec<u8>, usize)>>(2);
-    let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(3);
+    let chunk = chunk.clamp(1, MAX_CHUNK);
+    let window = window.max(1);
+    let (tx, rx) = sync_channel::<Result<Vec<u8>>>(window);
     std::thread::scope(|scope| {
         let reader_thread = scope.spawn(move || {
-            while let Ok(mut buf) = empty_rx.recv() {
-                let mut filled = 0;
-                while filled < buf.len() {
-                    match reader.read(&mut buf[filled..]) {
-                        Ok(0) => break,
-                        Ok(n) => filled += n,
-                        Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            // Bytes read but not sent yet: the incomplete last line of the previous block.
+            let mut pending: Vec<u8> = Vec::new();
+            loop {
+                // `pending` holds no newline before `scanned`.
+                let scanned = pending.len();
+                let target = if scanned < chunk {
+                    chunk
+                } else {
+                    scanned + chunk
+                };
+                let mut eof = false;
+                while pending.len() < target {
+                    let filled = pending.len();
+                    pending.resize(target, 0);
+                    match reader.read(&mut pending[filled..]) {
+                        Ok(0) => {
+                            pending.truncate(filled);
+                            eof = true;
+                            break;
+                        }
+                        Ok(n) => pending.truncate(filled + n),
+                        Err(e) if e.kind() == ErrorKind::Interrupted => pending.truncate(filled),
                         Err(e) => {
-                            let _ = full_tx.send(Err(e));
+                            let _ = tx.send(Err(read_error(path, e)));
                             return;
                         }
                     }
                 }
-                let eof = filled < buf.len();
-                if full_tx.send(Ok((buf, filled))).is_err() || eof {
-                    return;
-                }
-            }
-        });
-        let mut consume = || -> Result<()> {
-            for _ in 0..3 {
-                // The reader only stops taking buffers once it is done.
-                let _ = empty_tx.send(vec![0u8; chunk]);
-            }
-            // The incomplete last line of the previous chunk.
-            let mut carry: Vec<u8> = Vec::new();
-            loop {
-                let (buf, filled) = match full_rx.recv() {
-                    Ok(Ok(got)) => got,
-                    Ok(Err(e)) => return Err(read_error(path, e)),
-                    Err(_) => (Vec::new(), 0),
-                };
-                let data = &buf[..filled];
-                let first = data.iter().position(|&b| b == b'\n');
-                let last = data.iter().rposition(|&b| b == b'\n');
-                match (first, last) {
-                    (Some(first), Some(last)) => {
-                        let mut from = 0;
-                        if !carry.is_empty() {
-                            carry.extend_from_slice(&data[..=first]);
-                            f(&carry)?;
-                            carry.clear();
-                            from = first + 1;
-                        }
-                        if from <= last {
-                            f(&data[from..=last])?;
-                        }
-                        carry.extend_from_slice(&data[last + 1..]);
-                    }
-                    _ => carry.extend_from_slice(data),
-                }
-                if carry.len() > MAX_LINE {
-                    return Err(Error::BadFile {
+                let last = pending[scanned..].iter().rposition(|&b| b == b'\n');
+                if last.is_none() && pending.len() > MAX_LINE {
+                    let _ = tx.send(Err(Error::BadFile {
                         path: path.to_path_buf(),
                         message: format!(
                             "a line is longer than {} MiB; not an IMDb TSV file?",
                             MAX_LINE >> 20
                         ),
-                    });
+                    }));
+                    return;
                 }
-                if filled < buf.len() || buf.is_empty() {
-                    if !carry.is_empty() {
-                        f(&carry)?;
+                if eof {
+                    if !pending.is_empty() {
+                        let _ = tx.send(Ok(pending));
                     }
-                    return Ok(());
+                    return;
                 }
-                let _ = empty_tx.send(buf);
+                if let Some(last) = last {
+                    let rest = pending.split_off(scanned + last + 1);
+                    if tx.send(Ok(pending)).is_err() {
+                        return;
+                    }
+                    pending = rest;
+                }
             }
-        };
-        let result = consume();
-        // Unblock and stop the reader if it is still running.
-        drop(full_rx);
-        drop(empty_tx);
+        });
+        let result = (|| loop {
+            let mut blocks = Vec::with_capacity(window);
+            let mut end = None;
+            while blocks.len() < window {
+                match rx.recv() {
+                    Ok(Ok(block)) => blocks.push(block),
+                    Ok(Err(e)) => {
+                        end = Some(Err(e));
+                        break;
+                    }
+                    Err(_) => {
+                        end = Some(Ok(()));
+                        break;
+                    }
+                }
+            }
+            if !blocks.is_empty() {
+                f(blocks)?;
+            }
+            if let Some(end) = end {
+                return end;
+            }
+        })();
+        // Unblocks and stops the reader if it is still running.
+        drop(rx);
         // Joined explicitly: the scope's own wait can return before the thread has finished
         // (its thread-local destructors still running), which leak checkers report as leaks.
         // The reader cannot panic; its errors come through the channel.
@@ -142,7 +147,7 @@ fn for_each_block_in<R: Read + Send + ?Sized>(
     })
 }
 
-/// Walks the lines of a block from [`for_each_block`] in one pass per line that finds the line end
+/// Walks the lines of a block from [`for_each_window`] in one pass per line that finds the line end
 /// and the tabs together, eight bytes at a time.
 pub(crate) struct Scanner<'a> {
     block: &'a [u8],
@@ -164,11 +169,6 @@ impl<'a> Scanner<'a> {
     /// The lines of `block`.
     pub(crate) fn new(block: &'a [u8]) -> Self {
         Scanner { block, pos: 0 }
-    }
-
-    /// Offset of the first line not yet returned.
-    pub(crate) fn position(&self) -> usize {
-        self.pos
     }
 
     /// The next line, with the block offsets of its first `N` tabs in `tabs`.
@@ -361,7 +361,20 @@ pub(crate) fn id_field<'a>(value: &'a str, column: &str) -> Result<&'a str, Fiel
 mod tests {
     use super::*;
 
-    /// Every line of `data` as (text, fields) via `for_each_block`, `Scanner` and `cut_fields`;
+    /// [`for_each_window`] one block at a time (windows of two).
+    fn for_each_block_in(
+        reader: &mut &[u8],
+        path: &Path,
+        chunk: usize,
+        mut f: impl FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        for_each_window(reader, path, chunk, 2, |blocks| {
+            assert!((1..=2).contains(&blocks.len()));
+            blocks.iter().try_for_each(|b| f(b))
+        })
+    }
+
+    /// Every line of `data` as (text, fields) via `for_each_window`, `Scanner` and `cut_fields`;
     /// fields are only cut when there are exactly 3.
     fn scan(data: &[u8]) -> Vec<(Vec<u8>, usize, Option<[String; 3]>)> {
         scan_in(data, 61)
@@ -400,8 +413,8 @@ mod tests {
         assert_eq!(reference.concat(), text.as_bytes());
         assert_eq!(
             reference.len(),
-            2,
-            "whole lines, then the unterminated last one"
+            1,
+            "one block when the chunk holds the file"
         );
         for chunk in 1..40 {
             let mut joined = Vec::new();

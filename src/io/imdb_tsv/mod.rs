@@ -17,8 +17,12 @@
 //!
 //! Files are loaded in a fixed order (basics first) whatever the order of the arguments, so the
 //! resulting model does not depend on it. Rows are split by hand (quotes are not special in IMDb
-//! TSV), read in large chunks without per-row allocation, and `tt`/`nm` ids are resolved through a
-//! numeric map so the builder's key table is consulted once per distinct id.
+//! TSV) and read in blocks of whole lines (2 MiB by default, [`LoadOptions::chunk_bytes`]); the
+//! blocks of a window (one per pool thread, at most 8) are split and parsed on rayon's pool while
+//! the previous window is applied to the builder, strictly in file order on one thread, so the
+//! model and the report (line numbers included) do not depend on the number of threads. `tt`/`nm`
+//! ids are resolved through a numeric map so the builder's key table is consulted once per
+//! distinct id.
 
 mod ids;
 mod lines;
