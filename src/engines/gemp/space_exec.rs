@@ -107,6 +107,7 @@ pub(super) fn execute<'m>(
 /// The core's preparation of `query` when it is a pure count the core takes (no `--limit`; no
 /// projection, or one whose rows are counted: `count(*)`, `--count`): what the device counts
 /// over the candidate space (`cl/space.cl`). `None` otherwise.
+#[cfg_attr(not(feature = "opencl"), allow(dead_code))]
 pub(crate) fn prepare_count(
     model: &Model,
     query: &BoundQuery,
@@ -122,6 +123,7 @@ pub(crate) fn prepare_count(
 
 /// Runs a query [`prepare_count`] took through the result stages with `count` as its count (the
 /// device's); rows, were any asked for, come from the core's host search.
+#[cfg_attr(not(feature = "opencl"), allow(dead_code))]
 pub(crate) fn execute_counted<'m>(
     model: &'m Model,
     query: &BoundQuery,
@@ -159,6 +161,7 @@ pub(crate) fn execute_counted<'m>(
 }
 
 /// [`CoreSearch`] with its count from elsewhere (the device).
+#[cfg_attr(not(feature = "opencl"), allow(dead_code))]
 struct CountedSearch<'p, 'c, 'f> {
     core: CoreSearch<'p, 'c>,
     count: &'f mut dyn FnMut(&Prepared) -> Result<u64>,
