@@ -137,6 +137,18 @@ def summarise(rows, engines, peer_best):
             lines.append(
                 f"| {s} | {p} | {e}{' (best)' if e == best else ''} | {n}/{len(rs)} | "
                 f"{fmt_s(tot)} | {fmt_s(med)} | {'—' if ratio is None else f'{ratio:.2f}'} |")
+    if "gemp-1" in engines and "gemp-all" in engines:
+        lines += ["", "All cores against one thread, summed over the queries where one thread takes "
+                  "over 50 ms (both solved):", "",
+                  "| set | protocol | queries | gemp-1 total | gemp-all total | speed-up |",
+                  "|---|---|---|---|---|---|"]
+        for s, p in groups:
+            heavy = [r for r in rows if r["set"] == s and r["protocol"] == p
+                     and r["gemp-1"] is not None and r["gemp-1"] > 0.05 and r["gemp-all"] is not None]
+            one, many = sum(r["gemp-1"] for r in heavy), sum(r["gemp-all"] for r in heavy)
+            lines.append(f"| {s} | {p} | {len(heavy)} | {fmt_s(one) if heavy else '—'} | "
+                         f"{fmt_s(many) if heavy else '—'} | "
+                         f"{f'{one / many:.2f}×' if heavy and many > 0 else '—'} |")
     return lines
 
 

@@ -77,6 +77,10 @@ pub struct ClusterMatchArgs {
     /// Worker threads per process (with --parts).
     #[arg(long, value_name = "T", default_value_t = 1, requires = "parts")]
     pub threads: usize,
+    /// An inherited socket already listening on this process's address (set by `gemp cluster
+    /// run`, which binds every port before it starts any process).
+    #[arg(long, value_name = "FD", requires = "cluster", hide = true)]
+    pub listen_fd: Option<i32>,
     /// Seconds to wait for every process of the cluster to connect.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub connect_timeout: f64,
@@ -123,17 +127,35 @@ pub fn cluster(args: ClusterArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Free local ports, one per process (bound and released: another program could take one
-/// meanwhile, which then fails the connection with a clear error).
-fn free_ports(n: usize) -> anyhow::Result<Vec<u16>> {
-    let listeners = (0..n)
+/// One listening socket on a free local port per process. On Linux each process inherits its
+/// own (`--listen-fd`), so no other program can take a port between this choice and the
+/// processes' start; elsewhere the sockets are closed before the processes bind their ports.
+fn bind_local_ports(n: usize) -> anyhow::Result<Vec<std::net::TcpListener>> {
+    (0..n)
         .map(|_| std::net::TcpListener::bind("127.0.0.1:0"))
         .collect::<std::io::Result<Vec<_>>>()
-        .context("finding free local ports")?;
-    listeners
-        .iter()
-        .map(|l| Ok(l.local_addr()?.port()))
-        .collect()
+        .context("finding free local ports")
+}
+
+/// Makes `command` pass `listener` on to the process it starts: the descriptor stays open across
+/// `exec` in that child only, and its number goes on the command line as `--listen-fd`.
+#[cfg(target_os = "linux")]
+fn pass_listener(command: &mut std::process::Command, listener: &std::net::TcpListener) {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let fd = listener.as_raw_fd();
+    command.arg("--listen-fd").arg(fd.to_string());
+    // SAFETY: runs in the forked child before exec and calls only fcntl (async-signal-safe) on
+    // a descriptor the parent holds open; it changes the child's descriptor table only.
+    unsafe {
+        command.pre_exec(move || {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags < 0 || libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
 }
 
 /// `gemp cluster run`: writes a host file of free local ports, starts the processes, and waits;
@@ -149,7 +171,17 @@ fn cluster_run(args: ClusterRunArgs) -> anyhow::Result<()> {
     {
         bail!("gemp cluster run needs --parts DIR (a set from `gemp partition`)");
     }
-    let ports = free_ports(args.processes)?;
+    #[cfg_attr(target_os = "linux", allow(unused_mut))]
+    let mut listeners = bind_local_ports(args.processes)?;
+    let ports = listeners
+        .iter()
+        .map(|l| l.local_addr().map(|a| a.port()))
+        .collect::<std::io::Result<Vec<u16>>>()
+        .context("finding free local ports")?;
+    // Without inheritance the processes bind the ports themselves (another program could take
+    // one meanwhile, which then fails the run with a clear error).
+    #[cfg(not(target_os = "linux"))]
+    listeners.clear();
     let dir = tempfile_dir()?;
     let hostfile = dir.join("hosts");
     let text: String = ports.iter().map(|p| format!("127.0.0.1:{p}\n")).collect();
@@ -167,6 +199,10 @@ fn cluster_run(args: ClusterRunArgs) -> anyhow::Result<()> {
             .arg(&hostfile)
             .arg("--process")
             .arg(i.to_string());
+        #[cfg(target_os = "linux")]
+        if let Some(listener) = listeners.get(i) {
+            pass_listener(&mut cmd, listener);
+        }
         if i > 0 {
             cmd.stdout(std::process::Stdio::null());
         }
@@ -176,6 +212,8 @@ fn cluster_run(args: ClusterRunArgs) -> anyhow::Result<()> {
         log::info!("process {i}: pid {}", child.id());
         children.push(Some(child));
     }
+    // Each process holds its own socket now.
+    drop(listeners);
     let mut failed: Option<(usize, std::process::ExitStatus)> = None;
     let mut left = args.processes;
     while left > 0 {
@@ -241,8 +279,8 @@ pub fn read_hosts(path: &std::path::Path) -> anyhow::Result<Vec<String>> {
     Ok(hosts)
 }
 
-/// `gemp match --parts DIR …`: prepares the query against part 0's schema, runs this process's
-/// share, and (process 0) prints the result in the chosen format.
+/// `gemp match --parts DIR …`: opens this process's parts, prepares the query against the
+/// first, runs this process's share, and (process 0) prints the result in the chosen format.
 #[cfg(feature = "cluster")]
 pub fn match_on_cluster(args: &super::query::MatchArgs) -> anyhow::Result<super::Outcome> {
     use gemp::cluster;
@@ -255,19 +293,24 @@ pub fn match_on_cluster(args: &super::query::MatchArgs) -> anyhow::Result<super:
         None => Vec::new(),
     };
     let process = c.process.unwrap_or(0);
-    let schema = cluster::schema_model(dir)?;
-    let params = super::query::parse_params(&args.common.params)?;
-    let input = super::query::QueryInput::single(&args.query, &args.common)?;
-    let (query, semantics) = super::query::load_query(&input, &schema, &args.common, &params)?;
     let options = cluster::ClusterOptions {
         hosts,
         process,
         threads: c.threads.max(1),
         parts: dir.to_path_buf(),
         connect_timeout: Duration::from_secs_f64(c.connect_timeout.max(0.1)),
+        listen_fd: c.listen_fd,
         timeout: args.timeout.map(|t| Duration::from_secs_f64(t.max(0.0))),
         batch: c.batch,
     };
+    // This process's parts, opened once; the first of them binds the query (every part has the
+    // whole model's schema and dictionaries).
+    let loaded = cluster::Loaded::open(&options)?;
+    let schema = loaded.schema()?;
+    let schema: &gemp::model::Model = &schema;
+    let params = super::query::parse_params(&args.common.params)?;
+    let input = super::query::QueryInput::single(&args.query, &args.common)?;
+    let (query, semantics) = super::query::load_query(&input, schema, &args.common, &params)?;
     let plan = cluster::DistPlan::new(&query, semantics)?;
     // timely prints connection progress on stdout: keep it off the result.
     log::info!(
@@ -276,7 +319,7 @@ pub fn match_on_cluster(args: &super::query::MatchArgs) -> anyhow::Result<super:
         options.threads,
         dir.display()
     );
-    let result = with_stdout_silenced(|| cluster::run(&query, semantics, &options));
+    let result = with_stdout_silenced(|| cluster::run(&query, semantics, &options, &loaded));
     let result = match result {
         Ok(r) => r,
         Err(e) => {
@@ -288,14 +331,14 @@ pub fn match_on_cluster(args: &super::query::MatchArgs) -> anyhow::Result<super:
     let Some(gathered) = result.gathered else {
         return Ok(super::Outcome::Complete);
     };
-    let finished = cluster::finish(&query, &plan, gathered, &schema);
+    let finished = cluster::finish(&query, &plan, gathered, schema);
     let mut w = std::io::BufWriter::new(std::io::stdout().lock());
     if args.count || (finished.counted && query.stages.is_empty()) {
         writeln!(w, "{}", finished.count)?;
     } else {
         super::output::write_rows(
             &mut w,
-            &schema,
+            schema,
             args.format,
             &finished.columns,
             &finished.rows,

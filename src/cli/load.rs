@@ -1,6 +1,6 @@
 //! `gemp load` and `gemp generate`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -397,6 +397,32 @@ pub fn load(args: LoadArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes the model `make` generates to the snapshot `output` (checked before generating, so a
+/// refused path costs no work) and reports its counts (`edges_note` after the edge count) and time.
+fn write_generated(
+    output: &Path,
+    force: bool,
+    edges_note: &str,
+    make: impl FnOnce() -> anyhow::Result<gemp::model::Model>,
+) -> anyhow::Result<()> {
+    let write_options = WriteOptions::force(force);
+    safe_write::check(output, &write_options)?;
+    let start = Instant::now();
+    let model = make()?;
+    snapshot::write_with(&model, output, &write_options)
+        .with_context(|| format!("writing {}", output.display()))?;
+    if !quiet() {
+        eprintln!(
+            "wrote {} nodes, {} edges{edges_note} to {} in {:.2}s",
+            model.node_count(),
+            model.edge_count(),
+            output.display(),
+            start.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
 /// `gemp generate`.
 pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
     match args.kind {
@@ -409,9 +435,6 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
             output,
             force,
         } => {
-            let write_options = WriteOptions::force(force);
-            safe_write::check(&output, &write_options)?;
-            let start = Instant::now();
             let config = gemp::generate::GraphGenConfig {
                 nodes,
                 edges,
@@ -420,19 +443,29 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
                 seed,
                 with_values: true,
             };
-            let model = gemp::generate::generate_graph(&config)?;
-            snapshot::write_with(&model, &output, &write_options)
-                .with_context(|| format!("writing {}", output.display()))?;
-            if !quiet() {
-                eprintln!(
-                    "wrote {} nodes, {} edges to {} in {:.2}s",
-                    model.node_count(),
-                    model.edge_count(),
-                    output.display(),
-                    start.elapsed().as_secs_f64()
-                );
-            }
-            Ok(())
+            write_generated(&output, force, "", || {
+                Ok(gemp::generate::generate_graph(&config)?)
+            })
+        }
+        GenerateKind::Rmat {
+            scale,
+            edge_factor,
+            labels,
+            seed,
+            output,
+            force,
+        } => {
+            let config = gemp::generate::RmatConfig {
+                scale,
+                edge_factor,
+                labels,
+                seed,
+                ..Default::default()
+            };
+            let generated = format!(" ({} generated)", config.generated_edges());
+            write_generated(&output, force, &generated, || {
+                Ok(gemp::generate::generate_rmat(&config)?)
+            })
         }
         GenerateKind::Rmat {
             scale,

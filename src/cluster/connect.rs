@@ -21,16 +21,37 @@ use crate::error::{Error, Result};
 const RETRY: Duration = Duration::from_millis(50);
 
 /// Opens a connection to every other process of `hosts` before `deadline` (see the module docs).
+///
+/// `listener`: this process's listening socket when it was bound before (`gemp cluster run` binds
+/// every process's port before it starts any, and hands each its socket, so that no other
+/// program can take a port in between); its port must be the one `hosts[my_index]` names.
+/// `None`: the address `hosts[my_index]` is bound here.
 pub fn connect_all(
     hosts: &[String],
     my_index: usize,
+    listener: Option<TcpListener>,
     deadline: Instant,
 ) -> Result<Vec<Option<TcpStream>>> {
     let own = hosts
         .get(my_index)
         .ok_or_else(|| Error::Cluster(format!("process {my_index} is not in the host list")))?;
-    let listener = TcpListener::bind(own.as_str())
-        .map_err(|e| Error::Cluster(format!("process {my_index} cannot listen on {own}: {e}")))?;
+    let listener = match listener {
+        Some(listener) => {
+            let bound = listener
+                .local_addr()
+                .map_err(|e| Error::Cluster(format!("the listening socket for {own}: {e}")))?;
+            if own.rsplit(':').next().and_then(|p| p.parse::<u16>().ok()) != Some(bound.port()) {
+                return Err(Error::Cluster(format!(
+                    "process {my_index}: the listening socket it was given is bound to {bound}, \
+                     not to its address {own}"
+                )));
+            }
+            listener
+        }
+        None => TcpListener::bind(own.as_str()).map_err(|e| {
+            Error::Cluster(format!("process {my_index} cannot listen on {own}: {e}"))
+        })?,
+    };
     listener
         .set_nonblocking(true)
         .map_err(|e| Error::Cluster(format!("listening on {own}: {e}")))?;
@@ -134,24 +155,28 @@ fn greeting(stream: &mut TcpStream, from: SocketAddr, deadline: Instant) -> Resu
 mod tests {
     use super::*;
 
-    fn free_addresses(n: usize) -> Vec<String> {
+    /// `n` bound listeners and their addresses (kept bound, so that no other test takes a port).
+    fn bound(n: usize) -> (Vec<String>, Vec<TcpListener>) {
         let listeners: Vec<TcpListener> = (0..n)
             .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
             .collect();
-        listeners
+        let hosts = listeners
             .iter()
             .map(|l| format!("127.0.0.1:{}", l.local_addr().unwrap().port()))
-            .collect()
+            .collect();
+        (hosts, listeners)
     }
 
     #[test]
     fn three_processes_connect_to_each_other() {
-        let hosts = free_addresses(3);
+        let (hosts, listeners) = bound(3);
         let deadline = Instant::now() + Duration::from_secs(10);
-        let handles: Vec<_> = (0..3)
-            .map(|i| {
+        let handles: Vec<_> = listeners
+            .into_iter()
+            .enumerate()
+            .map(|(i, listener)| {
                 let hosts = hosts.clone();
-                std::thread::spawn(move || connect_all(&hosts, i, deadline))
+                std::thread::spawn(move || connect_all(&hosts, i, Some(listener), deadline))
             })
             .collect();
         for (i, h) in handles.into_iter().enumerate() {
@@ -165,23 +190,46 @@ mod tests {
 
     #[test]
     fn a_missing_process_is_an_error_at_the_deadline() {
-        let hosts = free_addresses(2);
+        let (hosts, mut listeners) = bound(2);
         let started = Instant::now();
-        let err = connect_all(&hosts, 0, Instant::now() + Duration::from_millis(300))
-            .unwrap_err()
-            .to_string();
+        let second = listeners.pop();
+        let first = listeners.pop();
+        let err = connect_all(
+            &hosts,
+            0,
+            first,
+            Instant::now() + Duration::from_millis(300),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("could not connect to every process"), "{err}");
         assert!(err.contains("no connection from process 1"), "{err}");
         assert!(started.elapsed() < Duration::from_secs(5));
-        let err = connect_all(&hosts, 1, Instant::now() + Duration::from_millis(300))
-            .unwrap_err()
-            .to_string();
+        // Process 0's socket is closed now: nobody listens there.
+        let err = connect_all(
+            &hosts,
+            1,
+            second,
+            Instant::now() + Duration::from_millis(300),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("process 0"), "{err}");
     }
 
     #[test]
+    fn a_listener_on_another_port_is_refused() {
+        let (hosts, mut listeners) = bound(2);
+        let err = connect_all(&hosts, 0, listeners.pop(), Instant::now())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not to its address"), "{err}");
+    }
+
+    #[test]
     fn a_stranger_announcing_a_wrong_index_is_refused() {
-        let hosts = free_addresses(2);
+        let (hosts, mut listeners) = bound(2);
+        let own = listeners.swap_remove(0);
         let target = hosts[0].clone();
         let stranger = std::thread::spawn(move || loop {
             if let Ok(mut s) = TcpStream::connect(target.as_str()) {
@@ -191,9 +239,14 @@ mod tests {
             }
             std::thread::sleep(Duration::from_millis(20));
         });
-        let err = connect_all(&hosts, 0, Instant::now() + Duration::from_secs(5))
-            .unwrap_err()
-            .to_string();
+        let err = connect_all(
+            &hosts,
+            0,
+            Some(own),
+            Instant::now() + Duration::from_secs(5),
+        )
+        .unwrap_err()
+        .to_string();
         stranger.join().unwrap();
         assert!(err.contains("announced itself as process 7"), "{err}");
     }

@@ -1,14 +1,21 @@
 //! The worker's side of a distributed run: BiGJoin-style extension of partial matches one query
 //! vertex at a time in a timely dataflow (Ammar, McSherry, Salihoglu, Joglekar, PVLDB 2018).
 //!
-//! For each vertex after the first, a partial match goes to the worker owning the node of its
-//! first back-edge, which *proposes* that node's neighbour list as candidates; then to the owner
-//! of each other back-edge's node, which *intersects* the candidates with its list; then the
-//! candidates are split by their owner and each share goes to that worker, which applies the
-//! vertex's labels, self-loops and `WHERE` conjuncts where the node's data lives, evaluates the
-//! returned items of that vertex, and extends the match by each surviving candidate — or, for the
-//! last vertex of a count, counts them without extending. (BiGJoin's per-match choice of the
-//! smallest list as proposer is not done: the proposer is the first back-edge's list.)
+//! For each vertex after the first, with several back-edges, a partial match first visits the
+//! owner of each back-edge's node, which *counts* that node's list (BiGJoin's count stage: the
+//! match keeps the index and length of the smallest list seen); then it goes to the owner of the
+//! smallest list's node, which *proposes* that list as candidates; then to the owner of each
+//! other back-edge's node, which *intersects* the candidates with its list. (A vertex with one
+//! back-edge skips the count.) Then the candidates are split by their owner and each share goes
+//! to that worker, which applies the vertex's labels, self-loops and `WHERE` conjuncts where the
+//! node's data lives, evaluates the returned items of that vertex, and extends the match by each
+//! surviving candidate — or, for the last vertex of a count, counts them without extending.
+//! Every exchange is timely's, batched per round.
+//!
+//! Under Cypher semantics (relationship isomorphism) a match carries a weight: the number of
+//! ways its relationships bind edges, parallel edges multiplying it and two relationships of one
+//! `MATCH` clause never binding the same edge ([`edge_ways`], computed where the newly bound
+//! node's lists live, which hold every edge between it and a bound node).
 //!
 //! Start vertices are fed in rounds of [`Settings::batch`] per worker: a round's matches are all
 //! finished before the next round starts, so the memory in flight is that of one round's
@@ -25,7 +32,9 @@ use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
 use timely::dataflow::{InputHandleVec, ProbeHandle};
 use timely::worker::Worker;
 
-use super::local::{accepts, ids_hold, intersect, items, neighbours, Local, Wire};
+use super::local::{
+    accepts, edge_ways, ids_hold, intersect, items, list_len, neighbours, reweigh, Local, Wire,
+};
 use super::plan::DistPlan;
 use crate::error::{Error, Result};
 use crate::model::partition::owner;
@@ -47,6 +56,24 @@ struct Partial {
     nodes: Vec<u32>,
     cands: Vec<u32>,
     vals: Vec<(u32, Wire)>,
+    /// The back-edge (index) whose list proposes, and that list's length (count stage).
+    best: u32,
+    best_len: u64,
+    /// Ways its relationships bind edges (Cypher semantics; else 1).
+    weight: u64,
+}
+
+impl Partial {
+    fn start(node: u32, vals: Vec<(u32, Wire)>, weight: u64) -> Partial {
+        Partial {
+            nodes: vec![node],
+            cands: Vec::new(),
+            vals,
+            best: 0,
+            best_len: u64::MAX,
+            weight,
+        }
+    }
 }
 
 /// A result row's item values by item index, as gathered.
@@ -57,8 +84,9 @@ pub type Row = Vec<(u32, Wire)>;
 pub struct Gathered {
     /// The number of matches (count plans).
     pub count: u64,
-    /// The rows' item values by item index (row plans).
-    pub rows: Vec<Row>,
+    /// The rows' item values by item index, each with its multiplicity (row plans; above 1
+    /// only under Cypher semantics, for parallel edges).
+    pub rows: Vec<(Row, u64)>,
 }
 
 /// Steps `worker` until `done`, or fails once `abort` is set (another thread saw the cluster
@@ -141,7 +169,7 @@ pub fn run_worker(
     check_set(worker, abort, settings, local.part_count())?;
     let me = worker.index();
     let count = Rc::new(Cell::new(0u64));
-    let rows: Rc<RefCell<Vec<Row>>> = Rc::new(RefCell::new(Vec::new()));
+    let rows: Rc<RefCell<Vec<(Row, u64)>>> = Rc::new(RefCell::new(Vec::new()));
     let probe = ProbeHandle::new();
     let mut input: InputHandleVec<u64, Partial> = InputHandleVec::new();
     let k = plan.order.len();
@@ -151,30 +179,54 @@ pub fn run_worker(
         for i in 1..k {
             let vertex = plan.order[i].clone();
             let last = i + 1 == k;
-            // Propose: the first back-edge's list, at its node's owner.
-            let first = vertex.back[0].clone();
-            let (l1, l2) = (Arc::clone(&local), Arc::clone(&local));
-            stream = stream
-                .exchange(move |p: &Partial| l1.worker_of(p.nodes[first.pos]))
-                .flat_map(move |mut p: Partial| {
-                    let node = p.nodes[first.pos];
-                    p.cands = l2
-                        .model_of(node)
-                        .map(|m| neighbours(m, node, &first))
-                        .unwrap_or_default();
-                    (!p.cands.is_empty()).then_some(p)
-                });
-            // Intersect with every other back-edge's list, at its node's owner.
-            for back in vertex.back[1..].iter().cloned() {
+            let backs = Arc::new(vertex.back.clone());
+            let k_back = backs.len();
+            // Count: each back-edge's list length at its node's owner; the smallest proposes.
+            for j in (0..k_back).filter(|_| k_back > 1) {
                 let (l1, l2) = (Arc::clone(&local), Arc::clone(&local));
+                let back = backs[j].clone();
                 let pos = back.pos;
                 stream = stream
                     .exchange(move |p: &Partial| l1.worker_of(p.nodes[pos]))
                     .flat_map(move |mut p: Partial| {
                         let node = p.nodes[pos];
+                        let len = l2.model_of(node).map_or(0, |m| list_len(m, node, &back));
+                        if j == 0 || len < p.best_len {
+                            p.best = j as u32;
+                            p.best_len = len;
+                        }
+                        (len > 0).then_some(p)
+                    });
+            }
+            // Propose: the smallest list, at its node's owner.
+            let (l1, l2) = (Arc::clone(&local), Arc::clone(&local));
+            let (b1, b2) = (Arc::clone(&backs), Arc::clone(&backs));
+            stream = stream
+                .exchange(move |p: &Partial| l1.worker_of(p.nodes[b1[p.best as usize].pos]))
+                .flat_map(move |mut p: Partial| {
+                    let back = &b2[p.best as usize];
+                    let node = p.nodes[back.pos];
+                    p.cands = l2
+                        .model_of(node)
+                        .map(|m| neighbours(m, node, back))
+                        .unwrap_or_default();
+                    (!p.cands.is_empty()).then_some(p)
+                });
+            // Intersect with every other back-edge's list, at its node's owner: step `t` takes
+            // the `t`-th back-edge other than the proposer.
+            for t in 0..k_back.saturating_sub(1) {
+                let (l1, l2) = (Arc::clone(&local), Arc::clone(&local));
+                let (b1, b2) = (Arc::clone(&backs), Arc::clone(&backs));
+                let other = move |p: &Partial| if t < p.best as usize { t } else { t + 1 };
+                stream = stream
+                    .exchange(move |p: &Partial| l1.worker_of(p.nodes[b1[other(p)].pos]))
+                    .flat_map(move |mut p: Partial| {
+                        let back = &b2[other(&p)];
+                        let pos = back.pos;
+                        let node = p.nodes[pos];
                         let list = l2
                             .model_of(node)
-                            .map(|m| neighbours(m, node, &back))
+                            .map(|m| neighbours(m, node, back))
                             .unwrap_or_default();
                         intersect(&mut p.cands, &list);
                         (!p.cands.is_empty()).then_some(p)
@@ -199,20 +251,35 @@ pub fn run_worker(
                         {
                             continue;
                         }
+                        let weight = if pl.edges {
+                            let mut nodes = p.nodes.clone();
+                            nodes.push(c);
+                            let ways = edge_ways(m, &pl.rels, &nodes, i);
+                            if ways.0 == 0 {
+                                continue;
+                            }
+                            reweigh(p.weight, ways)
+                        } else {
+                            p.weight
+                        };
                         if last && counting {
-                            n += 1;
+                            n = n.saturating_add(weight);
                             continue;
                         }
+                        let mut nodes = p.nodes.clone();
+                        nodes.push(c);
                         let mut next = Partial {
-                            nodes: p.nodes.clone(),
+                            nodes,
                             cands: Vec::new(),
                             vals: p.vals.clone(),
+                            best: 0,
+                            best_len: u64::MAX,
+                            weight,
                         };
-                        next.nodes.push(c);
                         next.vals.extend(items(m, &q, vertex, pl.slots, c));
                         out.push(next);
                     }
-                    counted.set(counted.get() + n);
+                    counted.set(counted.get().saturating_add(n));
                     out
                 });
         }
@@ -221,9 +288,9 @@ pub fn run_worker(
             let counted = Rc::clone(&count);
             let single = k == 1;
             stream
-                .inspect(move |_| {
+                .inspect(move |p: &Partial| {
                     if single {
-                        counted.set(counted.get() + 1)
+                        counted.set(counted.get().saturating_add(p.weight))
                     }
                 })
                 .probe_with(&probe);
@@ -231,7 +298,7 @@ pub fn run_worker(
             let sink = Rc::clone(&rows);
             stream
                 .exchange(|_: &Partial| 0)
-                .inspect(move |p: &Partial| sink.borrow_mut().push(p.vals.clone()))
+                .inspect(move |p: &Partial| sink.borrow_mut().push((p.vals.clone(), p.weight)))
                 .probe_with(&probe);
         }
     });
@@ -257,11 +324,19 @@ pub fn run_worker(
             if !accepts(m, &query, start, plan.slots, v) {
                 continue;
             }
-            pending.push(Partial {
-                nodes: vec![v],
-                cands: Vec::new(),
-                vals: items(m, &query, start, plan.slots, v),
-            });
+            let weight = if plan.edges {
+                edge_ways(m, &plan.rels, &[v], 0).0
+            } else {
+                1
+            };
+            if weight == 0 {
+                continue;
+            }
+            pending.push(Partial::start(
+                v,
+                items(m, &query, start, plan.slots, v),
+                weight,
+            ));
             if pending.len() >= settings.batch.max(1) {
                 round = feed(worker, abort, &mut input, &probe, &mut pending, round)?;
             }
@@ -316,6 +391,9 @@ fn split(local: &Local, mut p: Partial, injective: bool) -> Vec<Partial> {
             nodes: p.nodes.clone(),
             cands,
             vals: p.vals.clone(),
+            best: 0,
+            best_len: u64::MAX,
+            weight: p.weight,
         })
         .collect()
 }

@@ -1,6 +1,7 @@
 //! Combining the gathered result at process 0 into the query's output: the count, or the rows
-//! with `count(*)` grouping, `DISTINCT`, `ORDER BY`, `SKIP` and `LIMIT` applied as the
-//! single-process result stages do.
+//! with grouping and aggregates (`count`, `sum`, `avg`, `min`, `max`, `collect`, with or without
+//! `DISTINCT`: the single-process engine's accumulators over the gathered argument values),
+//! `DISTINCT`, `ORDER BY`, `SKIP` and `LIMIT` applied as the single-process result stages do.
 
 use std::collections::HashMap;
 
@@ -8,8 +9,9 @@ use super::dataflow::Gathered;
 use super::local::Wire;
 use super::plan::{DistPlan, Output};
 use crate::exec::eval::{Env, Val};
+use crate::exec::results::Aggregate;
 use crate::model::Model;
-use crate::pattern::ir::BoundQuery;
+use crate::pattern::ir::{BoundQuery, Expr};
 
 /// A finished result: column names and rows (a count is one row of one column).
 #[derive(Debug)]
@@ -50,13 +52,15 @@ pub fn finish(query: &BoundQuery, plan: &DistPlan, gathered: Gathered, model: &M
         };
     };
     let width = proj.items.len();
-    let is_count = |k: usize| {
-        matches!(
-            proj.items[k].expr,
-            crate::pattern::ir::Expr::Aggregate { .. }
-        )
+    let agg_of = |k: usize| match &proj.items[k].expr {
+        Expr::Aggregate {
+            func,
+            distinct,
+            arg,
+        } => Some((*func, *distinct, arg.is_none())),
+        _ => None,
     };
-    let grouped = (0..width).any(is_count);
+    let grouped = (0..width).any(|k| agg_of(k).is_some());
     let as_row = |vals: Vec<(u32, Wire)>| {
         let mut row = vec![Wire::Null; width];
         for (k, v) in vals {
@@ -66,45 +70,68 @@ pub fn finish(query: &BoundQuery, plan: &DistPlan, gathered: Gathered, model: &M
         }
         row
     };
+    let fresh = || -> Vec<Option<Aggregate<'static>>> {
+        (0..width)
+            .map(|k| agg_of(k).map(|(f, d, _)| Aggregate::new(f, d)))
+            .collect()
+    };
     let mut rows: Vec<Vec<Val<'static>>> = if grouped {
-        // Group by the other items, counting matches per group (first-seen order).
+        // Group by the other items (first-seen order); each group aggregates its rows' argument
+        // values, a row counting `weight` times.
         let mut index: HashMap<String, usize> = HashMap::new();
-        let mut groups: Vec<(Vec<Wire>, i64)> = Vec::new();
-        for vals in gathered.rows {
+        let mut groups: Vec<(Vec<Wire>, Vec<Option<Aggregate<'static>>>)> = Vec::new();
+        for (vals, weight) in gathered.rows {
             let row = as_row(vals);
-            let key = format!("{row:?}");
-            match index.get(&key) {
-                Some(&g) => groups[g].1 += 1,
+            let key: Vec<&Wire> = (0..width)
+                .filter(|&k| agg_of(k).is_none())
+                .map(|k| &row[k])
+                .collect();
+            let key = format!("{key:?}");
+            let g = match index.get(&key) {
+                Some(&g) => g,
                 None => {
                     index.insert(key, groups.len());
-                    groups.push((row, 1));
+                    groups.push((row.clone(), fresh()));
+                    groups.len() - 1
+                }
+            };
+            for (k, acc) in groups[g].1.iter_mut().enumerate() {
+                if let Some(acc) = acc {
+                    let star = agg_of(k).is_some_and(|(_, _, star)| star);
+                    let v = if star { Val::Int(1) } else { row[k].val() };
+                    acc.add(v, weight);
                 }
             }
         }
-        if groups.is_empty() && (0..width).all(is_count) {
+        if groups.is_empty() && (0..width).all(|k| agg_of(k).is_some()) {
             // Aggregates without grouping keys: one row, also over no match.
-            groups.push((vec![Wire::Null; width], 0));
+            groups.push((vec![Wire::Null; width], fresh()));
         }
         groups
             .into_iter()
-            .map(|(row, n)| {
-                (0..width)
-                    .map(|k| {
-                        if is_count(k) {
-                            Val::Int(n)
-                        } else {
-                            row[k].val()
-                        }
+            .map(|(row, accs)| {
+                row.iter()
+                    .zip(accs)
+                    .map(|(w, acc)| match acc {
+                        Some(acc) => acc.finish(),
+                        None => w.val(),
                     })
                     .collect()
             })
             .collect()
     } else {
-        gathered
-            .rows
-            .into_iter()
-            .map(|vals| as_row(vals).iter().map(Wire::val).collect())
-            .collect()
+        // A row bound by several choices of parallel edges (Cypher semantics) is that many rows.
+        let mut out = Vec::new();
+        for (vals, weight) in gathered.rows {
+            let row: Vec<Val<'static>> = as_row(vals).iter().map(Wire::val).collect();
+            for _ in 1..weight {
+                out.push(row.clone());
+            }
+            if weight > 0 {
+                out.push(row);
+            }
+        }
+        out
     };
     if proj.distinct {
         let mut seen = std::collections::HashSet::new();

@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::plan::{BackEdge, Vertex};
+use super::plan::{BackEdge, PlacedRel, Vertex};
 use crate::exec::eval::{Env, Val};
 use crate::exec::plan::Dir;
 use crate::model::partition::owner;
 use crate::model::{Adjacency, Model, ANY_TYPE};
-use crate::pattern::ir::{BoundQuery, NULL_ID};
+use crate::pattern::ir::{BoundQuery, Expr, NULL_ID};
 
 /// A value that travels between workers (the model's [`crate::model::Value`] is untagged for JSON,
 /// which a binary encoding cannot read back).
@@ -116,6 +116,141 @@ pub fn neighbours(model: &Model, node: u32, back: &BackEdge) -> Vec<u32> {
     out
 }
 
+/// The length of `node`'s lists along `back` with repeats (parallel edges, and a neighbour on
+/// both sides of an undirected edge): BiGJoin's count, an upper bound of [`neighbours`]'s length
+/// that is zero exactly when it is empty, read without copying a list.
+pub fn list_len(model: &Model, node: u32, back: &BackEdge) -> u64 {
+    let len = |adj: &Adjacency| -> usize {
+        if back.types.is_empty() {
+            adj.range(node).len()
+        } else {
+            back.types
+                .iter()
+                .map(|&t| adj.range_of_type(node, t).len())
+                .sum()
+        }
+    };
+    let n = match back.dir {
+        Dir::Out => len(model.out()),
+        Dir::In => len(model.inc()),
+        Dir::Both => len(model.out()) + len(model.inc()),
+    };
+    n as u64
+}
+
+/// Under Cypher semantics, the number of ways the relationships bound with position `pos` bind
+/// edges, given the nodes `nodes` (positions `0..=pos`, the last one `nodes[pos]`, whose lists
+/// `model` holds): relationships are grouped by clause and by the pair of nodes their ends bind,
+/// and each group counts its injective choices of edges between that pair (parallel edges
+/// multiply a match; two relationships of one clause never bind the same edge). A group that
+/// also holds relationships bound earlier (a node bound twice) was counted then: its earlier
+/// count must be divided out of the match's weight. Returns (factor, divisor) for the weight
+/// (`weight * factor / divisor`, exact: the divisor is a factor of the weight); factor zero: no
+/// way (the candidate is dropped).
+pub fn edge_ways(model: &Model, rels: &[PlacedRel], nodes: &[u32], pos: usize) -> (u64, u64) {
+    let c = nodes[pos];
+    let mut done: Vec<(usize, u32)> = Vec::new();
+    let (mut ways, mut div) = (1u64, 1u64);
+    for r in rels.iter().filter(|r| r.last() == pos) {
+        let other = if r.src == pos {
+            nodes[r.dst]
+        } else {
+            nodes[r.src]
+        };
+        if done.contains(&(r.clause, other)) {
+            continue;
+        }
+        done.push((r.clause, other));
+        // Every relationship of the clause between `c` and `other`, bound by now.
+        let pair = |x: &&PlacedRel| {
+            x.clause == r.clause
+                && x.last() <= pos
+                && ((nodes[x.src] == c && nodes[x.dst] == other)
+                    || (nodes[x.src] == other && nodes[x.dst] == c))
+        };
+        let group: Vec<&PlacedRel> = rels.iter().filter(pair).collect();
+        let edges = edges_between(model, c, other);
+        let now = injective_choices(&group, &edges, nodes, c);
+        if now == 0 {
+            return (0, 1);
+        }
+        let before: Vec<&PlacedRel> = group.iter().copied().filter(|x| x.last() < pos).collect();
+        if !before.is_empty() {
+            div = div.saturating_mul(injective_choices(&before, &edges, nodes, c).max(1));
+        }
+        ways = ways.saturating_mul(now);
+    }
+    (ways, div)
+}
+
+/// `weight` times the (factor, divisor) of [`edge_ways`].
+pub fn reweigh(weight: u64, (factor, divisor): (u64, u64)) -> u64 {
+    let w = u128::from(weight) * u128::from(factor) / u128::from(divisor.max(1));
+    u64::try_from(w).unwrap_or(u64::MAX)
+}
+
+/// The edges between `c` and `other` as (type, source) with their multiplicities (a self-loop
+/// once).
+fn edges_between(model: &Model, c: u32, other: u32) -> Vec<((u32, u32), u64)> {
+    let mut out: Vec<((u32, u32), u64)> = Vec::new();
+    let mut add = |key: (u32, u32)| match out.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, n)) => *n += 1,
+        None => out.push((key, 1)),
+    };
+    let o = model.out();
+    for p in o.range(c) {
+        if o.neighbors[p] == other {
+            add((o.types[p], c));
+        }
+    }
+    if other != c {
+        let i = model.inc();
+        for p in i.range(c) {
+            if i.neighbors[p] == other {
+                add((i.types[p], other));
+            }
+        }
+    }
+    out
+}
+
+/// The number of ways to give each relationship of `group` its own edge of `edges` (classes of
+/// (type, source) with multiplicities) that it can bind, its ends bound as `nodes` says.
+fn injective_choices(
+    group: &[&PlacedRel],
+    edges: &[((u32, u32), u64)],
+    nodes: &[u32],
+    c: u32,
+) -> u64 {
+    fn go(
+        group: &[&PlacedRel],
+        left: &mut [u64],
+        edges: &[((u32, u32), u64)],
+        nodes: &[u32],
+        c: u32,
+    ) -> u64 {
+        let Some((r, rest)) = group.split_first() else {
+            return 1;
+        };
+        let mut total = 0u64;
+        for (k, &((t, source), _)) in edges.iter().enumerate() {
+            let fits = r.allows(t)
+                && (r.undirected || nodes[r.src] == source)
+                && left[k] > 0
+                && (nodes[r.src] == c || nodes[r.dst] == c);
+            if fits {
+                let n = left[k];
+                left[k] -= 1;
+                total = total.saturating_add(n.saturating_mul(go(rest, left, edges, nodes, c)));
+                left[k] += 1;
+            }
+        }
+        total
+    }
+    let mut left: Vec<u64> = edges.iter().map(|(_, n)| *n).collect();
+    go(group, &mut left, edges, nodes, c)
+}
+
 /// `cands` ∩ `list` (both sorted), in place.
 pub fn intersect(cands: &mut Vec<u32>, list: &[u32]) {
     let mut j = 0;
@@ -205,7 +340,14 @@ pub fn items(
     vertex
         .items
         .iter()
-        .filter_map(|&k| Some((k as u32, Wire::of(&env.eval(&proj.items.get(k)?.expr)))))
+        .filter_map(|&k| {
+            // An aggregate's argument (process 0 aggregates it).
+            let e = match &proj.items.get(k)?.expr {
+                Expr::Aggregate { arg: Some(arg), .. } => &**arg,
+                e => e,
+            };
+            Some((k as u32, Wire::of(&env.eval(e))))
+        })
         .collect()
 }
 

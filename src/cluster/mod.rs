@@ -23,4 +23,4 @@ pub mod run;
 
 pub use finish::{finish, Finished};
 pub use plan::DistPlan;
-pub use run::{run, schema_model, ClusterOptions, ProcessResult};
+pub use run::{run, schema_model, ClusterOptions, Loaded, ProcessResult};

@@ -46,6 +46,34 @@ pub struct Vertex {
     pub items: Vec<usize>,
 }
 
+/// A pattern relationship placed in the order (for Cypher semantics, where every relationship
+/// binds an edge of its own): the positions of its ends in the partial match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacedRel {
+    /// Position of the source (for an undirected relationship: the first node as written).
+    pub src: usize,
+    /// Position of the target.
+    pub dst: usize,
+    /// Relationship types (empty: any).
+    pub types: Vec<u32>,
+    /// Either direction.
+    pub undirected: bool,
+    /// The `MATCH` clause it was written in: relationships of one clause bind distinct edges.
+    pub clause: usize,
+}
+
+impl PlacedRel {
+    /// The position bound last of its two ends.
+    pub fn last(&self) -> usize {
+        self.src.max(self.dst)
+    }
+
+    /// True when it may bind an edge of type `t`.
+    pub fn allows(&self, t: u32) -> bool {
+        self.types.is_empty() || self.types.contains(&t)
+    }
+}
+
 /// What a run gives back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Output {
@@ -69,6 +97,11 @@ pub struct DistPlan {
     pub slot_at: Vec<NodeSlot>,
     /// Distinct pattern nodes bind distinct nodes.
     pub injective: bool,
+    /// Cypher semantics: every relationship binds an edge, those of one `MATCH` clause distinct
+    /// edges (a match counts once per such choice of edges; nodes may repeat).
+    pub edges: bool,
+    /// The pattern's relationships with the positions of their ends (all semantics).
+    pub rels: Vec<PlacedRel>,
     /// What comes back.
     pub output: Output,
 }
@@ -98,7 +131,7 @@ fn node_slots(e: &Expr, out: &mut Vec<NodeSlot>) -> Result<()> {
         Expr::Rel(_) => bad = bad.or(Some("relationship variables or properties")),
         Expr::Exists(_) => bad = bad.or(Some("EXISTS and pattern predicates")),
         Expr::Column(_) => bad = bad.or(Some("WITH")),
-        Expr::Aggregate { .. } => bad = bad.or(Some("aggregates other than count(*)")),
+        Expr::Aggregate { .. } => bad = bad.or(Some("aggregates inside expressions")),
         _ => {}
     });
     out.sort_unstable();
@@ -114,13 +147,6 @@ impl DistPlan {
     pub fn new(query: &BoundQuery, semantics: Semantics) -> Result<DistPlan> {
         if let Some(what) = query.host_only_clause() {
             return Err(refuse(what));
-        }
-        if semantics == Semantics::Cypher {
-            return Err(refuse(
-                "Cypher semantics (relationship-isomorphism, the default for Cypher text; \
-                 `--semantics isomorphism` or a `// gemp: semantics=isomorphism` line runs \
-                 node-isomorphism on a cluster)",
-            ));
         }
         let p = &query.pattern;
         if p.nodes.is_empty() {
@@ -232,11 +258,24 @@ impl DistPlan {
                 }
             })
             .collect();
+        let rels = p
+            .rels
+            .iter()
+            .map(|r| PlacedRel {
+                src: pos_of(r.src),
+                dst: pos_of(r.dst),
+                types: r.types.clone(),
+                undirected: r.undirected,
+                clause: r.clause,
+            })
+            .collect();
         Ok(DistPlan {
             order,
             slots: n,
             slot_at: placed.clone(),
             injective: semantics == Semantics::Isomorphism,
+            edges: semantics == Semantics::Cypher,
+            rels,
             output,
         })
     }
@@ -290,6 +329,25 @@ fn output_of(query: &BoundQuery) -> Result<(Vec<Option<Option<NodeSlot>>>, Outpu
     for item in &proj.items {
         if is_count_star(&item.expr) {
             slots.push(None);
+            continue;
+        }
+        if let Expr::Aggregate { func, arg, .. } = &item.expr {
+            // Its argument is evaluated where its node lives; process 0 aggregates.
+            let Some(arg) = arg else {
+                return Err(refuse("an aggregate without an argument"));
+            };
+            let mut s = Vec::new();
+            node_slots(arg, &mut s)?;
+            if s.len() > 1 {
+                return Err(refuse("an aggregate over two or more pattern nodes"));
+            }
+            if matches!(**arg, Expr::Node(_)) && *func != AggFn::Count {
+                return Err(refuse(&format!(
+                    "aggregating whole nodes (`{}`): aggregate their properties or id()",
+                    item.name
+                )));
+            }
+            slots.push(Some(s.first().copied()));
             continue;
         }
         let mut s = Vec::new();

@@ -49,6 +49,10 @@ pub struct ClusterOptions {
     pub parts: PathBuf,
     /// How long to wait for every process to connect.
     pub connect_timeout: Duration,
+    /// An inherited file descriptor of a socket already listening on this process's address
+    /// (Linux; `gemp cluster run` passes one so that no other program can take the port before
+    /// this process listens on it); `None`: the address is bound here.
+    pub listen_fd: Option<i32>,
     /// How long the query may run once connected (`None`: no limit).
     pub timeout: Option<Duration>,
     /// Start vertices per worker and round.
@@ -118,6 +122,68 @@ pub fn schema_model(dir: &std::path::Path) -> Result<Model> {
     PartitionSet::open(dir)?.open_part(0)
 }
 
+/// This process's parts, opened once: for binding the query ([`Loaded::schema`]) and for the
+/// run ([`run`]).
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    local: Arc<Local>,
+    set: PartitionSet,
+}
+
+impl Loaded {
+    /// Opens the set at `options.parts` and the parts of this process's workers.
+    pub fn open(options: &ClusterOptions) -> Result<Loaded> {
+        let set = PartitionSet::open(&options.parts)?;
+        let local = Arc::new(load(&set, options)?);
+        Ok(Loaded { local, set })
+    }
+
+    /// A model with the whole model's schema and dictionaries: the first part this process
+    /// loaded (no second copy in memory), or part 0 where it loaded none.
+    pub fn schema(&self) -> Result<Arc<Model>> {
+        match self.local.parts.iter().flatten().next() {
+            Some(m) => Ok(Arc::clone(m)),
+            None => Ok(Arc::new(self.set.open_part(0)?)),
+        }
+    }
+}
+
+/// The listening socket behind the inherited file descriptor `fd`: refused unless `fd` is an open
+/// socket that listens (so that a wrong number is an error, not a foreign file taken over).
+#[cfg(target_os = "linux")]
+fn inherited_listener(fd: i32) -> Result<std::net::TcpListener> {
+    use std::os::fd::FromRawFd;
+    let mut listening: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `listening`; on a descriptor that is not
+    // an open socket it fails with an error code and writes nothing.
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_ACCEPTCONN,
+            (&mut listening as *mut libc::c_int).cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 || listening == 0 {
+        return Err(Error::Cluster(format!(
+            "--listen-fd {fd} is not a listening socket of this process"
+        )));
+    }
+    // SAFETY: `fd` is an open listening socket (checked above) that this process owns from here
+    // on: `gemp cluster run` hands each process its own one and keeps no use of it.
+    Ok(unsafe { std::net::TcpListener::from_raw_fd(fd) })
+}
+
+/// Elsewhere a listening socket is not inherited (the address is bound by the process).
+#[cfg(not(target_os = "linux"))]
+fn inherited_listener(fd: i32) -> Result<std::net::TcpListener> {
+    Err(Error::Cluster(format!(
+        "--listen-fd {fd}: inherited sockets are supported on Linux only"
+    )))
+}
+
 /// The communication of this process's workers: threads of one process, or (several hosts) the
 /// connections made by [`connect_all`] within the connect timeout, handed to timely.
 fn communication(options: &ClusterOptions) -> Result<(Vec<AllocatorBuilder>, Box<dyn Any + Send>)> {
@@ -133,7 +199,8 @@ fn communication(options: &ClusterOptions) -> Result<(Vec<AllocatorBuilder>, Box
             .map_err(|e| Error::Cluster(format!("starting the workers: {e}")));
     }
     let deadline = Instant::now() + options.connect_timeout;
-    let sockets = connect_all(&options.hosts, options.process, deadline)?;
+    let listener = options.listen_fd.map(inherited_listener).transpose()?;
+    let sockets = connect_all(&options.hosts, options.process, listener, deadline)?;
     let hooks = Hooks::default();
     let local =
         ProcessBuilder::new_typed_vector(threads, hooks.refill.clone(), hooks.spill.clone());
@@ -146,12 +213,13 @@ fn communication(options: &ClusterOptions) -> Result<(Vec<AllocatorBuilder>, Box
     ))
 }
 
-/// Runs `query` as this process of the cluster. Checks the plan and the local parts before any
-/// connection is made.
+/// Runs `query` as this process of the cluster on its parts `loaded` ([`Loaded::open`] with the
+/// same options). Checks the plan before any connection is made.
 pub fn run(
     query: &BoundQuery,
     semantics: Semantics,
     options: &ClusterOptions,
+    loaded: &Loaded,
 ) -> Result<ProcessResult> {
     if options.process >= options.hosts.len().max(1) {
         return Err(Error::Cluster(format!(
@@ -161,11 +229,10 @@ pub fn run(
         )));
     }
     let plan = Arc::new(DistPlan::new(query, semantics)?);
-    let set = PartitionSet::open(&options.parts)?;
-    let local = Arc::new(load(&set, options)?);
+    let local = Arc::clone(&loaded.local);
     let settings = Settings {
         batch: options.batch,
-        set_id: set.manifest.set_id.clone(),
+        set_id: loaded.set.manifest.set_id.clone(),
     };
     let query = Arc::new(query.clone());
     let threads = options.threads.max(1);

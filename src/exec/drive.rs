@@ -150,7 +150,7 @@ pub fn finish<'q, 'm>(
     mut timings: Timings,
 ) -> QueryOutput<'m> {
     let start = Instant::now();
-    let (rows, columns) = finish_stages(model, &query.stages, first, sinks, oracle);
+    let (rows, columns) = finish_stages(model, &query.stages, first, sinks, oracle, partial);
     timings.results = start.elapsed();
     QueryOutput::finished(columns, rows, options.count_only, partial, plan, timings)
 }

@@ -148,5 +148,8 @@ pub fn counts_plain_projection(
     options: &crate::exec::MatchOptions,
     first: &Projector,
 ) -> bool {
-    options.count_only && !first.is_count_star() && first.is_streaming() && query.stages.len() == 1
+    options.count_only
+        && !first.is_count_star()
+        && first.rows_one_per_match()
+        && query.stages.len() == 1
 }

@@ -203,6 +203,34 @@ impl<'m> Acc<'m> {
     }
 }
 
+/// One aggregate's running state for a caller that combines rows itself (the cluster's result at
+/// process 0): the same accumulation and result as a projection's.
+#[derive(Debug, Clone)]
+pub struct Aggregate<'m> {
+    func: AggFn,
+    acc: Acc<'m>,
+}
+
+impl<'m> Aggregate<'m> {
+    /// A fresh `func` (`DISTINCT` when `distinct`).
+    pub fn new(func: AggFn, distinct: bool) -> Self {
+        Aggregate {
+            func,
+            acc: Acc::new(func, distinct),
+        }
+    }
+
+    /// Adds `v` as `weight` identical inputs (a null adds nothing, as in Cypher).
+    pub fn add(&mut self, v: Val<'m>, weight: u64) {
+        self.acc.add_weighted(v, weight);
+    }
+
+    /// The aggregate's value.
+    pub fn finish(self) -> Val<'m> {
+        self.acc.finish(self.func)
+    }
+}
+
 fn as_f64(v: &Val<'_>) -> Option<f64> {
     match v {
         Val::Int(i) => Some(*i as f64),
@@ -300,6 +328,13 @@ impl<'q> Projector<'q> {
         !self.is_grouped() && !self.proj.distinct && self.proj.order_by.is_empty()
     }
 
+    /// True when the projection makes one row per match (no grouping, no `DISTINCT`), in whatever
+    /// order: how many rows it gives is then the number of matches less `SKIP`, capped by `LIMIT`
+    /// — `ORDER BY` changes which rows, not how many.
+    pub fn rows_one_per_match(&self) -> bool {
+        !self.is_grouped() && !self.proj.distinct
+    }
+
     /// True for a lone `count(*)` (or `count(v)` of a node) with nothing else to do.
     pub fn is_count_star(&self) -> bool {
         self.proj.items.len() == 1
@@ -371,6 +406,10 @@ pub struct RowSink<'q, 'm> {
     /// Matches seen (count-only).
     pub count: u64,
     count_only: bool,
+    /// Leave the rows in the order found instead of sorting them by `ORDER BY`: set once the
+    /// deadline stopped the search — the rows so far are a partial answer whatever their order, and
+    /// sorting millions of them would run on past `--timeout`.
+    keep_order_found: bool,
     control: Option<&'q Control>,
     stream: Option<std::sync::mpsc::SyncSender<Vec<Vec<Val<'m>>>>>,
     /// Every weighted input is its own group: its row is finished (and `WITH … WHERE` applied)
@@ -414,6 +453,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             row_budget: None,
             count: 0,
             count_only: projector.is_count_star(),
+            keep_order_found: false,
             control: None,
             stream: None,
             per_binding: false,
@@ -857,7 +897,7 @@ impl<'q, 'm> RowSink<'q, 'm> {
             let mut seen = HashSet::new();
             rows.retain(|r| seen.insert(Key(r.clone())));
         }
-        if !proj.order_by.is_empty() {
+        if !proj.order_by.is_empty() && !self.keep_order_found {
             // Sorting holds a key per row and an index beside the rows: past the memory limit
             // it is not started (the run is then the memory-limit error).
             let per_row = sort_bytes_per_row(proj.order_by.len());
@@ -947,16 +987,19 @@ fn sort_rows<'m>(
 
 /// The result stage once the search is done: merges the workers' sinks of the first projection,
 /// then runs each later projection (`WITH … RETURN`) over the rows of the one before. Returns the
-/// final rows and their column names.
+/// final rows and their column names. A `partial` run (stopped by its deadline) keeps its rows in
+/// the order found: `ORDER BY` is not applied to a partial answer.
 pub fn finish_stages<'q, 'm>(
     model: &'m Model,
     stages: &[Projection],
     first: &'q Projector<'q>,
     sinks: Vec<RowSink<'q, 'm>>,
     oracle: Option<&'q (dyn ExistsOracle + Sync)>,
+    partial: bool,
 ) -> (Vec<Vec<Val<'m>>>, Vec<String>) {
     let mut merged = RowSink::new(model, first, oracle);
     merged.per_binding = sinks.first().is_some_and(|s| s.per_binding);
+    merged.keep_order_found = partial;
     for s in sinks {
         // The workers' rows are gathered into one list: past the memory limit (found by the
         // search, or by this growth) nothing more is gathered, and the run is the memory-limit
@@ -969,8 +1012,9 @@ pub fn finish_stages<'q, 'm>(
     }
     // A first stage that fed the second one as it went: finish the second.
     let (mut rows, mut columns, done) = match merged.next.take() {
-        Some(next) => {
+        Some(mut next) => {
             let columns = next.projector.columns();
+            next.keep_order_found = partial;
             (next.finish(), columns, 2)
         }
         None => (merged.finish(), first.columns(), 1),
@@ -978,6 +1022,7 @@ pub fn finish_stages<'q, 'm>(
     for stage in stages.iter().skip(done) {
         let p = Projector::new(stage);
         let mut sink = RowSink::new(model, &p, None);
+        sink.keep_order_found = partial;
         for row in &rows {
             sink.push(&[], &[], row);
         }

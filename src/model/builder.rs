@@ -39,11 +39,14 @@ struct BuilderColumn {
 enum BuilderData {
     #[default]
     Empty,
+    /// Integers while every one so far fits 32 bits (half the memory of [`BuilderData::Int`]);
+    /// widened to `Int` by the first that does not. Frozen to the same 64-bit column either way.
+    Int32(Vec<i32>),
     Int(Vec<i64>),
     Float(Vec<f64>),
     Bool(Vec<u8>),
     Str {
-        offsets: Vec<u64>,
+        offsets: StrOffsets,
         heap: Vec<u8>,
     },
 }
@@ -52,7 +55,7 @@ impl BuilderData {
     fn prop_type(&self) -> Option<PropType> {
         match self {
             BuilderData::Empty => None,
-            BuilderData::Int(_) => Some(PropType::Int),
+            BuilderData::Int32(_) | BuilderData::Int(_) => Some(PropType::Int),
             BuilderData::Float(_) => Some(PropType::Float),
             BuilderData::Bool(_) => Some(PropType::Bool),
             BuilderData::Str { .. } => Some(PropType::Str),
@@ -60,7 +63,61 @@ impl BuilderData {
     }
 }
 
+/// Where the values of a builder string column end in its heap (value `i` is
+/// `heap[offsets[i]..offsets[i + 1]]`): 32-bit while the heap is below 4 GiB, which halves what
+/// the offsets of a loaded dump take, 64-bit beyond.
+enum StrOffsets {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl StrOffsets {
+    /// Offset `i`.
+    #[inline]
+    fn get(&self, i: usize) -> usize {
+        match self {
+            StrOffsets::Narrow(v) => v[i] as usize,
+            StrOffsets::Wide(v) => v[i] as usize,
+        }
+    }
+
+    /// Appends the end of a value.
+    #[inline]
+    fn push(&mut self, end: usize) {
+        match self {
+            StrOffsets::Narrow(v) => match u32::try_from(end) {
+                Ok(end) => v.push(end),
+                Err(_) => {
+                    let mut wide: Vec<u64> = v.iter().map(|&o| u64::from(o)).collect();
+                    wide.push(end as u64);
+                    *self = StrOffsets::Wide(wide);
+                }
+            },
+            StrOffsets::Wide(v) => v.push(end as u64),
+        }
+    }
+}
+
 impl BuilderColumn {
+    /// Bytes its values and rows take (capacity aside).
+    fn heap_bytes(&self) -> usize {
+        let values = match &self.data {
+            BuilderData::Empty => 0,
+            BuilderData::Int32(v) => v.len() * 4,
+            BuilderData::Int(v) => v.len() * 8,
+            BuilderData::Float(v) => v.len() * 8,
+            BuilderData::Bool(v) => v.len(),
+            BuilderData::Str { offsets, heap } => {
+                heap.len()
+                    + match offsets {
+                        StrOffsets::Narrow(o) => o.len() * 4,
+                        StrOffsets::Wide(o) => o.len() * 8,
+                    }
+            }
+        };
+        values + self.rows.heap_bytes()
+    }
+
     /// Appends `value` for `row`; null values are not stored. Int and float mix into float. `name`
     /// (the property's, for the error message) is only asked for when the types conflict.
     fn push<'n>(
@@ -74,26 +131,39 @@ impl BuilderColumn {
         }
         if matches!(self.data, BuilderData::Empty) {
             self.data = match value {
-                ValueRef::Int(_) => BuilderData::Int(Vec::new()),
+                ValueRef::Int(_) => BuilderData::Int32(Vec::new()),
                 ValueRef::Float(_) => BuilderData::Float(Vec::new()),
                 ValueRef::Bool(_) => BuilderData::Bool(Vec::new()),
                 _ => BuilderData::Str {
-                    offsets: vec![0],
+                    offsets: StrOffsets::Narrow(vec![0]),
                     heap: Vec::new(),
                 },
             };
         }
-        if let (BuilderData::Int(ints), ValueRef::Float(_)) = (&self.data, value) {
-            self.data = BuilderData::Float(ints.iter().map(|&i| i as f64).collect());
+        let widened = match (&self.data, value) {
+            (BuilderData::Int32(ints), ValueRef::Float(_)) => Some(BuilderData::Float(
+                ints.iter().map(|&i| f64::from(i)).collect(),
+            )),
+            (BuilderData::Int(ints), ValueRef::Float(_)) => {
+                Some(BuilderData::Float(ints.iter().map(|&i| i as f64).collect()))
+            }
+            (BuilderData::Int32(ints), ValueRef::Int(x)) if i32::try_from(x).is_err() => Some(
+                BuilderData::Int(ints.iter().map(|&i| i64::from(i)).collect()),
+            ),
+            _ => None,
+        };
+        if let Some(data) = widened {
+            self.data = data;
         }
         match (&mut self.data, value) {
+            (BuilderData::Int32(v), ValueRef::Int(x)) => v.push(x as i32),
             (BuilderData::Int(v), ValueRef::Int(x)) => v.push(x),
             (BuilderData::Float(v), ValueRef::Float(x)) => v.push(x),
             (BuilderData::Float(v), ValueRef::Int(x)) => v.push(x as f64),
             (BuilderData::Bool(v), ValueRef::Bool(x)) => v.push(x as u8),
             (BuilderData::Str { offsets, heap }, ValueRef::Str(s)) => {
                 heap.extend_from_slice(s.as_bytes());
-                offsets.push(heap.len() as u64);
+                offsets.push(heap.len());
             }
             (data, value) => {
                 let have = data.prop_type().map_or("none", PropType::name);
@@ -116,6 +186,15 @@ impl BuilderColumn {
 }
 
 impl PropertyTable {
+    /// Bytes of its largest column ([`BuilderColumn::heap_bytes`]).
+    fn largest_column(&self) -> usize {
+        self.columns
+            .iter()
+            .map(BuilderColumn::heap_bytes)
+            .max()
+            .unwrap_or(0)
+    }
+
     fn key(&mut self, name: &str) -> u32 {
         let id = self.names.intern(name);
         if id as usize == self.columns.len() {
@@ -421,9 +500,13 @@ impl ModelBuilder {
         // Node properties first: they are most of what the builder holds, and each builder column is
         // freed as soon as its frozen columns exist, so the builder shrinks while the model grows.
         let node_props = std::mem::take(&mut self.node_props);
+        // Two columns freeze at a time (more on more cores, but each frees its builder column);
+        // a frozen column takes at most about twice its builder form.
+        check_memory_for("the node properties", 4 * node_props.largest_column())?;
         let group_columns = freeze_node_properties(node_props, &groups, &new_of_old);
         crate::util::memory::release_freed();
         check_memory("the node properties")?;
+        log_stage("node property columns", started);
 
         // 2. Node labels (sorted, deduplicated per node) and the label -> nodes index. Each node's
         // list (its primary label, then its extra labels) is gathered by a counting-sort scatter,
@@ -454,6 +537,7 @@ impl ModelBuilder {
             }
         }
         drop(extra_labels);
+        drop(primary);
         let mut node_label_offsets = vec![0u32; n + 1];
         let mut kept = 0usize;
         for v in 0..n {
@@ -522,7 +606,10 @@ impl ModelBuilder {
             || src.iter_mut().for_each(|s| *s = new_of_old[*s as usize]),
             || dst.iter_mut().for_each(|d| *d = new_of_old[*d as usize]),
         );
+        drop(new_of_old);
         let ty = std::mem::take(&mut self.edge_type);
+        // The lists (offsets, types, neighbours, ids), the scatter's cursors, new edge ids.
+        check_memory_for("the outgoing adjacency", 4 * (2 * n + 4 * m))?;
         let (out, new_edge_of_old) = out_adjacency(n, &src, &dst, &ty);
         drop((dst, ty));
         crate::util::memory::release_freed();
@@ -533,22 +620,30 @@ impl ModelBuilder {
         let src_at = src;
         check_memory("the outgoing adjacency")?;
 
-        log::debug!(
-            "freeze: nodes renumbered, labels and keys laid out, edges ordered in {:.2?}",
-            started.elapsed()
+        log_stage(
+            "nodes renumbered, labels and keys laid out, edges ordered",
+            started,
         );
-        let edge_props = std::mem::take(&mut self.edge_props);
-        let (inc, edge_columns) = rayon::join(
-            || in_adjacency(n, &out, &src_at),
-            || freeze_edge_properties(edge_props, m, &new_edge_of_old),
-        );
-        drop((src_at, new_edge_of_old));
+        // The in-CSR, then the edge properties: one after the other, so that the temporary
+        // arrays of each (the in-lists' scatter, a column's slots and its copy) are never held
+        // together with the other's; each is parallel inside.
+        check_memory_for("the incoming adjacency", 4 * (2 * n + 3 * m))?;
+        let inc = in_adjacency(n, &out, &src_at);
+        drop(src_at);
         crate::util::memory::release_freed();
-        check_memory("the incoming adjacency and the edge properties")?;
-        log::debug!(
-            "freeze: adjacency and property columns in {:.2?}",
-            started.elapsed()
-        );
+        check_memory("the incoming adjacency")?;
+        log_stage("incoming adjacency", started);
+        let edge_props = std::mem::take(&mut self.edge_props);
+        // One column at a time: its slots and its frozen copy.
+        check_memory_for(
+            "the edge properties",
+            4 * m + 2 * edge_props.largest_column(),
+        )?;
+        let edge_columns = freeze_edge_properties(edge_props, m, &new_edge_of_old);
+        drop(new_edge_of_old);
+        crate::util::memory::release_freed();
+        check_memory("the edge properties")?;
+        log_stage("adjacency and property columns", started);
         for (g, cols) in groups.iter_mut().zip(group_columns) {
             g.columns = cols;
         }
@@ -572,12 +667,34 @@ impl ModelBuilder {
     }
 }
 
+/// Logs (at debug level) that freeze stage `what` is done, with the time since `started` and the
+/// heap in use (counted only where [`crate::util::memory::CountingAllocator`] is installed).
+fn log_stage(what: &str, started: std::time::Instant) {
+    log::debug!(
+        "freeze: {what} in {:.2?} ({} MiB of heap in use)",
+        started.elapsed(),
+        crate::util::memory::in_use() >> 20
+    );
+}
+
 /// The memory-limit check between the stages of [`ModelBuilder::freeze`]: an error naming the
 /// stage (`loading the model (freezing <what>)`) once the heap passed `--memory-limit`. Nothing
 /// spills to disk: the model is built in memory.
 fn check_memory(what: &str) -> Result<()> {
+    check_memory_for(what, 0)
+}
+
+/// Before a freeze stage that allocates about `extra` bytes at once: the memory-limit error naming
+/// the stage when the heap in use plus `extra` would pass `--memory-limit`, so that the stage
+/// stops before it grows past the limit rather than after.
+fn check_memory_for(what: &str, extra: usize) -> Result<()> {
     let stage = format!("loading the model (freezing {what})");
-    if crate::util::memory::check(&stage) {
+    let over = if extra == 0 {
+        crate::util::memory::check(&stage)
+    } else {
+        crate::util::memory::check_growth(&stage, extra)
+    };
+    if over {
         return Err(
             crate::util::memory::take_error().unwrap_or(Error::MemoryLimit {
                 stage,
@@ -741,7 +858,7 @@ fn freeze_node_properties(
 ) -> Vec<Vec<Column>> {
     let starts: Vec<u32> = groups.iter().map(|g| g.start).collect();
     let sizes: Vec<usize> = groups.iter().map(|g| (g.end - g.start) as usize).collect();
-    freeze_columns(table, &sizes, &|row| {
+    freeze_columns(table, &sizes, true, &|row| {
         let new = new_of_old[row as usize];
         let g = starts.partition_point(|&s| s <= new) - 1;
         (g, (new - starts[g]) as usize)
@@ -754,7 +871,9 @@ fn freeze_edge_properties(
     len: usize,
     new_edge_of_old: &[u32],
 ) -> Vec<Column> {
-    let mut per_group = freeze_columns(table, &[len], &|row| {
+    // One column at a time: an edge column's slots and copy are as long as the edges, and they
+    // come last in the freeze, when the model is nearly whole.
+    let mut per_group = freeze_columns(table, &[len], false, &|row| {
         (0, new_edge_of_old[row as usize] as usize)
     });
     per_group.pop().unwrap_or_default()
@@ -763,63 +882,84 @@ fn freeze_edge_properties(
 /// Freezes every column of `table` into per-group columns (`sizes[g]` rows in group `g`; a group
 /// gets a column only where the property has a value); `place(row)` is where a builder row lands:
 /// (group, position in the group). Columns freeze in parallel, each builder column freed as soon as
-/// its frozen columns exist.
-fn freeze_columns<P>(table: PropertyTable, sizes: &[usize], place: &P) -> Vec<Vec<Column>>
+/// its frozen columns exist; `parallel`: several columns at once (else one after the other, so
+/// that only one column's temporaries are held at a time).
+fn freeze_columns<P>(
+    table: PropertyTable,
+    sizes: &[usize],
+    parallel: bool,
+    place: &P,
+) -> Vec<Vec<Column>>
 where
     P: Fn(u32) -> (usize, usize) + Sync,
 {
     let PropertyTable { names, columns } = table;
-    let per_column: Vec<Vec<(usize, Column)>> = columns
-        .into_par_iter()
-        .enumerate()
-        .map(|(key, col)| {
-            let name = names.name(key as u32).unwrap_or("");
-            let pieces: Vec<(usize, ColumnData, Vec<u64>)> = match &col.data {
-                BuilderData::Empty => Vec::new(),
-                BuilderData::Int(v) => scatter(v, &col, sizes, place, ColumnData::Int),
-                BuilderData::Float(v) => scatter(v, &col, sizes, place, ColumnData::Float),
-                BuilderData::Bool(v) => scatter(v, &col, sizes, place, ColumnData::Bool),
-                BuilderData::Str { offsets, heap } => {
-                    let slots = value_slots(&col, sizes, place);
-                    slots
-                        .into_iter()
-                        .enumerate()
-                        .filter(|(_, slot)| !slot.is_empty())
-                        .map(|(g, slot)| {
-                            let validity = slot
-                                .chunks(64)
-                                .map(|chunk| {
-                                    chunk
-                                        .iter()
-                                        .enumerate()
-                                        .filter(|(_, &s)| s != NO_VALUE)
-                                        .fold(0u64, |bits, (i, _)| bits | 1 << i)
-                                })
-                                .collect();
-                            (g, freeze_strings(&slot, offsets, heap), validity)
-                        })
-                        .collect()
-                }
-            };
-            drop(col);
-            crate::util::memory::release_freed();
-            pieces
-                .into_iter()
-                .map(|(g, data, validity)| {
-                    let len = sizes[g];
-                    let set: usize = validity.iter().map(|w| w.count_ones() as usize).sum();
-                    let validity = if set == len { Vec::new() } else { validity };
-                    let column = Column {
-                        name: name.to_owned(),
-                        len,
-                        data,
-                        validity: validity.into(),
-                    };
-                    (g, column)
-                })
-                .collect()
-        })
-        .collect();
+    let freeze_one = |(key, col): (usize, BuilderColumn)| -> Vec<(usize, Column)> {
+        let name = names.name(key as u32).unwrap_or("");
+        let pieces: Vec<(usize, ColumnData, Vec<u64>)> = match &col.data {
+            BuilderData::Empty => Vec::new(),
+            BuilderData::Int32(v) => scatter(v, &col, sizes, place, i64::from, ColumnData::Int),
+            BuilderData::Int(v) => scatter(v, &col, sizes, place, |x| x, ColumnData::Int),
+            BuilderData::Float(v) => scatter(v, &col, sizes, place, |x| x, ColumnData::Float),
+            BuilderData::Bool(v) => scatter(v, &col, sizes, place, |x| x, ColumnData::Bool),
+            BuilderData::Str { offsets, heap } => {
+                let slots = value_slots(&col, sizes, place);
+                slots
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(_, slot)| !slot.is_empty())
+                    .map(|(g, slot)| {
+                        let validity = slot
+                            .chunks(64)
+                            .map(|chunk| {
+                                chunk
+                                    .iter()
+                                    .enumerate()
+                                    .filter(|(_, &s)| s != NO_VALUE)
+                                    .fold(0u64, |bits, (i, _)| bits | 1 << i)
+                            })
+                            .collect();
+                        (g, freeze_strings(&slot, offsets, heap), validity)
+                    })
+                    .collect()
+            }
+        };
+        drop(col);
+        crate::util::memory::release_freed();
+        pieces
+            .into_iter()
+            .map(|(g, data, validity)| {
+                let len = sizes[g];
+                let set: usize = validity.iter().map(|w| w.count_ones() as usize).sum();
+                let validity = if set == len { Vec::new() } else { validity };
+                let column = Column {
+                    name: name.to_owned(),
+                    len,
+                    data,
+                    validity: validity.into(),
+                };
+                (g, column)
+            })
+            .collect()
+    };
+    let per_column: Vec<Vec<(usize, Column)>> = if parallel {
+        columns
+            .into_par_iter()
+            .enumerate()
+            .map(freeze_one)
+            .collect()
+    } else {
+        // Largest first: its copy is made while the smaller columns are still in their (smaller)
+        // builder form rather than already frozen beside it. Then back in key order.
+        let mut keyed: Vec<(usize, BuilderColumn)> = columns.into_iter().enumerate().collect();
+        keyed.sort_by_key(|(key, col)| (std::cmp::Reverse(col.heap_bytes()), *key));
+        let mut frozen: Vec<(usize, Vec<(usize, Column)>)> = keyed
+            .into_iter()
+            .map(|(key, col)| (key, freeze_one((key, col))))
+            .collect();
+        frozen.sort_by_key(|(key, _)| *key);
+        frozen.into_iter().map(|(_, pieces)| pieces).collect()
+    };
     let mut out: Vec<Vec<Column>> = (0..sizes.len()).map(|_| Vec::new()).collect();
     for (g, column) in per_column.into_iter().flatten() {
         out[g].push(column);
@@ -829,11 +969,12 @@ where
 
 /// Fixed-width values written straight to their frozen positions (later values win), with the
 /// validity bits of the positions written: one `(group, data, validity)` per group with a value.
-fn scatter<T: bytemuck::Pod + Default>(
-    values: &[T],
+fn scatter<S: Copy, T: bytemuck::Pod + Default>(
+    values: &[S],
     col: &BuilderColumn,
     sizes: &[usize],
     place: &impl Fn(u32) -> (usize, usize),
+    convert: impl Fn(S) -> T,
     wrap: impl Fn(super::slab::Slab<T>) -> ColumnData,
 ) -> Vec<(usize, ColumnData, Vec<u64>)> {
     let mut out: Vec<Option<(Vec<T>, Vec<u64>)>> = (0..sizes.len()).map(|_| None).collect();
@@ -845,7 +986,7 @@ fn scatter<T: bytemuck::Pod + Default>(
                 vec![0u64; sizes[g].div_ceil(64)],
             )
         });
-        data[i] = value;
+        data[i] = convert(value);
         bits[i / 64] |= 1 << (i % 64);
     }
     out.into_iter()
@@ -877,12 +1018,12 @@ fn value_slots(
 }
 
 /// Plain or dictionary-encoded strings, whichever is smaller for this column.
-fn freeze_strings(slot: &[u32], offsets: &[u64], heap: &[u8]) -> ColumnData {
+fn freeze_strings(slot: &[u32], offsets: &StrOffsets, heap: &[u8]) -> ColumnData {
     let value = |s: u32| -> &[u8] {
         if s == u32::MAX {
             return &[];
         }
-        &heap[offsets[s as usize] as usize..offsets[s as usize + 1] as usize]
+        &heap[offsets.get(s as usize)..offsets.get(s as usize + 1)]
     };
     // Decide from a sample of up to 4096 evenly spaced rows whether values repeat enough (at most a
     // quarter distinct) before hashing every value.
@@ -945,4 +1086,49 @@ fn freeze_strings(slot: &[u32], offsets: &[u64], heap: &[u8]) -> ColumnData {
         offsets: out_off.into(),
         bytes: out_heap.into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_offsets_widen_past_four_gib() {
+        let mut offsets = StrOffsets::Narrow(vec![0]);
+        offsets.push(7);
+        offsets.push(u32::MAX as usize);
+        assert!(matches!(offsets, StrOffsets::Narrow(_)));
+        offsets.push(u32::MAX as usize + 10);
+        assert!(matches!(offsets, StrOffsets::Wide(_)));
+        offsets.push(1 << 40);
+        let got: Vec<usize> = (0..5).map(|i| offsets.get(i)).collect();
+        assert_eq!(got, [0, 7, 4_294_967_295, 4_294_967_305, 1 << 40]);
+    }
+
+    #[test]
+    fn ints_widen_to_64_bits_and_to_float() {
+        let mut col = BuilderColumn::default();
+        col.push(0, ValueRef::Int(-3), || "x").unwrap();
+        assert!(matches!(col.data, BuilderData::Int32(_)));
+        col.push(1, ValueRef::Int(i64::from(i32::MAX) + 1), || "x")
+            .unwrap();
+        col.push(2, ValueRef::Int(i64::MIN), || "x").unwrap();
+        match &col.data {
+            BuilderData::Int(v) => assert_eq!(v, &[-3, 2_147_483_648, i64::MIN]),
+            _ => panic!("not widened to 64 bits"),
+        }
+        let mut col = BuilderColumn::default();
+        col.push(0, ValueRef::Int(5), || "x").unwrap();
+        col.push(1, ValueRef::Float(0.5), || "x").unwrap();
+        col.push(2, ValueRef::Int(-2), || "x").unwrap();
+        match &col.data {
+            BuilderData::Float(v) => assert_eq!(v, &[5.0, 0.5, -2.0]),
+            _ => panic!("not widened to float"),
+        }
+        let err = col.push(3, ValueRef::Str("s"), || "x").unwrap_err();
+        assert!(
+            err.to_string().contains("float and of type string"),
+            "{err}"
+        );
+    }
 }

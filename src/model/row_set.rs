@@ -71,6 +71,14 @@ impl RowSet {
         }
     }
 
+    /// Bytes its bitmap or list takes (capacity aside).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        match self {
+            RowSet::Increasing { bits, .. } => bits.len() * 8,
+            RowSet::Listed(rows) => rows.len() * 4,
+        }
+    }
+
     /// The rows in arrival order.
     pub(crate) fn iter(&self) -> RowIter<'_> {
         match self {

@@ -622,6 +622,70 @@ fn order_by_with_the_largest_limit_sorts_once_within_the_deadline() {
     assert!(keys.windows(2).all(|w| w[0] < w[1]), "not in order");
 }
 
+/// Issue 31, item 12, the rest: `--count` of an `ORDER BY` projection counts without sorting
+/// (ordering changes which rows, not how many), and rows held for `ORDER BY` when the deadline
+/// stops the search are not sorted afterwards (a cartesian product's 35 million rows so far were
+/// sorted for 54 s past `--timeout 5`); the answer is marked partial.
+#[test]
+fn a_timed_out_order_by_is_not_sorted_and_its_count_needs_no_sort() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = common::generated_imdb(dir.path(), 30_000, 40_000);
+    let snap = snap.to_str().unwrap();
+    let (code, _, data, _) = csv_run(
+        snap,
+        dir.path(),
+        "MATCH (t:Title) RETURN count(*) AS c",
+        &[],
+    );
+    assert_eq!(code, Some(0));
+    let titles: u64 = data[0].parse().unwrap();
+    assert_eq!(titles, 30_000);
+    let (code, _, data, _) = csv_run(
+        snap,
+        dir.path(),
+        "MATCH (t:Title) WHERE t.startYear = 1990 RETURN count(*) AS c",
+        &[],
+    );
+    assert_eq!(code, Some(0));
+    let some: u64 = data[0].parse().unwrap();
+    assert!(some > 10, "{some}");
+    let ordered_some = "MATCH (a:Title), (b:Title) WHERE a.startYear = 1990 \
+                        RETURN a.primaryTitle AS x, b.primaryTitle AS y ORDER BY x, y";
+    let (code, count, data, _) = csv_run(
+        snap,
+        dir.path(),
+        &format!("{ordered_some} SKIP 5 LIMIT 9223372036854775807"),
+        &["--count"],
+    );
+    // `--count` prints the number alone.
+    assert_eq!(code, Some(0), "{data:?}");
+    assert_eq!((count, data), ((some * titles - 5).to_string(), vec![]));
+    let (code, count, data, _) = csv_run(
+        snap,
+        dir.path(),
+        &format!("{ordered_some} LIMIT 7"),
+        &["--count"],
+    );
+    assert_eq!(code, Some(0), "{data:?}");
+    assert_eq!((count.as_str(), data), ("7", vec![]));
+    let ordered = "MATCH (a:Title), (b:Title) RETURN a.primaryTitle AS x, b.primaryTitle AS y \
+                   ORDER BY x, y";
+    // 900 million rows: the search stops at the deadline with millions held for ORDER BY, and
+    // the run ends there (SKIP past them all keeps the output empty).
+    let (code, _, data, took) = csv_run(
+        snap,
+        dir.path(),
+        &format!("{ordered} SKIP 9223372036854775000 LIMIT 9223372036854775807"),
+        &["--timeout", "1"],
+    );
+    assert!(code == Some(3) || code == Some(1), "{code:?}");
+    assert!(data.is_empty(), "{data:?}");
+    assert!(
+        took < Duration::from_secs(10),
+        "ran {took:?} with --timeout 1"
+    );
+}
+
 /// Issue 31, item 14: the rows that come out of the row-by-row executor's reading steps go into
 /// the first projection stage as they come, inside the deadline: an `UNWIND` cross product with
 /// `--timeout 3` held every row made until the deadline (2.3 GB at 2 s, a memory-limit error

@@ -3,7 +3,8 @@
 //! IMDb sample's queries and subgraph-matching `.graph` queries, with 1, 2 and 3 processes of 1
 //! or 2 worker threads; refusals; a process that never comes up, a process killed mid-query and
 //! a mismatched partition set, each ending the others with an error (exit status 1).
-//! Cypher text runs under `--semantics isomorphism`: the cluster runs node-isomorphism only.
+//! Most Cypher text runs under `--semantics isomorphism`; `cypher_semantics_*` run Cypher's own
+//! default (relationship isomorphism) on multigraphs with parallel edges and self-loops.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -65,6 +66,11 @@ fn partition(snapshot: &Path, parts: u32, dir: &Path) {
 
 /// `gemp match` on one machine.
 fn single(snapshot: &Path, query: &str, extra: &[&str]) -> String {
+    single_as(snapshot, query, &["--semantics", "isomorphism"], extra)
+}
+
+/// `gemp match` on one machine with `semantics` (empty: the query language's default).
+fn single_as(snapshot: &Path, query: &str, semantics: &[&str], extra: &[&str]) -> String {
     let mut args = vec![
         "-q",
         "match",
@@ -72,11 +78,9 @@ fn single(snapshot: &Path, query: &str, extra: &[&str]) -> String {
         "host",
         "-m",
         snapshot.to_str().unwrap(),
-        "--semantics",
-        "isomorphism",
-        "-c",
-        query,
     ];
+    args.extend_from_slice(semantics);
+    args.extend_from_slice(&["-c", query]);
     args.extend_from_slice(extra);
     ok(&gemp(&args))
 }
@@ -87,6 +91,25 @@ fn clustered(
     processes: usize,
     threads: usize,
     query: &str,
+    extra: &[&str],
+) -> String {
+    clustered_as(
+        parts,
+        processes,
+        threads,
+        query,
+        &["--semantics", "isomorphism"],
+        extra,
+    )
+}
+
+/// [`clustered`] with `semantics` (empty: the query language's default).
+fn clustered_as(
+    parts: &Path,
+    processes: usize,
+    threads: usize,
+    query: &str,
+    semantics: &[&str],
     extra: &[&str],
 ) -> String {
     let threads = threads.to_string();
@@ -103,11 +126,9 @@ fn clustered(
         &threads,
         "--batch",
         "7",
-        "--semantics",
-        "isomorphism",
-        "-c",
-        query,
     ]);
+    args.extend_from_slice(semantics);
+    args.extend_from_slice(&["-c", query]);
     args.extend_from_slice(extra);
     ok(&gemp(&args))
 }
@@ -123,6 +144,11 @@ const RANDOM_QUERIES: &[&str] = &[
     "MATCH (a:B)-->(b)-->(c:A) RETURN a.v, c.s, count(*) ORDER BY a.v, c.s",
     "MATCH (a:A)-[:Y]->(b) RETURN DISTINCT b.v ORDER BY b.v DESC",
     "MATCH (a:A)-->(b) RETURN id(a) AS x, id(b) AS y ORDER BY x, y LIMIT 5",
+    "MATCH (a:A)-->(b) RETURN a.v AS k, sum(b.v) AS s, min(b.s) AS lo, max(b.v) AS hi, \
+     count(b.v) AS n ORDER BY k",
+    "MATCH (a)-->(b)-->(c) RETURN avg(c.v) AS m, count(DISTINCT a.s) AS d, \
+     sum(DISTINCT b.v) AS sd, count(*) AS n",
+    "MATCH (a:B)-->(b:A) WHERE a.v = 7 RETURN sum(b.v) AS s, avg(b.v) AS m, max(b.s) AS x",
 ];
 
 #[test]
@@ -151,6 +177,152 @@ fn random_graphs_count_as_on_one_machine() {
             }
         }
     }
+}
+
+/// Patterns whose later vertices have two or three back-edges: BiGJoin's count stage picks, per
+/// partial match, the smallest of their lists to propose and intersects with the others.
+const BACK_EDGE_QUERIES: &[&str] = &[
+    "MATCH (a)-->(b)-->(c)-->(a) RETURN count(*)",
+    "MATCH (a)--(b)--(c)--(a) RETURN count(*)",
+    "MATCH (a)-->(b), (a)-->(c), (b)-->(c), (a)-->(d), (b)-->(d), (c)-->(d) RETURN count(*)",
+    "MATCH (a:A)-[:X]->(b)<-[:Y]-(c)-->(d), (a)-->(d), (b)--(d) RETURN count(*)",
+    "MATCH (a)-[:X]->(b), (c)-[:Y]->(b), (d)-->(b), (a)--(c), (c)--(d) RETURN count(*)",
+    "MATCH (h)-->(b)-->(c), (h)-->(c) WHERE c.v = 2 RETURN b.s, count(*) ORDER BY b.s",
+];
+
+/// A random multigraph as [`random_snapshot`], plus hubs: node 0 linked to and from every
+/// other node, node 1 to every third, so that a vertex's lists differ widely in length.
+fn hub_snapshot(dir: &Path, seed: u64, n: usize, m: usize) -> PathBuf {
+    let mut rng = Rng(seed);
+    let mut b = ModelBuilder::new();
+    let types = [b.rel_type("X"), b.rel_type("Y")];
+    let (v, s) = (b.node_property("v"), b.node_property("s"));
+    let ids: Vec<u32> = (0..n)
+        .map(|i| {
+            let label = if rng.chance(40) { "A" } else { "B" };
+            b.add_node(&format!("n{i}"), &[label])
+        })
+        .collect();
+    for &id in &ids {
+        b.set_node_property(id, v, ValueRef::Int(rng.below(3) as i64))
+            .unwrap();
+        let text = if rng.chance(50) { "alpha" } else { "beta" };
+        b.set_node_property(id, s, ValueRef::Str(text)).unwrap();
+    }
+    for i in 1..n {
+        b.add_edge(ids[0], ids[i], types[i % 2]).unwrap();
+        b.add_edge(ids[i], ids[0], types[(i + 1) % 2]).unwrap();
+        if i % 3 == 0 {
+            b.add_edge(ids[1], ids[i], types[0]).unwrap();
+        }
+    }
+    for _ in 0..m {
+        let (x, y) = (ids[rng.below(n)], ids[rng.below(n)]);
+        b.add_edge(x, y, types[rng.below(2)]).unwrap();
+    }
+    let path = dir.join("model.gemp");
+    gemp::model::snapshot::write(&b.freeze().unwrap(), &path).unwrap();
+    path
+}
+
+#[test]
+fn several_back_edges_count_as_on_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    for (g, (n, m, procs)) in [(40, 160, 2usize), (50, 200, 3), (30, 150, 4)]
+        .into_iter()
+        .enumerate()
+    {
+        let sub = dir.path().join(format!("g{g}"));
+        std::fs::create_dir(&sub).unwrap();
+        let snap = hub_snapshot(&sub, 21 + g as u64, n, m);
+        let parts = sub.join("parts");
+        partition(&snap, procs as u32, &parts);
+        for query in BACK_EDGE_QUERIES {
+            let expected = single(&snap, query, &[]);
+            assert_eq!(
+                clustered(&parts, procs, 1, query, &[]),
+                expected,
+                "graph {g}, {procs} processes: {query}"
+            );
+        }
+    }
+}
+
+/// Queries under Cypher's default semantics (relationship isomorphism): parallel edges multiply
+/// matches, a relationship of a `MATCH` clause never binds the edge another one binds, nodes
+/// may repeat.
+const CYPHER_QUERIES: &[&str] = &[
+    "MATCH (a)-->(b) RETURN count(*)",
+    "MATCH (a)-->(a) RETURN count(*)",
+    "MATCH (a)-->(b)-->(c) RETURN count(*)",
+    "MATCH (a)--(b)--(c) RETURN count(*)",
+    "MATCH (a)-[:X]->(b)<-[:X]-(c) RETURN count(*)",
+    "MATCH (a)-->(b)-->(c)-->(a) RETURN count(*)",
+    "MATCH (a)--(b)--(c)--(a) RETURN count(*)",
+    "MATCH (a)-->(b), (a)-->(b) RETURN count(*)",
+    "MATCH (a)-[:X]->(b), (a)-->(b), (b)-->(a) RETURN count(*)",
+    "MATCH (a)-->(a)-->(b) RETURN count(*)",
+    "MATCH (a:A)-[:X|Y]-(b)-->(c) RETURN a.v, count(*) ORDER BY a.v",
+    "MATCH (a)-->(b)-->(c) WHERE c.v = 1 RETURN id(a) AS x, id(c) AS z ORDER BY x, z",
+    "MATCH (a)-->(b)--(c) RETURN b.s AS k, sum(a.v) AS s, avg(c.v) AS m, count(*) AS n ORDER BY k",
+];
+
+#[test]
+fn cypher_semantics_count_as_on_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    // Few nodes, many edges: parallel edges and self-loops throughout.
+    for (g, (n, m, procs)) in [(8, 50, 2usize), (12, 60, 3), (10, 70, 4)]
+        .into_iter()
+        .enumerate()
+    {
+        let sub = dir.path().join(format!("g{g}"));
+        std::fs::create_dir(&sub).unwrap();
+        let snap = random_snapshot(&sub, 40 + g as u64, n, m);
+        let parts = sub.join("parts");
+        partition(&snap, procs as u32, &parts);
+        for query in CYPHER_QUERIES {
+            let expected = single_as(&snap, query, &[], &[]);
+            assert_eq!(
+                clustered_as(&parts, procs, 1, query, &[], &[]),
+                expected,
+                "graph {g}, {procs} processes: {query}"
+            );
+        }
+    }
+}
+
+#[test]
+fn cypher_semantics_matches_a_hand_count() {
+    // Node x with two self-loops, an edge x→y and two parallel edges y→x.
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = ModelBuilder::new();
+    let t = b.rel_type("T");
+    let x = b.add_node("x", &["N"]);
+    let y = b.add_node("y", &["N"]);
+    for (s, d) in [(x, x), (x, x), (x, y), (y, x), (y, x)] {
+        b.add_edge(s, d, t).unwrap();
+    }
+    let snap = dir.path().join("m.gemp");
+    gemp::model::snapshot::write(&b.freeze().unwrap(), &snap).unwrap();
+    let parts = dir.path().join("p");
+    partition(&snap, 2, &parts);
+    let count = |q: &str| clustered_as(&parts, 2, 1, q, &[], &["--count"]);
+    // Every edge once.
+    assert_eq!(count("MATCH (a)-->(b) RETURN count(*)").trim(), "5");
+    // Two distinct loops in order: 2 × 1.
+    assert_eq!(count("MATCH (a)-->(a)-->(a) RETURN count(*)").trim(), "2");
+    // a→b→c with distinct edges: x→x→x (2·1), x→x→y (2·1), y→x→x (2·2), y→x→y (2·1),
+    // x→y→x (1·2): 2 + 2 + 4 + 2 + 2.
+    assert_eq!(count("MATCH (a)-->(b)-->(c) RETURN count(*)").trim(), "12");
+    // Under node-isomorphism a 2-path needs three distinct nodes: none here.
+    let iso = clustered(
+        &parts,
+        2,
+        1,
+        "MATCH (a)-->(b)-->(c) RETURN count(*)",
+        &["--count"],
+    );
+    assert_eq!(iso.trim(), "0");
 }
 
 #[test]
@@ -305,6 +477,8 @@ fn what_the_distributed_plan_cannot_do_is_refused() {
             "two or more",
         ),
         ("MATCH (a)-->(b) RETURN a", "whole nodes"),
+        ("MATCH (a)-->(b) RETURN sum(a.v + b.v)", "two or more"),
+        ("MATCH (a)-->(b) RETURN collect(b)", "whole nodes"),
         ("MATCH (a), (b) RETURN count(*)", "unconnected"),
     ] {
         let out = gemp(&[
@@ -390,6 +564,34 @@ fn a_process_that_never_comes_up_ends_the_query_within_the_timeout() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+#[test]
+fn an_inherited_descriptor_that_is_not_a_listening_socket_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = random_snapshot(dir.path(), 3, 10, 20);
+    let parts = dir.path().join("parts");
+    partition(&snap, 2, &parts);
+    let hosts = hostfile(dir.path(), &free_ports(2));
+    // Descriptor 0 is standard input (not a socket); 977 is not open.
+    for fd in ["0", "977"] {
+        let out = member(
+            &hosts,
+            0,
+            &parts,
+            "MATCH (a)-->(b) RETURN count(*)",
+            &["--listen-fd", fd, "--connect-timeout", "2"],
+        )
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("--listen-fd {fd} is not a listening socket")),
+            "{err}"
+        );
+    }
 }
 
 #[test]

@@ -139,3 +139,47 @@ fn incoming_lists_of_parallel_edges_and_loops() {
     );
     assert_eq!(list(2), []);
 }
+
+/// `--memory-limit` holds in the freeze: a dump whose 4 M credits parse within 90 MiB (the three
+/// edge arrays, 48 MiB, and the reading buffers) but whose outgoing adjacency would need 64 MiB
+/// more ends with the memory-limit error naming that stage, before the stage allocates, and
+/// writes no snapshot.
+#[test]
+fn memory_limit_stops_the_freeze_naming_its_stage() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("title.principals.tsv.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&data).unwrap(),
+        flate2::Compression::fast(),
+    );
+    gz.write_all(b"tconst\tordering\tnconst\tcategory\tjob\tcharacters\n")
+        .unwrap();
+    let mut rows = String::new();
+    for t in 1..=2000u32 {
+        rows.clear();
+        for p in 1..=2000u32 {
+            writeln!(rows, "tt{t:07}\t\\N\tnm{p:07}\tactor\t\\N\t\\N").unwrap();
+        }
+        gz.write_all(rows.as_bytes()).unwrap();
+    }
+    gz.finish().unwrap();
+    let out = dir.path().join("m.gemp");
+    let run = crate::common::gemp(&[
+        "-q",
+        "--memory-limit",
+        "90M",
+        "load",
+        data.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert!(err.contains("memory limit"), "{err}");
+    assert!(
+        err.contains("loading the model (freezing the outgoing adjacency)"),
+        "the stage is not named: {err}"
+    );
+    assert!(!out.exists(), "a load stopped by memory wrote its output");
+}

@@ -42,6 +42,7 @@ mod imdb_tsv;
 mod layering;
 mod live_query;
 mod load_bounded;
+mod load_snapshot_bytes;
 mod matcher_bruteforce;
 mod mde_cli;
 mod mde_import;

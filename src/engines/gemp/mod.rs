@@ -476,7 +476,8 @@ impl Search for HostSearch<'_, '_> {
 /// one-stage projection (the enumerator may then count trailing groups combinatorially).
 fn counts_matches_only(query: &BoundQuery, options: &MatchOptions) -> bool {
     query.stages.first().map(Projector::new).is_some_and(|p| {
-        p.is_count_star() || (options.count_only && p.is_streaming() && query.stages.len() == 1)
+        p.is_count_star()
+            || (options.count_only && p.rows_one_per_match() && query.stages.len() == 1)
     })
 }
 

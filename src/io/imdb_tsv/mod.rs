@@ -197,7 +197,10 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<(ImdbFile, PathBuf)>> {
             files.push((kind, path.clone()));
         }
     }
-    // Load order: by kind, then by canonical path; the same file named twice loads once.
+    // Load order: by kind, then in the order the command line gives them (a directory's files
+    // sorted by name), so that where the files live never changes what is loaded; the same file
+    // named twice (by whatever path) loads once, where it is first named.
+    let mut seen = std::collections::HashSet::new();
     let mut keyed: Vec<(ImdbFile, PathBuf, PathBuf)> = files
         .into_iter()
         .map(|(kind, p)| {
@@ -207,9 +210,9 @@ fn collect_files(paths: &[PathBuf]) -> Result<Vec<(ImdbFile, PathBuf)>> {
                 p,
             )
         })
+        .filter(|(_, canonical, _)| seen.insert(canonical.clone()))
         .collect();
-    keyed.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-    keyed.dedup_by(|a, b| a.1 == b.1);
+    keyed.sort_by_key(|k| k.0);
     Ok(keyed.into_iter().map(|(kind, _, p)| (kind, p)).collect())
 }
 

@@ -769,8 +769,14 @@ pub(crate) fn try_execute<'m>(
         host.build_lists();
         sinks.extend(host.run_pivots(&run.host_pivots, &projector, next.as_ref(), oracle));
     }
-    let (mut rows, columns) =
-        results::finish_stages(model, &query.stages, &projector, sinks, Some(oracle));
+    let (mut rows, columns) = results::finish_stages(
+        model,
+        &query.stages,
+        &projector,
+        sinks,
+        Some(oracle),
+        control.timed_out(),
+    );
     crate::engines::gemp::SymmetryReduced::scale(&mut rows, factor);
     t.results = start.elapsed();
     let timings = Timings {

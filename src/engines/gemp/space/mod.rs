@@ -359,30 +359,38 @@ impl Prepared {
     ///
     /// Estimates can be far off, so the count hedges: the chosen order runs first with a budget of
     /// 16 times its estimated cost in candidate visits (at least [`TRIAL_VISITS`]); when it
-    /// overruns that, each other order gets [`TRIAL_VISITS`]; the first to finish answers. When none
-    /// does, the order that found the most matches in its trial (the chosen one on a tie) runs to
-    /// the end. A trial costs at most its budget, so an order the cost model misjudged by orders of
-    /// magnitude costs a few milliseconds of trials, not the whole query.
+    /// overruns that, every order (the chosen one included) gets a trial of [`TRIAL_VISITS`] on one
+    /// thread; the first to finish answers. When none does, the order that found the most matches
+    /// in its trial (the earlier one on a tie) runs to the end. A trial costs at most its budget, so
+    /// an order the cost model misjudged by orders of magnitude costs a few milliseconds of trials,
+    /// not the whole query. The rate trials run on one thread so that they walk the same part of
+    /// the search tree whatever the number of threads: the order chosen, and so the time, does not
+    /// depend on how work happened to be split.
     pub fn count(&self, control: &Control, limit: Option<u64>) -> u64 {
         if self.is_empty() {
             return 0;
         }
         // One run of `plan` with at most `visits` candidate visits: whether it finished, the
         // matches it found and the candidates it visited.
-        let attempt = |plan: &SearchPlan, name: &str, visits: u64| -> (bool, u64, u64) {
+        let attempt = |plan: &SearchPlan, name: &str, visits: u64, parallel: bool| {
             let budget = limit.map(|l| Budget::new(l, control));
             let mut counter = Counter::new(budget.as_ref());
             if control.stopped() {
                 return (true, counter.count, 0);
             }
-            let searcher = self.searcher_for(plan, control).with_visit_budget(visits);
+            let mut searcher = self.searcher_for(plan, control).with_visit_budget(visits);
+            if !parallel {
+                searcher = searcher.sequential();
+            }
             searcher.run(&mut counter);
             // A limit reached or a deadline passed ends the count whatever the budget says.
             let done = !searcher.exhausted() || control.stopped();
             log::debug!(
-                "candidate space: order {name}: {} matches, about {} candidates visited{}",
+                "candidate space: order {name}: {} matches, about {} candidates visited, {} tasks \
+                 handed to other threads{}",
                 counter.count,
                 searcher.visited(),
+                searcher.handed_over(),
                 if done { "" } else { " (gave up)" }
             );
             (done, counter.count, searcher.visited())
@@ -398,10 +406,20 @@ impl Prepared {
             if limit.is_some() {
                 first = first.min(LIMITED_FIRST_TRIAL_VISITS);
             }
-            let trials = std::iter::once((self.choice.name, &self.plan, first))
-                .chain(self.alternatives.iter().map(|(n, p)| (*n, p, TRIAL_VISITS)));
-            for (name, plan, visits) in trials {
-                match attempt(plan, name, visits) {
+            let (done, found, visited) = attempt(&self.plan, self.choice.name, first, true);
+            if done {
+                return found;
+            }
+            // On one thread a first trial of the rate trials' budget is one of them already.
+            let repeat = first != TRIAL_VISITS || rayon::current_num_threads() > 1;
+            if !repeat {
+                best.2 = found as f64 / visited.max(1) as f64;
+            }
+            let trials = std::iter::once((self.choice.name, &self.plan))
+                .filter(|_| repeat)
+                .chain(self.alternatives.iter().map(|(n, p)| (*n, p)));
+            for (name, plan) in trials {
+                match attempt(plan, name, TRIAL_VISITS, false) {
                     (true, count, _) => return count,
                     (false, found, visited) => {
                         let rate = found as f64 / visited.max(1) as f64;
@@ -412,7 +430,7 @@ impl Prepared {
                 }
             }
         }
-        attempt(best.1, best.0, u64::MAX).1
+        attempt(best.1, best.0, u64::MAX, true).1
     }
 }
 

@@ -10,14 +10,18 @@
 //!   better, and the remaining siblings are skipped.
 //! - **Counting**: when only the number of matches is wanted, the last node is counted by the size
 //!   of its local candidates less the nodes bound already, not visited.
-//! - **Work stealing**: a worker that finds a thread idle and no split-off work waiting splits the
-//!   rest of its current candidate list in two (`rayon::join`): one heavy subtree is shared among
-//!   threads at any depth, not only at the first node.
+//! - **Work stealing**: a worker that finds a thread idle and no split-off work waiting hands the
+//!   second half of what is left of its *shallowest* unfinished candidate list (whose candidates
+//!   head the largest subtrees) to a new task in a `rayon` scope, with its bindings above that depth
+//!   and a forked visitor: one heavy subtree is shared among threads at any depth, not only at the
+//!   first node, and the pieces handed over are as large as they can be.
 //!
 //! Invariants: `Task::ids[..d]` are the nodes bound at depths `0..d` (distinct under isomorphism),
-//! `Task::idx[p]` the position of `ids[p]` in its pattern node's candidate list.
+//! `Task::idx[p]` the position of `ids[p]` in its pattern node's candidate list; a depth whose list
+//! was partly handed over reports the full failing set (its other share's outcome is unknown).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -259,22 +263,81 @@ impl<S: Sink + Send> Visitor for Rows<'_, '_, S> {
     fn merge(&mut self, _: Self) {}
 }
 
-#[derive(Debug, Clone)]
-struct Task {
+/// Where the local candidates of one depth are: a row of a candidate-edge table (or the root
+/// list), or the task's own buffer for that depth (an intersection, or a list handed over by
+/// another task).
+#[derive(Debug, Clone, Copy)]
+enum List<'a> {
+    Row(&'a [u32]),
+    Buf,
+}
+
+/// One thread's position in the search: the bindings, and per depth the list being walked and how
+/// far, so that the rest of a shallow list can be handed to an idle thread.
+#[derive(Debug)]
+struct Task<'a> {
     idx: Vec<u32>,
     ids: Vec<u32>,
     ticks: u32,
+    /// Per depth: the local candidates.
+    lists: Vec<List<'a>>,
+    /// Per depth: the buffer behind [`List::Buf`].
+    bufs: Vec<Vec<u32>>,
+    /// Per depth: the position of the next candidate to bind.
+    next: Vec<usize>,
+    /// Per depth: the end of this task's share of the list.
+    end: Vec<usize>,
+    /// Per depth: part of the list went to another task, so this one's failing set is unknown.
+    split: Vec<bool>,
 }
 
-impl Task {
+impl<'a> Task<'a> {
     fn new(k: usize) -> Self {
         Task {
             idx: vec![0; k],
             ids: vec![u32::MAX; k],
             ticks: 0,
+            lists: vec![List::Buf; k],
+            bufs: vec![Vec::new(); k],
+            next: vec![0; k],
+            end: vec![0; k],
+            split: vec![false; k],
         }
     }
+
+    /// The local candidates of depth `d`.
+    #[inline]
+    fn list(&self, d: usize) -> &[u32] {
+        match self.lists[d] {
+            List::Row(r) => r,
+            List::Buf => &self.bufs[d],
+        }
+    }
+
+    /// A task that walks `rest` at depth `d` under this task's bindings of depths `0..d`.
+    fn resume(&self, d: usize, rest: Vec<u32>) -> Task<'a> {
+        let mut t = Task::new(self.ids.len());
+        t.idx[..d].copy_from_slice(&self.idx[..d]);
+        t.ids[..d].copy_from_slice(&self.ids[..d]);
+        t.bufs[d] = rest;
+        t
+    }
 }
+
+/// Where split-off work goes: the scope its tasks run in, and the visitors they end with (merged
+/// into the caller's when the scope ends).
+struct Spawner<'x, 's, V> {
+    scope: &'x rayon::Scope<'s>,
+    done: &'s Mutex<Vec<V>>,
+}
+
+impl<V> Clone for Spawner<'_, '_, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<V> Copy for Spawner<'_, '_, V> {}
 
 /// Intersects sorted, distinct `a` with sorted `b` in place (galloping when `b` is much longer).
 pub fn intersect_in_place(a: &mut Vec<u32>, b: &[u32]) {
@@ -316,7 +379,7 @@ struct Back<'a> {
 
 impl<'a> Back<'a> {
     #[inline]
-    fn row(&self, t: &Task) -> &'a [u32] {
+    fn row(&self, t: &Task<'_>) -> &'a [u32] {
         let i = t.idx[self.parent] as usize;
         &self.targets[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
@@ -372,6 +435,8 @@ pub struct Searcher<'a> {
     visit_budget: u64,
     /// Set once the visit budget ran out.
     exhausted: AtomicBool,
+    /// Tasks handed to other threads.
+    handed_over: AtomicU64,
 }
 
 impl<'a> Searcher<'a> {
@@ -410,6 +475,7 @@ impl<'a> Searcher<'a> {
             visited: AtomicU64::new(0),
             visit_budget: u64::MAX,
             exhausted: AtomicBool::new(false),
+            handed_over: AtomicU64::new(0),
         }
     }
 
@@ -419,9 +485,20 @@ impl<'a> Searcher<'a> {
         self
     }
 
+    /// The search on the calling thread only (no work handed to other threads).
+    pub fn sequential(mut self) -> Self {
+        self.threads = 1;
+        self
+    }
+
     /// True when the search gave up at its visit budget: what it found is incomplete.
     pub fn exhausted(&self) -> bool {
         self.exhausted.load(Ordering::Relaxed)
+    }
+
+    /// Tasks handed to other threads so far.
+    pub fn handed_over(&self) -> u64 {
+        self.handed_over.load(Ordering::Relaxed)
     }
 
     /// Candidates visited so far, rounded down to thousands (1,024 per unit, per task).
@@ -433,18 +510,22 @@ impl<'a> Searcher<'a> {
         self.plan.order.len()
     }
 
-    /// Runs the whole search into `v`, splitting work among threads when `v` can fork.
+    /// Runs the whole search into `v`, handing work to idle threads when `v` can fork.
     pub fn run<V: Visitor>(&self, v: &mut V) {
-        let k = self.k();
-        let mut task = Task::new(k);
-        let mut scratch = vec![Vec::new(); k];
+        let mut task = Task::new(self.k());
         if self.threads > 1 && v.fork().is_some() {
+            let done = Mutex::new(Vec::new());
             self.busy.store(1, Ordering::Relaxed);
-            rayon::scope(|_| {
-                self.extend(0, &mut task, &mut scratch, v);
+            rayon::scope(|scope| {
+                let spawner = Spawner { scope, done: &done };
+                self.extend(0, &mut task, v, Some(spawner));
+                self.busy.fetch_sub(1, Ordering::Relaxed);
             });
+            for other in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                v.merge(other);
+            }
         } else {
-            self.extend(0, &mut task, &mut scratch, v);
+            self.extend(0, &mut task, v, None);
         }
     }
 
@@ -456,16 +537,15 @@ impl<'a> Searcher<'a> {
         F: Fn() -> V + Sync,
     {
         let k = self.k();
-        self.plan
-            .root
+        let plan: &'a SearchPlan = self.plan;
+        plan.root
             .par_chunks(64)
             .map(|chunk| {
                 let mut v = make();
                 let mut task = Task::new(k);
-                let mut scratch = vec![Vec::new(); k];
-                let (_, deeper) = scratch.split_first_mut().expect("one level per depth");
+                task.lists[0] = List::Row(chunk);
                 if !self.control.stopped() {
-                    self.visit(0, chunk, &mut task, deeper, &mut v);
+                    self.visit(0, &mut task, &mut v, None);
                 }
                 v
             })
@@ -474,7 +554,7 @@ impl<'a> Searcher<'a> {
 
     /// True (after stopping) once the deadline or memory limit passed; checked every 1,024 steps.
     #[inline]
-    fn tick(&self, t: &mut Task) -> bool {
+    fn tick(&self, t: &mut Task<'_>) -> bool {
         t.ticks = t.ticks.wrapping_add(1);
         if t.ticks % 1024 == 0 {
             let units = self.visited.fetch_add(1, Ordering::Relaxed) + 1;
@@ -496,16 +576,14 @@ impl<'a> Searcher<'a> {
             && self.busy.load(Ordering::Relaxed) < self.threads
     }
 
-    /// The positions of the candidates of the node at depth `d` given the bound ones.
+    /// Sets the local candidates of the node at depth `d` given the bound ones.
     #[inline]
-    fn local_candidates<'b>(&self, d: usize, t: &Task, buf: &'b mut Vec<u32>) -> &'b [u32]
-    where
-        'a: 'b,
-    {
+    fn local_candidates(&self, d: usize, t: &mut Task<'a>) {
+        let plan: &'a SearchPlan = self.plan;
         let back = &self.back[d];
-        match back.len() {
-            0 => &self.plan.root,
-            1 => back[0].row(t),
+        t.lists[d] = match back.len() {
+            0 => List::Row(&plan.root),
+            1 => List::Row(back[0].row(t)),
             _ => {
                 let mut shortest = 0;
                 let mut best = back[0].row(t);
@@ -517,42 +595,44 @@ impl<'a> Searcher<'a> {
                     }
                 }
                 let second = if shortest == 0 { 1 } else { 0 };
-                intersect_into(best, back[second].row(t), buf);
+                let mut buf = std::mem::take(&mut t.bufs[d]);
+                intersect_into(best, back[second].row(t), &mut buf);
                 for (i, b) in back.iter().enumerate() {
                     if buf.is_empty() {
                         break;
                     }
                     if i != shortest && i != second {
-                        intersect_in_place(buf, b.row(t));
+                        intersect_in_place(&mut buf, b.row(t));
                     }
                 }
-                buf
+                t.bufs[d] = buf;
+                List::Buf
             }
-        }
+        };
     }
 
     /// Binds the node at depth `d` in every way; returns the failing set.
-    fn extend<V: Visitor>(
-        &self,
+    fn extend<'s, V: Visitor + 's>(
+        &'s self,
         d: usize,
-        t: &mut Task,
-        scratch: &mut [Vec<u32>],
+        t: &mut Task<'a>,
         v: &mut V,
+        spawner: Option<Spawner<'_, 's, V>>,
     ) -> u64 {
-        let (mine, deeper) = scratch.split_first_mut().expect("one level per depth");
-        let lc = self.local_candidates(d, t, mine);
-        if lc.is_empty() {
+        self.local_candidates(d, t);
+        if t.list(d).is_empty() {
             return self.plan.anc[d];
         }
         if d + 1 == self.k() && v.counts_last() {
-            return self.count_last(d, t, lc, v);
+            return self.count_last(d, t, v);
         }
-        self.visit(d, lc, t, deeper, v)
+        self.visit(d, t, v, spawner)
     }
 
     /// Counts the last node's bindings: its local candidates less those bound already.
-    fn count_last<V: Visitor>(&self, d: usize, t: &Task, lc: &[u32], v: &mut V) -> u64 {
+    fn count_last<V: Visitor>(&self, d: usize, t: &Task<'_>, v: &mut V) -> u64 {
         let c = &self.cands[self.plan.order[d]];
+        let lc = t.list(d);
         let mut fs = self.plan.anc[d];
         let mut conflicts = 0;
         if self.injective {
@@ -575,61 +655,80 @@ impl<'a> Searcher<'a> {
         FULL
     }
 
-    /// Binds the node at depth `d` to each of `lc` in turn; returns the failing set.
-    fn visit<V: Visitor>(
-        &self,
+    /// Hands the second half of what is left of the shallowest list of `t` with candidates left
+    /// (above the last depth; at depth `d`, whose candidate at `next[d]` is not bound yet, two or
+    /// more) to a new task in `spawner`'s scope, with a forked visitor — one candidate when one is
+    /// left: the thread goes on with its current subtree, the other thread takes the next one. The
+    /// shallowest list: its candidates head the largest subtrees.
+    fn split<'s, V: Visitor + 's>(
+        &'s self,
         d: usize,
-        lc: &[u32],
-        t: &mut Task,
-        deeper: &mut [Vec<u32>],
+        t: &mut Task<'a>,
+        v: &V,
+        spawner: Spawner<'_, 's, V>,
+    ) {
+        let k = self.k();
+        let left = |s: usize| t.end[s] - t.next[s];
+        let Some(s) = (0..=d).find(|&s| s + 1 < k && left(s) >= if s == d { 2 } else { 1 }) else {
+            return;
+        };
+        let Some(mut v2) = v.fork() else {
+            return;
+        };
+        let mid = t.next[s] + (t.end[s] - t.next[s]) / 2;
+        let rest = t.list(s)[mid..t.end[s]].to_vec();
+        t.end[s] = mid;
+        t.split[s] = true;
+        let mut t2 = t.resume(s, rest);
+        let done = spawner.done;
+        self.pending.fetch_add(1, Ordering::Relaxed);
+        self.handed_over.fetch_add(1, Ordering::Relaxed);
+        spawner.scope.spawn(move |scope| {
+            self.pending.fetch_sub(1, Ordering::Relaxed);
+            self.busy.fetch_add(1, Ordering::Relaxed);
+            self.visit(s, &mut t2, &mut v2, Some(Spawner { scope, done }));
+            self.busy.fetch_sub(1, Ordering::Relaxed);
+            done.lock().unwrap_or_else(|e| e.into_inner()).push(v2);
+        });
+    }
+
+    /// Binds the node at depth `d` to each of its local candidates in turn (this task's share of
+    /// them); returns the failing set.
+    fn visit<'s, V: Visitor + 's>(
+        &'s self,
+        d: usize,
+        t: &mut Task<'a>,
         v: &mut V,
+        spawner: Option<Spawner<'_, 's, V>>,
     ) -> u64 {
         let k = self.k();
         let nodes = &self.cands[self.plan.order[d]].nodes;
         let bit = 1u64 << (d % 64);
         let mut fs = 0u64;
+        // A table row outlives the task's borrow: read it directly (the common case).
+        let row = match t.lists[d] {
+            List::Row(r) => Some(r),
+            List::Buf => None,
+        };
         let mut i = 0;
-        while i < lc.len() {
+        t.next[d] = 0;
+        t.end[d] = t.list(d).len();
+        t.split[d] = false;
+        while i < t.end[d] {
             if !self.tick(t) {
                 return FULL;
             }
-            if d + 1 < k && lc.len() - i >= 2 && self.wants_split() {
-                if let Some(mut v2) = v.fork() {
-                    let (a, b) = lc[i..].split_at((lc.len() - i) / 2);
-                    let b = b.to_vec();
-                    let mut t2 = t.clone();
-                    let mut s2 = vec![Vec::new(); deeper.len()];
-                    let me = rayon::current_thread_index();
-                    self.pending.fetch_add(1, Ordering::Relaxed);
-                    let (fa, fb) = rayon::join(
-                        || self.visit(d, a, t, deeper, v),
-                        || {
-                            self.pending.fetch_sub(1, Ordering::Relaxed);
-                            let stolen = rayon::current_thread_index() != me;
-                            if stolen {
-                                self.busy.fetch_add(1, Ordering::Relaxed);
-                            }
-                            let f = self.visit(d, &b, &mut t2, &mut s2, &mut v2);
-                            if stolen {
-                                self.busy.fetch_sub(1, Ordering::Relaxed);
-                            }
-                            f
-                        },
-                    );
-                    v.merge(v2);
-                    if self.failing_sets {
-                        if fa & bit == 0 {
-                            return fa;
-                        }
-                        if fb & bit == 0 {
-                            return fb;
-                        }
-                    }
-                    return fs | fa | fb;
+            if let Some(spawner) = spawner {
+                if self.wants_split() {
+                    self.split(d, t, v, spawner);
                 }
             }
-            let j = lc[i];
+            let j = match row {
+                Some(r) => r[i],
+                None => t.bufs[d][i],
+            };
             i += 1;
+            t.next[d] = i;
             let y = nodes[j as usize];
             if self.injective {
                 if let Some(&p) = self.plan.overlaps[d].iter().find(|&&p| t.ids[p] == y) {
@@ -645,14 +744,20 @@ impl<'a> Searcher<'a> {
                 }
                 FULL
             } else {
-                self.extend(d + 1, t, deeper, v)
+                self.extend(d + 1, t, v, spawner)
             };
             if self.failing_sets && child & bit == 0 {
-                return child;
+                // No other candidate here can do better — but a share handed to another task
+                // leaves this depth's failing set unknown.
+                return if t.split[d] { FULL } else { child };
             }
             fs |= child;
         }
-        fs
+        if t.split[d] {
+            FULL
+        } else {
+            fs
+        }
     }
 }
 
