@@ -467,39 +467,6 @@ pub fn generate(args: GenerateArgs) -> anyhow::Result<()> {
                 Ok(gemp::generate::generate_rmat(&config)?)
             })
         }
-        GenerateKind::Rmat {
-            scale,
-            edge_factor,
-            labels,
-            seed,
-            output,
-            force,
-        } => {
-            let write_options = WriteOptions::force(force);
-            safe_write::check(&output, &write_options)?;
-            let start = Instant::now();
-            let config = gemp::generate::RmatConfig {
-                scale,
-                edge_factor,
-                labels,
-                seed,
-                ..Default::default()
-            };
-            let model = gemp::generate::generate_rmat(&config)?;
-            snapshot::write_with(&model, &output, &write_options)
-                .with_context(|| format!("writing {}", output.display()))?;
-            if !quiet() {
-                eprintln!(
-                    "wrote {} nodes, {} edges ({} generated) to {} in {:.2}s",
-                    model.node_count(),
-                    model.edge_count(),
-                    config.generated_edges(),
-                    output.display(),
-                    start.elapsed().as_secs_f64()
-                );
-            }
-            Ok(())
-        }
         GenerateKind::Trust(a) => super::trust::generate(a),
         GenerateKind::Ttc14 {
             blocks,
