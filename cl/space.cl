@@ -36,7 +36,17 @@
  *   - k <= SPACE_MAX_NODES; the local size is at most SPACE_WG_MAX;
  *   - every work-item reaches every barrier: the kernel is one loop with barriers at fixed
  *     places, one chunk of one intersection per iteration; work-item 0 alone decides (between
- *     barriers) what comes next, and the loop's only exit reads a local flag after a barrier;
+ *     barriers) what comes next. The loop is left only at its head, on a private copy
+ *     (`running`) of the local exit flag taken right after the first barrier: no `break` out of
+ *     the middle of a loop that holds barriers. The last iteration (exit flag set) still runs
+ *     the chunk with no candidate (keep = 0) and so reaches every barrier. (The earlier kernel
+ *     left the loop with a `break` between its barriers; PoCL 3.1's work-group functions ran
+ *     parts of the body twice for groups of two or more work-items — counts too high, e.g. 132
+ *     for K5's 120 ordered 4-cliques — crashed with POCL_WORK_GROUP_METHOD=loops and hung
+ *     with four or more work-items);
+ *   - s_exit is written by work-item 0 only before the first barrier of an iteration and read
+ *     by every work-item only after it, with the scan's barriers and the second barrier between
+ *     that read and the next write;
  *   - a prefix of length k - 1 never overflows (the last node is counted, not stored), so
  *     splitting terminates;
  *   - every read is inside its array: positions come from offsets, stack writes are checked
@@ -192,7 +202,8 @@ __kernel void space_count(__global const uint* plan, __global const uint* cand_o
     }
     /* One chunk of one intersection per iteration; work-item 0 alone decides what comes next
      * (finish a level, advance, take a root), so every barrier is reached by every work-item. */
-    for (;;) {
+    uint running = 1u;
+    while (running != 0u) {
         if (lid == 0u) {
             for (;;) {
                 if (job[J_ACTIVE] != 0u && job[J_X] < job[J_HI] && s_over == 0u) {
@@ -283,13 +294,11 @@ __kernel void space_count(__global const uint* plan, __global const uint* cand_o
             }
         }
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-        if (s_exit != 0u) {
-            break;
-        }
+        running = s_exit == 0u ? 1u : 0u;
         /* One chunk of the job: test, compact, store (or only count, at the last node). */
         uint d = job[J_DEPTH];
         uint x = job[J_X] + lid;
-        uint keep = x < job[J_HI] &&
+        uint keep = running != 0u && x < job[J_HI] &&
                     space_keep(plan, cand_off, cand_nodes, tab_off, tab_tgt, idx, ids, d,
                                tab_tgt[x], job[J_SKIP]);
         scan[lid] = keep;
@@ -301,7 +310,7 @@ __kernel void space_count(__global const uint* plan, __global const uint* cand_o
             }
         }
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-        if (lid == 0u) {
+        if (lid == 0u && running != 0u) {
             job[J_TOTAL] += t;
             job[J_X] += ls;
             if (d + 1u < k && job[J_AT] + job[J_TOTAL] > stack_words) {

@@ -114,8 +114,8 @@ pub struct DeviceConfig {
     /// [`crate::Error::DeviceLimit`] otherwise). Default false.
     pub cost_model: bool,
     /// Count queries of the candidate-space core on the device (`cl/space.cl`). Default false
-    /// until the kernel is measured on a GPU and its hang on PoCL with work-groups of 4 or more
-    /// work-items is understood (the tests run it with 1 and 2).
+    /// until the kernel is measured on a GPU (its counts equal the host core's and brute force on
+    /// PoCL with work-groups of 1, 2, 4 and 8 work-items: `tests/it/device_space.rs`).
     pub space: bool,
     /// Words of one work-group's stack in `cl/space.cl` (its open levels' candidates); a root
     /// whose levels need more is split on the host. Default 2¹⁵.
