@@ -457,6 +457,31 @@ kernel_args! {
     }
 
     // ---------------------------------------------------------------------------------------
+    // cl/space.cl
+    // ---------------------------------------------------------------------------------------
+
+    /// Arguments of `space_count` (`cl/space.cl`): one launch of counting over the candidate
+    /// space (edge roots or prefix roots).
+    pub struct SpaceCountArgs<'a> for "space_count" in "space.cl" {
+        plan: &'a DeviceBuffer<u32>,
+        cand_off: &'a DeviceBuffer<u32>,
+        cand_nodes: &'a DeviceBuffer<u32>,
+        tab_off: &'a DeviceBuffer<u32>,
+        tab_tgt: &'a DeviceBuffer<u32>,
+        mode: u32,
+        roots: &'a DeviceBuffer<u32>,
+        root_len: u32,
+        first: u32,
+        n: u32,
+        next_root: &'a DeviceBuffer<u32>,
+        stack: &'a DeviceBuffer<u32>,
+        stack_words: u32,
+        overflow: &'a DeviceBuffer<u32>,
+        overflow_count: &'a DeviceBuffer<u32>,
+        sums: &'a DeviceBuffer<u64>,
+    }
+
+    // ---------------------------------------------------------------------------------------
     // cl/attributes.cl
     // ---------------------------------------------------------------------------------------
 

@@ -80,6 +80,10 @@ pub struct DeviceInfo {
     pub local_mem_bytes: u64,
     /// Parallel compute units (`CL_DEVICE_MAX_COMPUTE_UNITS`).
     pub compute_units: u32,
+    /// Highest clock of a compute unit in MHz (`CL_DEVICE_MAX_CLOCK_FREQUENCY`; 0 when the
+    /// driver does not say): with `compute_units`, what `--backend auto`'s cost model
+    /// ([`crate::gpu::cost`]) scales the device's throughput by.
+    pub max_clock_mhz: u32,
     /// Largest work-group (`CL_DEVICE_MAX_WORK_GROUP_SIZE`).
     pub max_work_group_size: usize,
     /// OpenCL C version, e.g. `OpenCL C 1.2 PoCL`.
@@ -267,6 +271,7 @@ mod tests {
             max_alloc_bytes: 1 << 28,
             local_mem_bytes: 1 << 15,
             compute_units: 4,
+            max_clock_mhz: 1000,
             max_work_group_size: 256,
             opencl_c_version: "OpenCL C 1.2".into(),
             device_version: "OpenCL 1.2".into(),

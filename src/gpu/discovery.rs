@@ -116,6 +116,9 @@ fn enumerate_checked() -> Result<Vec<Found>> {
                 compute_units: device_uint(device, ffi::CL_DEVICE_MAX_COMPUTE_UNITS)
                     .try_into()
                     .unwrap_or(u32::MAX),
+                max_clock_mhz: device_uint(device, ffi::CL_DEVICE_MAX_CLOCK_FREQUENCY)
+                    .try_into()
+                    .unwrap_or(u32::MAX),
                 max_work_group_size: device_uint(device, ffi::CL_DEVICE_MAX_WORK_GROUP_SIZE)
                     .try_into()
                     .unwrap_or(usize::MAX),

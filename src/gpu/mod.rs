@@ -16,7 +16,9 @@
 //! - **kernel arguments** — [`args`]: one typed struct per `cl/*.cl` kernel, checked against the
 //!   kernel's parameter list by a unit test; [`Gpu::kernel_from`] builds a kernel from one;
 //! - **scan** — [`scan`]: device prefix sum and stream compaction (GEMP's pivot step);
-//! - **sizing** — [`sizing`]: work sizes and GEMP's formulas 1–3 for the next round's thread count.
+//! - **sizing** — [`sizing`]: work sizes and GEMP's formulas 1–3 for the next round's thread count;
+//! - **cost** — [`cost`]: `--backend auto`'s prediction of device against host time for counts
+//!   over the candidate space.
 //!
 //! The device-independent parts (device descriptions, selection rules, sizing, kernel sources) build
 //! without the `opencl` cargo feature; [`devices`] then returns an error saying so.
@@ -26,6 +28,7 @@
 // Without OpenCL the docs still mention the OpenCL-only items.
 #![cfg_attr(not(feature = "opencl"), allow(rustdoc::broken_intra_doc_links))]
 
+pub mod cost;
 mod device;
 pub mod probe_memo;
 pub mod sizing;

@@ -37,6 +37,12 @@ pub trait Engine<'m>: std::fmt::Debug + Send {
         None
     }
 
+    /// Under `--backend auto`, why this engine keeps `query` (a line for `gemp explain`), when it
+    /// decided by a prediction; `None` otherwise. Engines without a cost model keep the default.
+    fn auto_note(&self, _query: &BoundQuery, _options: &MatchOptions) -> Option<String> {
+        None
+    }
+
     /// Time its preparation took: the model upload, GpSense's compression.
     fn setup_time(&self) -> Duration;
 

@@ -62,18 +62,20 @@ impl<'m> Engine<'m> for GempDeviceEngine<'m> {
     }
 
     fn defers(&self, query: &BoundQuery, options: &MatchOptions) -> Option<String> {
-        (self.matcher.config.defer_factorised
-            && query.host_only_clause().is_none()
-            && crate::engines::gemp::host_counts_without_enumerating(
-                self.matcher.model(),
-                query,
-                options,
-            ))
-        .then(|| {
-            "the host counts this query without enumerating its matches (factorised plan); the \
-             device's factorised kernels have not been measured faster than the host on a GPU \
-             yet (docs/benchmarks.md), so `auto` keeps it on the host"
-                .to_string()
+        if let Some(why) = self.factorised_deferred(query, options) {
+            return Some(why);
+        }
+        let p = self.prediction(query, options)?;
+        (!p.device_wins).then(|| format!("cost model: {}", p.describe(self.matcher.gpu().info())))
+    }
+
+    fn auto_note(&self, query: &BoundQuery, options: &MatchOptions) -> Option<String> {
+        let p = self.prediction(query, options)?;
+        p.device_wins.then(|| {
+            format!(
+                "--backend auto runs this query on the device: cost model: {}",
+                p.describe(self.matcher.gpu().info())
+            )
         })
     }
 
@@ -122,5 +124,37 @@ fn refuse_host_only(query: &BoundQuery) -> Result<()> {
             "{what} is not supported by the OpenCL matcher"
         ))),
         None => Ok(()),
+    }
+}
+
+impl GempDeviceEngine<'_> {
+    /// Under `auto` ([`DeviceConfig::cost_model`]), the cost model's prediction for a count over
+    /// the candidate space.
+    fn prediction(
+        &self,
+        query: &BoundQuery,
+        options: &MatchOptions,
+    ) -> Option<crate::gpu::cost::Prediction> {
+        if !self.matcher.config.cost_model || query.host_only_clause().is_some() {
+            return None;
+        }
+        self.matcher.space_prediction(query, options)
+    }
+
+    /// Why `auto` leaves a query the host counts without enumerating to the host.
+    fn factorised_deferred(&self, query: &BoundQuery, options: &MatchOptions) -> Option<String> {
+        (self.matcher.config.defer_factorised
+            && query.host_only_clause().is_none()
+            && crate::engines::gemp::host_counts_without_enumerating(
+                self.matcher.model(),
+                query,
+                options,
+            ))
+        .then(|| {
+            "the host counts this query without enumerating its matches (factorised plan); the \
+             device's factorised kernels have not been measured faster than the host on a GPU \
+             yet (docs/benchmarks.md), so `auto` keeps it on the host"
+                .to_string()
+        })
     }
 }

@@ -262,6 +262,8 @@ impl<'m> Session<'m> {
             ));
         } else if let Some(why) = self.engine.defers(query, options) {
             notes.push(format!("--backend auto runs this query on the host: {why}"));
+        } else if let Some(note) = self.engine.auto_note(query, options) {
+            notes.push(note);
         }
         if options.semantics.distinct_edges() && self.engine.uses_device() {
             notes.push(
@@ -459,6 +461,8 @@ fn open_device<'m>(
             let mut config = options.device_config.clone();
             // Under `auto`, queries the host counts without enumerating stay on the host.
             config.defer_factorised |= options.backend == Backend::Auto;
+            // Under `auto`, counts over the candidate space go by the cost model.
+            config.cost_model |= options.backend == Backend::Auto;
             Box::new(gemp_device::GempDeviceEngine::open(
                 model, selector, config,
             )?)

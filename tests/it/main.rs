@@ -24,6 +24,7 @@ mod deadline;
 mod device_attributes;
 mod device_factorised;
 mod device_predicates;
+mod device_space;
 mod device_topology;
 mod example_queries;
 mod export_atomic;

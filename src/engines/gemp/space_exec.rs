@@ -104,6 +104,90 @@ pub(super) fn execute<'m>(
     drive(run, &mut search).map(Some)
 }
 
+/// The core's preparation of `query` when it is a pure count the core takes (no `--limit`; no
+/// projection, or one whose rows are counted: `count(*)`, `--count`): what the device counts
+/// over the candidate space (`cl/space.cl`). `None` otherwise.
+#[cfg_attr(not(feature = "opencl"), allow(dead_code))]
+pub(crate) fn prepare_count(
+    model: &Model,
+    query: &BoundQuery,
+    options: &MatchOptions,
+    control: &Control,
+) -> Option<Prepared> {
+    if options.limit.is_some() || !(query.stages.is_empty() || counts_matches_only(query, options))
+    {
+        return None;
+    }
+    prepare(model, query, options, control)
+}
+
+/// Runs a query [`prepare_count`] took through the result stages with `count` as its count (the
+/// device's); rows, were any asked for, come from the core's host search.
+#[cfg_attr(not(feature = "opencl"), allow(dead_code))]
+pub(crate) fn execute_counted<'m>(
+    model: &'m Model,
+    query: &BoundQuery,
+    options: &MatchOptions,
+    control: &Control,
+    prepared: &Prepared,
+    count: &mut dyn FnMut(&Prepared) -> Result<u64>,
+) -> Result<QueryOutput<'m>> {
+    let timings = timings_of(prepared);
+    let plan = prepared.space.as_plan(query, &prepared.choice);
+    let mut search = CountedSearch {
+        core: CoreSearch {
+            prepared,
+            control,
+            limit: None,
+            limit_count: None,
+            rels: query.pattern.rels.len(),
+            plan,
+        },
+        count,
+    };
+    let oracle = crate::exec::exists::ModelOracle {
+        model,
+        semantics: options.semantics,
+    };
+    let run = Drive {
+        model,
+        query,
+        options,
+        control,
+        oracle: &oracle,
+        timings,
+    };
+    drive(run, &mut search)
+}
+
+/// [`CoreSearch`] with its count from elsewhere (the device).
+#[cfg_attr(not(feature = "opencl"), allow(dead_code))]
+struct CountedSearch<'p, 'c, 'f> {
+    core: CoreSearch<'p, 'c>,
+    count: &'f mut dyn FnMut(&Prepared) -> Result<u64>,
+}
+
+impl Search for CountedSearch<'_, '_, '_> {
+    fn search<S: Sink + Send>(
+        &mut self,
+        make_sink: &(dyn Fn() -> S + Sync + Send),
+    ) -> Result<Vec<S>> {
+        self.core.search(make_sink)
+    }
+
+    fn count(&mut self) -> Result<u64> {
+        (self.count)(self.core.prepared)
+    }
+
+    fn plan(&mut self) -> crate::exec::plan::Plan {
+        self.core.plan()
+    }
+
+    fn counts_count_star(&self) -> bool {
+        true
+    }
+}
+
 /// The core's search for [`drive`]: work-stealing enumeration over the candidate space, exact
 /// `--limit`, and the core's own count (which also answers `count(*)`).
 struct CoreSearch<'p, 'c> {

@@ -21,6 +21,11 @@
 //!   co-occurrence triangles): a query the host counts without enumerating (couples, cliques
 //!   with `count`, co-star cycles) runs the host's factorised plan on the device instead of
 //!   phases 1 and 2, returning weighted kept bindings, not embeddings;
+//! - **counting over the candidate space** ([`space`], `cl/space.cl`): a count the host's
+//!   candidate-space core takes (and no factorised plan answers) runs the core's filter and
+//!   order on the host and its enumeration on the device — work-group-cooperative
+//!   intersections, the last node counted by intersection size, bounded stacks split on the
+//!   host when they overflow;
 //! - **result stage**: the surviving matches go through the host's
 //!   [`RowSink`](super::results::RowSink) / [`Projector`](super::results::Projector), so
 //!   projections, aggregates and ordering are the host's.
@@ -35,6 +40,8 @@ pub mod bytecode;
 pub mod encode;
 #[cfg(feature = "opencl")]
 pub mod factorised;
+#[cfg(feature = "opencl")]
+pub mod space;
 #[cfg(feature = "opencl")]
 mod topology;
 #[cfg(feature = "opencl")]
@@ -102,6 +109,23 @@ pub struct DeviceConfig {
     /// each 1/256 of this limit (at most 4,096), pivots that need more run again with sixteen
     /// times as much, up to this limit, and beyond it on the host. Default 2²².
     pub factorised_region_words: usize,
+    /// Under `--backend auto`: a count over the candidate space runs on the device only when
+    /// [`crate::gpu::cost`] predicts it faster than the host by its margin (the engine answers
+    /// [`crate::Error::DeviceLimit`] otherwise). Default false.
+    pub cost_model: bool,
+    /// Count queries of the candidate-space core on the device (`cl/space.cl`). Default false
+    /// until the kernel is measured on a GPU (its counts equal the host core's and brute force on
+    /// PoCL with work-groups of 1, 2, 4 and 8 work-items: `tests/it/device_space.rs`).
+    pub space: bool,
+    /// Words of one work-group's stack in `cl/space.cl` (its open levels' candidates); a root
+    /// whose levels need more is split on the host. Default 2¹⁵.
+    pub space_stack_words: usize,
+    /// Roots per launch of `cl/space.cl` (bounds one launch's time and the overflow list).
+    /// Default 2²².
+    pub space_batch: usize,
+    /// Work-groups of `cl/space.cl` (`None`: [`crate::gpu::sizing::persistent_work_items`] of
+    /// the device with one work-item per group, i.e. 4 per compute unit on a CPU, 16 on a GPU).
+    pub space_groups: Option<usize>,
 }
 
 impl Default for DeviceConfig {
@@ -120,6 +144,11 @@ impl Default for DeviceConfig {
             host_chunk: 16,
             defer_factorised: false,
             factorised_region_words: 1 << 22,
+            cost_model: false,
+            space: false,
+            space_stack_words: 1 << 15,
+            space_batch: 1 << 22,
+            space_groups: None,
         }
     }
 }
@@ -163,6 +192,9 @@ pub struct DeviceTimings {
     /// returns kept bindings with weights (`phase1_matches` counts them) and there is no
     /// phase 2.
     pub factorised: bool,
+    /// True when the query ran as a count over the candidate space (`cl/space.cl`): `rounds`
+    /// counts its launches, `overflows` the roots split on the host, `phase1_matches` the count.
+    pub space: bool,
 }
 
 #[cfg(feature = "opencl")]

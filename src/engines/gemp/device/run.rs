@@ -319,6 +319,17 @@ impl<'m> DeviceMatcher<'m> {
         Ok(self.dm.get().expect("the device model was just stored"))
     }
 
+    /// `--backend auto`'s prediction ([`crate::gpu::cost`]) for `query`: device against host,
+    /// or `None` when the device would not count it over the candidate space (other device
+    /// paths are not predicted).
+    pub fn space_prediction(
+        &self,
+        query: &BoundQuery,
+        options: &MatchOptions,
+    ) -> Option<crate::gpu::cost::Prediction> {
+        super::space::predict(self, query, options)
+    }
+
     /// How long the model's upload took (zero while it has not been uploaded).
     pub fn upload_time(&self) -> Duration {
         self.dm.get().map_or(Duration::ZERO, |dm| dm.upload_time)
@@ -766,6 +777,9 @@ impl<'m> DeviceMatcher<'m> {
         options: &MatchOptions,
     ) -> Result<(QueryOutput<'m>, DeviceTimings)> {
         if let Some(done) = super::factorised::try_execute(self, query, options)? {
+            return Ok(done);
+        }
+        if let Some(done) = super::space::try_execute(self, query, options)? {
             return Ok(done);
         }
         let mut t = DeviceTimings::default();
