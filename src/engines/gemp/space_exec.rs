@@ -88,6 +88,18 @@ pub(super) fn execute<'m>(
         rels: query.pattern.rels.len(),
         plan,
     };
+    drive_core(model, query, options, &control, timings, &mut search).map(Some)
+}
+
+/// Drives the core's `search` of `query` through the result stages.
+fn drive_core<'m, S: Search>(
+    model: &'m Model,
+    query: &BoundQuery,
+    options: &MatchOptions,
+    control: &Control,
+    timings: Timings,
+    search: &mut S,
+) -> Result<QueryOutput<'m>> {
     // Queries the core takes have no `EXISTS` sub-patterns; the oracle is never asked.
     let oracle = crate::exec::exists::ModelOracle {
         model,
@@ -97,11 +109,11 @@ pub(super) fn execute<'m>(
         model,
         query,
         options,
-        control: &control,
+        control,
         oracle: &oracle,
         timings,
     };
-    drive(run, &mut search).map(Some)
+    drive(run, search)
 }
 
 /// The core's preparation of `query` when it is a pure count the core takes (no `--limit`; no
@@ -145,19 +157,7 @@ pub(crate) fn execute_counted<'m>(
         },
         count,
     };
-    let oracle = crate::exec::exists::ModelOracle {
-        model,
-        semantics: options.semantics,
-    };
-    let run = Drive {
-        model,
-        query,
-        options,
-        control,
-        oracle: &oracle,
-        timings,
-    };
-    drive(run, &mut search)
+    drive_core(model, query, options, control, timings, &mut search)
 }
 
 /// [`CoreSearch`] with its count from elsewhere (the device).
