@@ -46,11 +46,15 @@ fn prepare(
         }
         first = Some(cands);
     }
+    let space_options = SpaceOptions {
+        counting: query.stages.is_empty() || counts_matches_only(query, options),
+        ..SpaceOptions::from_env()
+    };
     let mut prepared = Prepared::new(
         model,
         query,
         options.semantics,
-        &SpaceOptions::from_env(),
+        &space_options,
         control,
         first,
     )?;

@@ -49,6 +49,9 @@ pub struct SpaceOptions {
     /// Candidate visits of a rate trial ([`TRIAL_VISITS`]; tests make it tiny so that small
     /// graphs exercise the trials).
     pub trial_visits: u64,
+    /// The matches are only counted (no rows): orders are scored for counting, which takes the
+    /// tail of independent nodes together ([`order::choose`]).
+    pub counting: bool,
 }
 
 impl Default for SpaceOptions {
@@ -58,6 +61,7 @@ impl Default for SpaceOptions {
             failing_sets: true,
             max_sweeps: 6,
             trial_visits: TRIAL_VISITS,
+            counting: false,
         }
     }
 }
@@ -217,8 +221,8 @@ impl Space {
         options
             .order
             .as_deref()
-            .and_then(|name| order::named(&self.query, &stats, name))
-            .unwrap_or_else(|| order::choose(&self.query, &stats))
+            .and_then(|name| order::named(&self.query, &stats, name, options.counting))
+            .unwrap_or_else(|| order::choose(&self.query, &stats, options.counting))
     }
 
     /// The order as the host planner's [`Plan`] (for `explain`, timings and outputs): each node
@@ -367,9 +371,12 @@ impl Prepared {
     ///
     /// Estimates can be far off, so the count hedges: the chosen order runs first with a budget of
     /// 16 times its estimated cost in candidate visits (at least [`TRIAL_VISITS`]); when it
-    /// overruns that, every order (the chosen one included) gets a trial of [`TRIAL_VISITS`]; the
-    /// first to finish answers. When none does, the order that found the most matches in its trial
-    /// (the earlier one on a tie) runs to the end. A trial costs at most its budget, so an order
+    /// overruns that, every order (the chosen one included) gets trials; the first to finish
+    /// answers. Under a limit each gets one trial of [`TRIAL_VISITS`] and, when none finishes,
+    /// the one that found the most matches per visit (the earlier one on a tie) runs to the end;
+    /// counting every match, the trials come in rounds of growing budgets, the orders far behind
+    /// the best one's rate dropping out after each ([`Prepared::rate_rounds`]). A trial costs at
+    /// most its budget, so an order
     /// the cost model misjudged by orders of magnitude costs a few milliseconds of trials, not the
     /// whole query. When the first budget is no more than a trial's, the first run is the chosen
     /// order's trial. Each trial walks its tree on one thread, so that it sees the same part of it
@@ -401,7 +408,12 @@ impl Prepared {
         let orders: Vec<(&str, &SearchPlan)> = std::iter::once((self.choice.name, &self.plan))
             .chain(self.alternatives.iter().map(|(n, p)| (*n, p)))
             .collect();
-        let (best_name, best_plan) = match self.trials(&orders, control, limit) {
+        let trials = if limit.is_some() {
+            self.rate_trials(&orders, control, limit)
+        } else {
+            self.rate_rounds(&orders, control)
+        };
+        let (best_name, best_plan) = match trials {
             Ok(found) => return found,
             Err(best) => orders[best],
         };
@@ -409,30 +421,94 @@ impl Prepared {
             .found
     }
 
-    /// The rate trials of `orders` ([`Prepared::trial_visits`] each, each on one thread, side by side):
-    /// `Ok(matches)` from the first that finished (to its end or its limit; every finished
-    /// trial has the same answer), else `Err(i)`, the order with the most matches per candidate
-    /// visited (the earlier one on a tie). A deadline passed in a trial ends the whole count: it
-    /// answers `Ok` with what that trial found, the run marked timed out.
-    fn trials(
+    /// The rate trials of `orders` under a limit ([`Prepared::trial_visits`] each): `Ok(matches)`
+    /// from the first that finished (to its end or its limit), else `Err(i)`, the order with the
+    /// most matches per candidate visited (the earlier one on a tie): the one that reaches the
+    /// first N soonest.
+    fn rate_trials(
         &self,
         orders: &[(&str, &SearchPlan)],
         control: &Control,
         limit: Option<u64>,
     ) -> std::result::Result<u64, usize> {
+        let all: Vec<usize> = (0..orders.len()).collect();
+        let results = match self.trial_round(orders, &all, control, limit, self.trial_visits) {
+            Round::Won(found) => return Ok(found),
+            Round::Ran(results) => results,
+        };
+        let mut best = (0usize, -1.0f64);
+        for (i, run) in results.iter().enumerate() {
+            let Some(run) = run else { continue };
+            let rate = run.found as f64 / run.visited.max(1) as f64;
+            if rate > best.1 {
+                best = (i, rate);
+            }
+        }
+        Err(best.0)
+    }
+
+    /// The trials of `orders` when every match is counted: rounds of growing budgets
+    /// ([`Prepared::trial_visits`] / 16, then ×4 up to [`Prepared::trial_visits`]); after each
+    /// round the orders that found fewer than half the matches per visit of the best one drop
+    /// out. `Ok(matches)` from the first that finished; else `Err(i)`, the best once one is left
+    /// or the budgets are spent (the earlier one on a tie). An order misjudged by the cost model
+    /// thus costs a small trial, not a large one.
+    fn rate_rounds(
+        &self,
+        orders: &[(&str, &SearchPlan)],
+        control: &Control,
+    ) -> std::result::Result<u64, usize> {
+        let mut alive: Vec<usize> = (0..orders.len()).collect();
+        let mut visits = (self.trial_visits / 16).max(1);
+        loop {
+            let results = match self.trial_round(orders, &alive, control, None, visits) {
+                Round::Won(found) => return Ok(found),
+                Round::Ran(results) => results,
+            };
+            let rate = |i: usize| {
+                results[i]
+                    .as_ref()
+                    .map_or(0.0, |run| run.found as f64 / run.visited.max(1) as f64)
+            };
+            let mut best = alive[0];
+            for &i in &alive {
+                if rate(i) > rate(best) {
+                    best = i;
+                }
+            }
+            alive.retain(|&i| i == best || 2.0 * rate(i) >= rate(best));
+            if alive.len() == 1 || visits >= self.trial_visits {
+                return Err(best);
+            }
+            visits = visits.saturating_mul(4).min(self.trial_visits);
+        }
+    }
+
+    /// One round of trials of the orders `which` (`visits` each, each on one thread, side by
+    /// side): [`Round::Won`] by the first that finished (to its end or its limit; every finished
+    /// trial has the same answer), else each order's attempt. A deadline passed in a trial ends
+    /// the whole count: that trial wins with what it found, the run marked timed out.
+    fn trial_round(
+        &self,
+        orders: &[(&str, &SearchPlan)],
+        which: &[usize],
+        control: &Control,
+        limit: Option<u64>,
+        visits: u64,
+    ) -> Round {
         use rayon::prelude::*;
         let controls: Vec<Control> = orders.iter().map(|_| control.child()).collect();
         // The first trial to finish (to its end, its limit or the deadline) answers; it stops
         // the others, whose outcome is then unknown.
         let winner = AtomicUsize::new(usize::MAX);
-        let results: Vec<Option<Attempt>> = orders
+        let runs: Vec<(usize, Option<Attempt>)> = which
             .par_iter()
-            .enumerate()
-            .map(|(i, (name, plan))| {
+            .map(|&i| {
                 if winner.load(Ordering::Acquire) != usize::MAX {
-                    return None;
+                    return (i, None);
                 }
-                let run = self.attempt(plan, name, &controls[i], limit, self.trial_visits, false);
+                let (name, plan) = orders[i];
+                let run = self.attempt(plan, name, &controls[i], limit, visits, false);
                 if run.finished
                     && winner
                         .compare_exchange(usize::MAX, i, Ordering::AcqRel, Ordering::Acquire)
@@ -444,24 +520,21 @@ impl Prepared {
                         }
                     }
                 }
-                Some(run)
+                (i, Some(run))
             })
             .collect();
         for c in &controls {
             control.absorb(c);
         }
-        if let Some(Some(run)) = results.get(winner.load(Ordering::Acquire)) {
-            return Ok(run.found);
+        let mut results: Vec<Option<Attempt>> = orders.iter().map(|_| None).collect();
+        for (i, run) in runs {
+            results[i] = run;
         }
-        let mut best = (0usize, -1.0f64);
-        for (i, run) in results.iter().enumerate() {
-            let Some(run) = run else { continue };
-            let rate = run.found as f64 / run.visited.max(1) as f64;
-            if rate > best.1 {
-                best = (i, rate);
-            }
+        let won = winner.load(Ordering::Acquire);
+        match results.get(won) {
+            Some(Some(run)) => Round::Won(run.found),
+            _ => Round::Ran(results),
         }
-        Err(best.0)
     }
 
     /// One run of `plan` with at most `visits` candidate visits under `control`: on all threads
@@ -505,6 +578,14 @@ impl Prepared {
             visited: searcher.visited(),
         }
     }
+}
+
+/// How a round of order trials ended ([`Prepared::trial_round`]).
+enum Round {
+    /// A trial finished: the number of matches (the answer).
+    Won(u64),
+    /// None finished: per order, its attempt (`None` for orders not in the round).
+    Ran(Vec<Option<Attempt>>),
 }
 
 /// What one run of an order ended with ([`Prepared::attempt`]).

@@ -13,6 +13,12 @@
 //! candidate neighbour), and nodes at the end that are not adjacent to each other are counted
 //! together rather than visited one by one (see [`super::search`]).
 //!
+//! When the matches are only counted, each algorithm's order is also tried with more such nodes
+//! at its end ([`independent_tails`]: taken from the end backwards, pairwise non-adjacent, the
+//! rest left connected), and orders are scored by [`OrderStats::counting_cost`], which charges a
+//! tail counted together once per partial match before it instead of once per partial match of
+//! each prefix.
+//!
 //! Cost model: the cost of an order is the sum over its prefixes of their estimated partial
 //! matches. A prefix's estimate is the exact number of homomorphisms of its spanning tree (each
 //! node hung from its first bound neighbour) into the candidate-edge tables, a dynamic program over
@@ -31,9 +37,10 @@ pub struct OrderChoice {
     pub order: Vec<usize>,
     /// The algorithm that produced it.
     pub name: &'static str,
-    /// Its estimated cost.
+    /// Its estimated cost when every partial match is visited ([`OrderStats::cost`], also when
+    /// it was chosen by [`OrderStats::counting_cost`]): the budget of its first run.
     pub cost: f64,
-    /// Every order considered: (algorithm, estimated cost).
+    /// Every order considered: (algorithm, its score: the estimated cost it was chosen by).
     pub considered: Vec<(&'static str, f64)>,
     /// The other orders considered, cheapest first (tried when the chosen one turns out costly).
     pub alternatives: Vec<(&'static str, Vec<usize>)>,
@@ -202,6 +209,19 @@ impl OrderStats<'_> {
     pub fn cost(&self, q: &QueryGraph, order: &[usize]) -> f64 {
         self.prefix_estimates(q, order).iter().sum()
     }
+
+    /// The estimated cost of counting the matches of `order`: the sum of its prefix estimates up
+    /// to the tail counted together ([`tail_start`]), plus one evaluation of each tail node's
+    /// local candidates per partial match before the tail.
+    pub fn counting_cost(&self, q: &QueryGraph, order: &[usize]) -> f64 {
+        let estimates = self.prefix_estimates(q, order);
+        let s = tail_start(q, order);
+        if s == 0 {
+            return estimates.iter().sum();
+        }
+        let before: f64 = estimates[..s].iter().sum();
+        before + estimates[s - 1] * (order.len() - s) as f64
+    }
 }
 
 fn bound_neighbours(q: &QueryGraph, v: usize, bound: &[bool]) -> usize {
@@ -340,16 +360,149 @@ pub fn leaves_last(q: &QueryGraph, stats: &OrderStats, order: Vec<usize>) -> Vec
     out
 }
 
+/// The first depth of the tail of `order` that a count takes together: the smallest `s` (at
+/// least 1, at most [`MAX_TAIL`] from the end) such that every node at `s..k` has all its
+/// neighbours before `s` (no two tail nodes adjacent); `k - 1` (the last node alone) when none is
+/// smaller.
+pub fn tail_start(q: &QueryGraph, order: &[usize]) -> usize {
+    let k = order.len();
+    if k < 2 {
+        return k.saturating_sub(1);
+    }
+    let mut depth_of = vec![usize::MAX; q.len()];
+    for (d, &u) in order.iter().enumerate() {
+        depth_of[u] = d;
+    }
+    // The deepest neighbour bound before each node (self-loops aside).
+    let last_parent = |j: usize| {
+        q.incident[order[j]]
+            .iter()
+            .map(|i| depth_of[i.other])
+            .filter(|&p| p < j)
+            .max()
+            .unwrap_or(0)
+    };
+    let lowest = k.saturating_sub(MAX_TAIL).max(1);
+    (lowest..k - 1)
+        .find(|&s| (s..k).all(|j| last_parent(j) < s))
+        .unwrap_or(k - 1)
+}
+
+/// Variants of `order` that end with more nodes counted together: the nodes taken from the end
+/// of `order` backwards, each not adjacent to those taken already and leaving the rest of the
+/// pattern connected (never the first node), up to [`MAX_TAIL`]; one variant per number taken
+/// (two or more), each with the rest in `order`'s order (a node whose earlier neighbours all moved
+/// waits until one of its neighbours is placed) and the taken nodes last, most candidates last.
+pub fn independent_tails(q: &QueryGraph, stats: &OrderStats, order: &[usize]) -> Vec<Vec<usize>> {
+    let k = order.len();
+    if k <= 2 {
+        return Vec::new();
+    }
+    let adjacent = |a: usize, b: usize| q.incident[a].iter().any(|i| i.other == b);
+    let connected_without = |gone: &[usize]| {
+        let mut seen = vec![false; k];
+        let mut stack = vec![order[0]];
+        seen[order[0]] = true;
+        let mut reached = 1;
+        while let Some(u) = stack.pop() {
+            for i in &q.incident[u] {
+                if !seen[i.other] && !gone.contains(&i.other) {
+                    seen[i.other] = true;
+                    reached += 1;
+                    stack.push(i.other);
+                }
+            }
+        }
+        reached + gone.len() == k
+    };
+    let mut taken: Vec<usize> = Vec::new();
+    let mut variants = Vec::new();
+    for &u in order[1..].iter().rev() {
+        if taken.len() == MAX_TAIL {
+            break;
+        }
+        if taken.iter().any(|&t| adjacent(t, u)) || q.incident[u].iter().any(|i| i.other == u) {
+            continue;
+        }
+        taken.push(u);
+        if !connected_without(&taken) {
+            taken.pop();
+            continue;
+        }
+        if taken.len() >= 2 {
+            variants.push(with_tail(q, stats, order, &taken));
+        }
+    }
+    variants
+}
+
+/// `order` without `tail` (kept connected), then `tail`, most candidates last.
+fn with_tail(q: &QueryGraph, stats: &OrderStats, order: &[usize], tail: &[usize]) -> Vec<usize> {
+    let mut placed = vec![false; q.len()];
+    let mut out: Vec<usize> = Vec::with_capacity(order.len());
+    let mut waiting: Vec<usize> = Vec::new();
+    let touches = |u: usize, placed: &[bool]| q.incident[u].iter().any(|i| placed[i.other]);
+    for &u in order.iter().filter(|u| !tail.contains(u)) {
+        if out.is_empty() || touches(u, &placed) {
+            placed[u] = true;
+            out.push(u);
+            // Those waiting that now have a placed neighbour, in their order.
+            while let Some(at) = waiting.iter().position(|&w| touches(w, &placed)) {
+                let w = waiting.remove(at);
+                placed[w] = true;
+                out.push(w);
+            }
+        } else {
+            waiting.push(u);
+        }
+    }
+    // The rest is connected, so nothing waits at the end; should it, keep every node anyway.
+    out.extend(waiting);
+    let mut tail = tail.to_vec();
+    tail.sort_by_key(|&u| stats.sizes[u]);
+    out.extend(tail);
+    out
+}
+
+/// `order` scored (by [`OrderStats::counting_cost`] when `counting`, else [`OrderStats::cost`]),
+/// or when counting its cheapest variant with more independent nodes last.
+fn cheapest_variant(
+    q: &QueryGraph,
+    stats: &OrderStats,
+    order: Vec<usize>,
+    counting: bool,
+) -> (f64, Vec<usize>) {
+    if !counting {
+        return (stats.cost(q, &order), order);
+    }
+    let mut best = (stats.counting_cost(q, &order), order);
+    for variant in independent_tails(q, stats, &best.1) {
+        let cost = stats.counting_cost(q, &variant);
+        if cost < best.0 {
+            best = (cost, variant);
+        }
+    }
+    best
+}
+
 /// Every order algorithm's order (leaves last), scored; the cheapest chosen (ties: the earlier
-/// algorithm).
-pub fn choose(q: &QueryGraph, stats: &OrderStats) -> OrderChoice {
-    let all: [(&'static str, Vec<usize>); 3] = [
+/// algorithm). When the query's matches are only counted (`counting`), orders are scored by
+/// [`OrderStats::counting_cost`] and each algorithm's order is also tried with more independent
+/// nodes last ([`independent_tails`]), which a count takes together instead of visiting.
+pub fn choose(q: &QueryGraph, stats: &OrderStats, counting: bool) -> OrderChoice {
+    let base: [(&'static str, Vec<usize>); 3] = [
         ("gql", leaves_last(q, stats, gql(q, stats))),
         ("ri", leaves_last(q, stats, ri(q, stats))),
         ("cost", leaves_last(q, stats, cost_greedy(q, stats))),
     ];
-    let considered: Vec<(&'static str, f64)> =
-        all.iter().map(|(n, o)| (*n, stats.cost(q, o))).collect();
+    // Per algorithm its cheapest variant (one each: every order considered may get a trial).
+    let mut all: Vec<(&'static str, Vec<usize>)> = Vec::new();
+    let mut considered: Vec<(&'static str, f64)> = Vec::new();
+    for (name, order) in base {
+        let (score, order) = cheapest_variant(q, stats, order, counting);
+        considered.push((name, score));
+        all.push((name, order));
+    }
     let best = (0..all.len())
         .min_by(|&a, &b| considered[a].1.total_cmp(&considered[b].1))
         .unwrap_or(0);
@@ -364,30 +517,188 @@ pub fn choose(q: &QueryGraph, stats: &OrderStats) -> OrderChoice {
             alternatives.push(all[i].clone());
         }
     }
+    let cost = stats.cost(q, &order);
     OrderChoice {
         order,
         name,
-        cost: considered[best].1,
+        cost,
         considered,
         alternatives,
     }
 }
 
 /// The order named `name` (`gql`, `ri`, `cost`), scored; `None` for another name.
-pub fn named(q: &QueryGraph, stats: &OrderStats, name: &str) -> Option<OrderChoice> {
+pub fn named(
+    q: &QueryGraph,
+    stats: &OrderStats,
+    name: &str,
+    counting: bool,
+) -> Option<OrderChoice> {
     let (name, order): (&'static str, Vec<usize>) = match name {
         "gql" => ("gql", gql(q, stats)),
         "ri" => ("ri", ri(q, stats)),
         "cost" => ("cost", cost_greedy(q, stats)),
         _ => return None,
     };
-    let order = leaves_last(q, stats, order);
+    let (score, order) = cheapest_variant(q, stats, leaves_last(q, stats, order), counting);
     let cost = stats.cost(q, &order);
     Some(OrderChoice {
         order,
         name,
         cost,
-        considered: vec![(name, cost)],
+        considered: vec![(name, score)],
         alternatives: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engines::gemp::space::query_graph::{Incidence, QueryRel};
+    use crate::model::ANY_TYPE;
+
+    /// An undirected query graph on `k` nodes with `edges`.
+    fn graph(k: usize, edges: &[(usize, usize)]) -> QueryGraph {
+        let mut incident = vec![Vec::new(); k];
+        let rels = edges
+            .iter()
+            .enumerate()
+            .map(|(i, &(a, b))| {
+                incident[a].push(Incidence {
+                    other: b,
+                    rel: i,
+                    forward: true,
+                });
+                incident[b].push(Incidence {
+                    other: a,
+                    rel: i,
+                    forward: false,
+                });
+                QueryRel {
+                    src: a,
+                    dst: b,
+                    types: vec![ANY_TYPE],
+                    undirected: true,
+                    whole_lists: true,
+                }
+            })
+            .collect();
+        QueryGraph { rels, incident }
+    }
+
+    fn adjacent(q: &QueryGraph, a: usize, b: usize) -> bool {
+        q.incident[a].iter().any(|i| i.other == b)
+    }
+
+    /// Every node of `order` but the first has a neighbour before it.
+    fn is_connected_order(q: &QueryGraph, order: &[usize]) -> bool {
+        (1..order.len()).all(|j| order[..j].iter().any(|&p| adjacent(q, p, order[j])))
+    }
+
+    #[test]
+    fn tail_start_is_the_first_depth_of_the_independent_tail() {
+        // A square 0-1-2-3 with 4 on 1 and 3, 5 on 0 and 2.
+        let q = graph(
+            6,
+            &[
+                (0, 1),
+                (1, 2),
+                (2, 3),
+                (3, 0),
+                (1, 4),
+                (3, 4),
+                (0, 5),
+                (2, 5),
+            ],
+        );
+        assert_eq!(tail_start(&q, &[0, 1, 2, 3, 4, 5]), 4);
+        // 3 is adjacent to 4: the tail is 4 and 5 only; with 3 last, 3 alone (adjacent to 4).
+        assert_eq!(tail_start(&q, &[0, 1, 2, 5, 4, 3]), 5);
+        // A path 0-1-2: the last node alone.
+        let path = graph(3, &[(0, 1), (1, 2)]);
+        assert_eq!(tail_start(&path, &[0, 1, 2]), 2);
+        // A star around 0: every leaf after the centre.
+        let star = graph(4, &[(0, 1), (0, 2), (0, 3)]);
+        assert_eq!(tail_start(&star, &[0, 1, 2, 3]), 1);
+    }
+
+    #[test]
+    fn independent_tails_are_connected_orders_ending_in_independent_nodes() {
+        let graphs = [
+            graph(
+                6,
+                &[
+                    (0, 1),
+                    (1, 2),
+                    (2, 3),
+                    (3, 0),
+                    (1, 4),
+                    (3, 4),
+                    (0, 5),
+                    (2, 5),
+                ],
+            ),
+            // A path: taking an inner node would cut the rest.
+            graph(5, &[(0, 1), (1, 2), (2, 3), (3, 4)]),
+            // Two triangles sharing node 2, with a pendant on each far corner.
+            graph(
+                7,
+                &[
+                    (0, 1),
+                    (1, 2),
+                    (2, 0),
+                    (2, 3),
+                    (3, 4),
+                    (4, 2),
+                    (0, 5),
+                    (4, 6),
+                ],
+            ),
+        ];
+        for q in &graphs {
+            let k = q.incident.len();
+            let stats = OrderStats {
+                sizes: (0..k).map(|u| 10 + u).collect(),
+                edges: vec![20; q.rels.len()],
+                tables: &[],
+            };
+            let order: Vec<usize> = (0..k).collect();
+            assert!(is_connected_order(q, &order));
+            for variant in independent_tails(q, &stats, &order) {
+                let mut sorted = variant.clone();
+                sorted.sort_unstable();
+                assert_eq!(sorted, order, "{variant:?} is a permutation");
+                assert!(is_connected_order(q, &variant), "{variant:?} is connected");
+                let s = tail_start(q, &variant);
+                assert!(
+                    k - s >= 2,
+                    "{variant:?} ends in two or more independent nodes"
+                );
+                for a in s..k {
+                    for b in a + 1..k {
+                        assert!(!adjacent(q, variant[a], variant[b]));
+                    }
+                }
+            }
+        }
+        // The square's variant moves 4 and 5 last (fewer candidates first).
+        let q = &graphs[0];
+        let stats = OrderStats {
+            sizes: vec![1, 1, 1, 1, 9, 3],
+            edges: vec![1; q.rels.len()],
+            tables: &[],
+        };
+        assert_eq!(
+            independent_tails(q, &stats, &[0, 1, 2, 3, 4, 5]),
+            vec![vec![0, 1, 2, 3, 5, 4]]
+        );
+        // A path has none: only its last end can go without cutting the rest.
+        let path = &graphs[1];
+        let stats = OrderStats {
+            sizes: vec![1; 5],
+            edges: vec![1; 4],
+            tables: &[],
+        };
+        assert!(independent_tails(path, &stats, &[0, 1, 2, 3, 4]).is_empty());
+    }
 }

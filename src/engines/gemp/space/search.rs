@@ -14,7 +14,11 @@
 //!   those are counted together once the nodes before them are bound: the product of their local
 //!   candidate counts, and under isomorphism the number of tuples of distinct nodes from those
 //!   lists by inclusion–exclusion over the set partitions of the tail (a block's term: the size of
-//!   the intersection of its lists, times `(-1)^(b-1) (b-1)!` for a block of `b` nodes).
+//!   the intersection of its lists, times `(-1)^(b-1) (b-1)!` for a block of `b` nodes). Only
+//!   partitions whose blocks join nodes whose candidate lists can share a node are kept
+//!   (`TailTerms`, computed once per search): with no such pair the count is the product of
+//!   the list sizes, each less the bound nodes in it, and only nodes in a shared block have their
+//!   lists' nodes looked at.
 //! - **Work stealing**: a worker that finds a thread idle and no split-off work waiting hands the
 //!   second half of what is left of its *shallowest* unfinished candidate list (whose candidates
 //!   head the largest subtrees) to a new task in a `rayon` scope, with its bindings above that depth
@@ -59,6 +63,8 @@ pub struct SearchPlan {
     /// Per depth: the earlier depths whose candidate sets share a node with this one's — the only
     /// bindings an injectivity check must look at.
     pub overlaps: Vec<Vec<usize>>,
+    /// The first depth of the tail counted together when counting ([`super::order::tail_start`]).
+    pub tail_start: usize,
 }
 
 impl SearchPlan {
@@ -98,6 +104,7 @@ impl SearchPlan {
             })
             .collect();
         SearchPlan {
+            tail_start: super::order::tail_start(q, &order),
             order,
             backward,
             anc,
@@ -454,6 +461,8 @@ pub struct Searcher<'a> {
     /// The first depth of the tail counted together when counting (see the module docs); the
     /// last depth when no longer tail qualifies.
     tail_start: usize,
+    /// How the tail's distinct tuples are counted (under isomorphism).
+    tail_terms: TailTerms,
 }
 
 impl<'a> Searcher<'a> {
@@ -493,7 +502,8 @@ impl<'a> Searcher<'a> {
             visit_budget: u64::MAX,
             exhausted: AtomicBool::new(false),
             handed_over: AtomicU64::new(0),
-            tail_start: tail_start(plan),
+            tail_start: plan.tail_start,
+            tail_terms: TailTerms::new(plan, plan.tail_start),
         }
     }
 
@@ -706,12 +716,38 @@ impl<'a> Searcher<'a> {
 
     /// Under isomorphism, the tuples of distinct nodes, one from each tail node's local
     /// candidates less the nodes bound at `0..d`: inclusion–exclusion over the set partitions of
-    /// the tail (two tail nodes whose candidate sets do not overlap never share a node).
+    /// the tail whose blocks hold only nodes with overlapping candidate sets ([`TailTerms`]). A
+    /// single node's term is its list's length less the bound nodes in it (no copy); only the nodes
+    /// of a block of two or more are turned into data node ids and intersected.
     fn distinct_tuples(&self, d: usize, t: &mut Task<'a>) -> u128 {
         let m = self.k() - d;
+        let terms = &self.tail_terms;
+        let mut sizes = [0u128; 1 << MAX_TAIL];
+        for i in 0..m {
+            let depth = d + i;
+            let c = &self.cands[self.plan.order[depth]];
+            let lc = t.list(depth);
+            let mut conflicts = 0;
+            for &p in &self.plan.overlaps[depth] {
+                if p < d {
+                    if let Some(j) = c.index_of(t.ids[p]) {
+                        if lc.binary_search(&j).is_ok() {
+                            conflicts += 1;
+                        }
+                    }
+                }
+            }
+            sizes[1 << i] = (lc.len() - conflicts) as u128;
+        }
+        if terms.blocks.is_empty() {
+            return (0..m).map(|i| sizes[1 << i]).product();
+        }
         let mut ids = std::mem::take(&mut t.tail_ids);
         ids.resize_with(m, Vec::new);
         for (i, out) in ids.iter_mut().enumerate() {
+            if terms.shared & (1 << i) == 0 {
+                continue;
+            }
             let depth = d + i;
             let nodes = &self.cands[self.plan.order[depth]].nodes;
             out.clear();
@@ -724,38 +760,25 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        let overlap = |a: usize, b: usize| {
-            let (lo, hi) = (a.min(b), a.max(b));
-            self.plan.overlaps[d + hi].contains(&(d + lo))
-        };
-        // The size of the intersection of the lists in each block (a bit mask of tail nodes).
+        // The size of the intersection of the lists in each block of two or more nodes.
         let (mut x, mut y) = std::mem::take(&mut t.tail_scratch);
-        let mut sizes = [0u128; 1 << MAX_TAIL];
-        for (mask, size) in sizes.iter_mut().enumerate().skip(1).take((1 << m) - 1) {
+        for &mask in &terms.blocks {
             let first = mask.trailing_zeros() as usize;
-            if mask.count_ones() == 1 {
-                *size = ids[first].len() as u128;
-                continue;
-            }
-            let in_block = |i: usize| mask & (1 << i) != 0;
-            let pairs_overlap =
-                (0..m).all(|i| !in_block(i) || (i + 1..m).all(|j| !in_block(j) || overlap(i, j)));
-            if !pairs_overlap {
-                continue;
-            }
             x.clear();
             x.extend_from_slice(&ids[first]);
-            for i in (first + 1..m).filter(|&i| in_block(i)) {
+            for i in (first + 1..m).filter(|&i| mask & (1 << i) != 0) {
+                if x.is_empty() {
+                    break;
+                }
                 y.clear();
                 intersect_into(&x, &ids[i], &mut y);
                 std::mem::swap(&mut x, &mut y);
             }
-            *size = x.len() as u128;
+            sizes[mask] = x.len() as u128;
         }
         t.tail_scratch = (x, y);
         t.tail_ids = ids;
-        let total = partitions_sum(m, &sizes);
-        u128::try_from(total.max(0)).unwrap_or(0)
+        u128::try_from(terms.sum(&sizes).max(0)).unwrap_or(0)
     }
 
     /// Hands the second half of what is left of the shallowest list of `t` with candidates left
@@ -864,93 +887,189 @@ impl<'a> Searcher<'a> {
     }
 }
 
-/// The first depth of the tail of `plan` counted together: the smallest `s` (at least 1, at most
-/// [`MAX_TAIL`] from the end) such that every node at `s..k` has all its bound neighbours before
-/// `s`; `k - 1` (the last node alone) when none is smaller.
-fn tail_start(plan: &SearchPlan) -> usize {
-    let k = plan.order.len();
-    if k < 2 {
-        return k.saturating_sub(1);
-    }
-    let last_parent = |j: usize| plan.backward[j].iter().map(|&(_, p)| p).max().unwrap_or(0);
-    let lowest = k.saturating_sub(MAX_TAIL).max(1);
-    (lowest..k - 1)
-        .find(|&s| (s..k).all(|j| last_parent(j) < s))
-        .unwrap_or(k - 1)
+/// The terms of the inclusion–exclusion that counts tuples of distinct nodes from the tail's
+/// lists: Σ over the set partitions π of the tail of Π over π's blocks `B` of
+/// `(-1)^(|B|-1) (|B|-1)! · |∩ lists of B|`. A block holding two nodes whose candidate sets do not
+/// overlap has an empty intersection, so only partitions whose blocks are cliques of the overlap
+/// relation are kept; without any overlapping pair the sum is the product of the list sizes.
+#[derive(Debug, Clone, Default)]
+struct TailTerms {
+    /// Per kept partition: its coefficient and its blocks (bit masks of tail positions).
+    terms: Vec<(i128, Vec<usize>)>,
+    /// The blocks of two or more nodes that some term uses (their intersections are needed).
+    blocks: Vec<usize>,
+    /// The tail positions in those blocks (their lists are turned into node ids).
+    shared: usize,
 }
 
-/// Σ over the set partitions π of `0..m` of Π over π's blocks `B` of
-/// `(-1)^(|B|-1) (|B|-1)! · sizes[B]` (`sizes` indexed by the block's bit mask): the number of
-/// tuples of distinct elements when `sizes[B]` is the size of the intersection of `B`'s lists.
-fn partitions_sum(m: usize, sizes: &[u128]) -> i128 {
-    /// Element `i` joins one of the `open` blocks (bit masks) or starts a new one; at the end the
-    /// partition's term.
-    fn go(i: usize, m: usize, blocks: &mut [usize; MAX_TAIL], open: usize, sizes: &[u128]) -> i128 {
-        if i == m {
-            let mut term: i128 = 1;
-            for &b in &blocks[..open] {
-                let size = i128::try_from(sizes[b]).unwrap_or(i128::MAX);
-                if size == 0 {
-                    return 0;
-                }
-                let n = b.count_ones() as i128;
-                let factorial: i128 = (1..n).product();
-                let sign = if n % 2 == 1 { 1 } else { -1 };
-                term = term.saturating_mul(sign * factorial).saturating_mul(size);
-            }
-            return term;
+impl TailTerms {
+    /// The terms for the tail `start..k` of `plan` (none when counting it takes no
+    /// inclusion–exclusion: no two tail nodes' candidate sets overlap).
+    fn new(plan: &SearchPlan, start: usize) -> Self {
+        let k = plan.order.len();
+        let m = k.saturating_sub(start).min(MAX_TAIL);
+        if m < 2 || start + m != k {
+            return TailTerms::default();
         }
-        let mut sum: i128 = 0;
-        for j in 0..open {
-            blocks[j] |= 1 << i;
-            sum = sum.saturating_add(go(i + 1, m, blocks, open, sizes));
-            blocks[j] &= !(1 << i);
-        }
-        blocks[open] = 1 << i;
-        sum = sum.saturating_add(go(i + 1, m, blocks, open + 1, sizes));
-        blocks[open] = 0;
-        sum
+        let overlap = |a: usize, b: usize| {
+            let (lo, hi) = (a.min(b), a.max(b));
+            plan.overlaps[start + hi].contains(&(start + lo))
+        };
+        Self::from_overlaps(m, overlap)
     }
-    go(0, m.min(MAX_TAIL), &mut [0; MAX_TAIL], 0, sizes)
+
+    /// The terms for `m` lists of which `overlap(i, j)` tells whether lists `i` and `j` may
+    /// share an element.
+    fn from_overlaps(m: usize, overlap: impl Fn(usize, usize) -> bool) -> Self {
+        let clique = |mask: usize| {
+            (0..m).all(|i| {
+                mask & (1 << i) == 0 || (i + 1..m).all(|j| mask & (1 << j) == 0 || overlap(i, j))
+            })
+        };
+        if (0..m).all(|i| (i + 1..m).all(|j| !overlap(i, j))) {
+            return TailTerms::default();
+        }
+        let mut terms = Vec::new();
+        let mut blocks = Vec::new();
+        fn go(
+            i: usize,
+            m: usize,
+            open: &mut Vec<usize>,
+            keep: &dyn Fn(usize) -> bool,
+            out: &mut Vec<(i128, Vec<usize>)>,
+        ) {
+            if i == m {
+                let mut coef: i128 = 1;
+                for &b in open.iter() {
+                    let n = b.count_ones() as i128;
+                    let factorial: i128 = (1..n).product();
+                    coef *= if n % 2 == 1 { factorial } else { -factorial };
+                }
+                out.push((coef, open.clone()));
+                return;
+            }
+            for j in 0..open.len() {
+                if keep(open[j] | 1 << i) {
+                    open[j] |= 1 << i;
+                    go(i + 1, m, open, keep, out);
+                    open[j] &= !(1 << i);
+                }
+            }
+            open.push(1 << i);
+            go(i + 1, m, open, keep, out);
+            open.pop();
+        }
+        go(0, m, &mut Vec::new(), &clique, &mut terms);
+        for (_, bs) in &terms {
+            for &b in bs {
+                if b.count_ones() > 1 && !blocks.contains(&b) {
+                    blocks.push(b);
+                }
+            }
+        }
+        let shared = blocks.iter().fold(0, |a, &b| a | b);
+        TailTerms {
+            terms,
+            blocks,
+            shared,
+        }
+    }
+
+    /// The sum of the terms given the intersection sizes by block mask.
+    fn sum(&self, sizes: &[u128]) -> i128 {
+        let mut total: i128 = 0;
+        for (coef, bs) in &self.terms {
+            let mut term = *coef;
+            for &b in bs {
+                term = term.saturating_mul(i128::try_from(sizes[b]).unwrap_or(i128::MAX));
+                if term == 0 {
+                    break;
+                }
+            }
+            total = total.saturating_add(term);
+        }
+        total
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    /// Brute force: the tuples, one element from each list, with pairwise distinct entries.
+    fn distinct_tuples_by_brute_force(lists: &[&[u32]]) -> i128 {
+        let m = lists.len();
+        let mut want = 0i128;
+        let mut tuple = vec![0usize; m];
+        if lists.iter().any(|l| l.is_empty()) {
+            return 0;
+        }
+        'all: loop {
+            let vals: Vec<u32> = (0..m).map(|i| lists[i][tuple[i]]).collect();
+            if (0..m).all(|a| (a + 1..m).all(|b| vals[a] != vals[b])) {
+                want += 1;
+            }
+            for i in 0..m {
+                tuple[i] += 1;
+                if tuple[i] < lists[i].len() {
+                    continue 'all;
+                }
+                tuple[i] = 0;
+            }
+            return want;
+        }
+    }
+
+    /// The tail's terms, given the overlap relation of the actual lists, count what brute force
+    /// counts — with every pair declared overlapping, and with only the pairs that do.
     #[test]
-    fn partitions_sum_counts_tuples_of_distinct_elements() {
-        // Brute force over small lists drawn from 0..6: the tuples with pairwise distinct entries.
-        let lists: [&[u32]; 4] = [&[0, 1, 2, 5], &[1, 2, 3], &[0, 2, 3, 4, 5], &[2, 5]];
-        for m in 1..=4 {
-            let mut sizes = [0u128; 16];
-            for (mask, size) in sizes.iter_mut().enumerate().skip(1).take((1 << m) - 1) {
-                *size = (0..6u32)
-                    .filter(|x| (0..m).all(|i| mask & (1 << i) == 0 || lists[i].contains(x)))
-                    .count() as u128;
-            }
-            let mut want = 0i128;
-            let mut tuple = vec![0usize; m];
-            'all: loop {
-                let vals: Vec<u32> = (0..m).map(|i| lists[i][tuple[i]]).collect();
-                if (0..m).all(|a| (a + 1..m).all(|b| vals[a] != vals[b])) {
-                    want += 1;
+    fn tail_terms_count_tuples_of_distinct_elements() {
+        let sets: [[&[u32]; 4]; 4] = [
+            [&[0, 1, 2, 5], &[1, 2, 3], &[0, 2, 3, 4, 5], &[2, 5]],
+            [&[0, 1], &[2, 3], &[0, 2], &[1, 3, 4]],
+            [&[0, 1, 2], &[3, 4], &[5], &[0, 1, 2]],
+            [&[7], &[7], &[7, 8], &[8, 9]],
+        ];
+        for lists in sets {
+            for m in 1..=4 {
+                let lists = &lists[..m];
+                let mut sizes = [0u128; 16];
+                for (mask, size) in sizes.iter_mut().enumerate().skip(1).take((1 << m) - 1) {
+                    *size = (0..10u32)
+                        .filter(|x| (0..m).all(|i| mask & (1 << i) == 0 || lists[i].contains(x)))
+                        .count() as u128;
                 }
-                for i in 0..m {
-                    tuple[i] += 1;
-                    if tuple[i] < lists[i].len() {
-                        continue 'all;
-                    }
-                    tuple[i] = 0;
+                let want = distinct_tuples_by_brute_force(lists);
+                let shares = |i: usize, j: usize| lists[i].iter().any(|x| lists[j].contains(x));
+                for terms in [
+                    super::TailTerms::from_overlaps(m, |_, _| true),
+                    super::TailTerms::from_overlaps(m, shares),
+                ] {
+                    let got = if terms.terms.is_empty() {
+                        (0..m).map(|i| sizes[1 << i] as i128).product()
+                    } else {
+                        terms.sum(&sizes)
+                    };
+                    assert_eq!(got, want, "{lists:?}");
                 }
-                break;
             }
-            assert_eq!(super::partitions_sum(m, &sizes), want, "{m} lists");
         }
         // Two lists {0, 1} and {0, 1}: (0, 1) and (1, 0).
         let mut sizes = [0u128; 16];
         sizes[1] = 2;
         sizes[2] = 2;
         sizes[3] = 2;
-        assert_eq!(super::partitions_sum(2, &sizes), 2);
+        assert_eq!(
+            super::TailTerms::from_overlaps(2, |_, _| true).sum(&sizes),
+            2
+        );
+        // Three lists without the pair (0, 2): {0}{1}{2}, {01}{2}, {0}{12}, with -1 for the last
+        // two; lists that share nothing need no terms at all.
+        let t = super::TailTerms::from_overlaps(3, |i, j| (i.min(j), i.max(j)) != (0, 2));
+        assert_eq!(t.terms.len(), 3);
+        assert_eq!(t.shared, 0b111);
+        assert!(t.terms.contains(&(-1, vec![0b011, 0b100])));
+        assert!(super::TailTerms::from_overlaps(4, |_, _| false)
+            .terms
+            .is_empty());
     }
 
     use super::*;
