@@ -449,8 +449,8 @@ impl Prepared {
 
     /// The trials of `orders` when every match is counted: rounds of growing budgets
     /// ([`Prepared::trial_visits`] / 16, then ×4 up to [`Prepared::trial_visits`]); after each
-    /// round the orders that found fewer than half the matches per visit of the best one drop
-    /// out. `Ok(matches)` from the first that finished; else `Err(i)`, the best once one is left
+    /// round the orders that found fewer than half the matches per second of the best one drop
+    /// out (per second, not per visit: a visit's intersections cost more in some orders). `Ok(matches)` from the first that finished; else `Err(i)`, the best once one is left
     /// or the budgets are spent (the earlier one on a tie). An order misjudged by the cost model
     /// thus costs a small trial, not a large one.
     fn rate_rounds(
@@ -468,7 +468,7 @@ impl Prepared {
             let rate = |i: usize| {
                 results[i]
                     .as_ref()
-                    .map_or(0.0, |run| run.found as f64 / run.visited.max(1) as f64)
+                    .map_or(0.0, |run| run.found as f64 / run.seconds.max(1e-6))
             };
             let mut best = alive[0];
             for &i in &alive {
@@ -555,13 +555,16 @@ impl Prepared {
                 finished: true,
                 found: counter.count,
                 visited: 0,
+                seconds: 0.0,
             };
         }
         let mut searcher = self.searcher_for(plan, control).with_visit_budget(visits);
         if !parallel {
             searcher = searcher.sequential();
         }
+        let started = Instant::now();
         searcher.run(&mut counter);
+        let seconds = started.elapsed().as_secs_f64();
         // A limit reached or a deadline passed ends the count whatever the budget says.
         let finished = !searcher.exhausted() || control.stopped();
         log::debug!(
@@ -576,6 +579,7 @@ impl Prepared {
             finished,
             found: counter.count,
             visited: searcher.visited(),
+            seconds,
         }
     }
 }
@@ -596,6 +600,8 @@ struct Attempt {
     found: u64,
     /// Candidates it visited.
     visited: u64,
+    /// Its wall-clock time.
+    seconds: f64,
 }
 
 /// Candidate visits of the chosen order's first trial under a limit (`--limit`, the first N
