@@ -296,7 +296,7 @@ mod tests {
                 for (l, &v) in p.ids().iter().enumerate() {
                     let l = l as u32;
                     proptest::prop_assert_eq!(owner(v, parts), index);
-                    proptest::prop_assert!(!seen[v as usize], "node {} in two parts", v);
+                    proptest::prop_assert!(!seen[v as usize], "node {v} in two parts");
                     seen[v as usize] = true;
                     proptest::prop_assert_eq!(p.local(v), Some(l));
                     proptest::prop_assert_eq!(nodes.node_id(l), v);
