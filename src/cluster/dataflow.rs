@@ -37,7 +37,6 @@ use super::local::{
 };
 use super::plan::DistPlan;
 use crate::error::{Error, Result};
-use crate::model::partition::owner;
 use crate::pattern::ir::BoundQuery;
 
 /// How a run proceeds.
@@ -190,7 +189,7 @@ pub fn run_worker(
                     .exchange(move |p: &Partial| l1.worker_of(p.nodes[pos]))
                     .flat_map(move |mut p: Partial| {
                         let node = p.nodes[pos];
-                        let len = l2.model_of(node).map_or(0, |m| list_len(m, node, &back));
+                        let len = l2.at(node).map_or(0, |(m, l)| list_len(m, l, &back));
                         if j == 0 || len < p.best_len {
                             p.best = j as u32;
                             p.best_len = len;
@@ -207,8 +206,8 @@ pub fn run_worker(
                     let back = &b2[p.best as usize];
                     let node = p.nodes[back.pos];
                     p.cands = l2
-                        .model_of(node)
-                        .map(|m| neighbours(m, node, back))
+                        .at(node)
+                        .map(|(m, l)| neighbours(m, l, back))
                         .unwrap_or_default();
                     (!p.cands.is_empty()).then_some(p)
                 });
@@ -225,8 +224,8 @@ pub fn run_worker(
                         let pos = back.pos;
                         let node = p.nodes[pos];
                         let list = l2
-                            .model_of(node)
-                            .map(|m| neighbours(m, node, back))
+                            .at(node)
+                            .map(|(m, l)| neighbours(m, l, back))
                             .unwrap_or_default();
                         intersect(&mut p.cands, &list);
                         (!p.cands.is_empty()).then_some(p)
@@ -245,16 +244,16 @@ pub fn run_worker(
                     let mut out = Vec::new();
                     let mut n = 0u64;
                     for &c in &p.cands {
-                        let Some(m) = l3.model_of(c) else { continue };
-                        if !ids_hold(m, &q, vertex, &pl.slot_at, &p.nodes, c)
-                            || !accepts(m, &q, vertex, pl.slots, c)
+                        let Some((m, lc)) = l3.at(c) else { continue };
+                        if !ids_hold(&l3.ids_only, &q, vertex, &pl.slot_at, &p.nodes, c)
+                            || !accepts(m, &q, vertex, pl.slots, lc)
                         {
                             continue;
                         }
                         let weight = if pl.edges {
                             let mut nodes = p.nodes.clone();
                             nodes.push(c);
-                            let ways = edge_ways(m, &pl.rels, &nodes, i);
+                            let ways = edge_ways(m, lc, &pl.rels, &nodes, i);
                             if ways.0 == 0 {
                                 continue;
                             }
@@ -276,7 +275,7 @@ pub fn run_worker(
                             best_len: u64::MAX,
                             weight,
                         };
-                        next.vals.extend(items(m, &q, vertex, pl.slots, c));
+                        next.vals.extend(items(m, &q, vertex, pl.slots, lc));
                         out.push(next);
                     }
                     counted.set(counted.get().saturating_add(n));
@@ -306,26 +305,27 @@ pub fn run_worker(
     let start = &plan.order[0];
     let mut round = 0u64;
     let mut pending = Vec::new();
-    for (index, m) in local.parts_of(me) {
-        let parts = local.part_count();
+    for m in local.parts_of(me) {
+        // Local indices of the part's nodes (every one it holds is its own).
         let scan: Box<dyn Iterator<Item = u32>> = match start.labels.first() {
             Some(any) => {
                 let mut ids: Vec<u32> = any
                     .iter()
-                    .flat_map(|&l| m.nodes_with_label(l).iter().copied())
+                    .flat_map(|&l| m.nodes().nodes_with_label(l).iter().copied())
                     .collect();
                 ids.sort_unstable();
                 ids.dedup();
                 Box::new(ids.into_iter())
             }
-            None => Box::new((0..m.node_count() as u32).filter(move |&v| owner(v, parts) == index)),
+            None => Box::new(0..m.owned_count() as u32),
         };
         for v in scan {
+            let Some(global) = m.global(v) else { continue };
             if !accepts(m, &query, start, plan.slots, v) {
                 continue;
             }
             let weight = if plan.edges {
-                edge_ways(m, &plan.rels, &[v], 0).0
+                edge_ways(m, v, &plan.rels, &[global], 0).0
             } else {
                 1
             };
@@ -333,7 +333,7 @@ pub fn run_worker(
                 continue;
             }
             pending.push(Partial::start(
-                v,
+                global,
                 items(m, &query, start, plan.slots, v),
                 weight,
             ));

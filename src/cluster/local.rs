@@ -1,6 +1,10 @@
 //! What one process holds: the parts of the set its workers own (part `p` belongs to worker
 //! `p mod workers`), and the small routines every worker runs against them (the owner of a node,
 //! a vertex's neighbour lists, the checks of a vertex where its node lives).
+//!
+//! Nodes travel by global id; a part holds its nodes by local index ([`Part`]): [`Local::at`]
+//! finds the part holding a node and the node's local index there, and the routines below take
+//! both (the local index reads the part's arrays, the global id is what lists and matches name).
 
 use std::sync::Arc;
 
@@ -9,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::plan::{BackEdge, PlacedRel, Vertex};
 use crate::exec::eval::{Env, Val};
 use crate::exec::plan::Dir;
+use crate::model::part::Part;
 use crate::model::partition::owner;
 use crate::model::{Adjacency, Model, ANY_TYPE};
 use crate::pattern::ir::{BoundQuery, Expr, NULL_ID};
@@ -58,10 +63,13 @@ impl Wire {
 /// The parts a process loaded, by part index (`None`: another process's).
 #[derive(Debug)]
 pub struct Local {
-    /// Part models by index.
-    pub parts: Vec<Option<Arc<Model>>>,
+    /// Parts by index.
+    pub parts: Vec<Option<Arc<Part>>>,
     /// Workers in the whole cluster.
     pub workers: usize,
+    /// A model without nodes, for the conjuncts that read nodes only through `id()` (evaluated on
+    /// global ids, which index no part's arrays).
+    pub ids_only: Model,
 }
 
 impl Local {
@@ -75,24 +83,28 @@ impl Local {
         (owner(node, self.part_count()) as usize % self.workers.max(1)) as u64
     }
 
-    /// The part holding `node`'s data, when this process loaded it.
-    pub fn model_of(&self, node: u32) -> Option<&Model> {
-        self.parts
+    /// The part holding global node `node`'s data and the node's local index there, when this
+    /// process loaded that part (and the part holds the node).
+    pub fn at(&self, node: u32) -> Option<(&Part, u32)> {
+        let part = self
+            .parts
             .get(owner(node, self.part_count()) as usize)?
-            .as_deref()
+            .as_deref()?;
+        Some((part, part.local(node)?))
     }
 
-    /// The parts of worker `w` (index and model).
-    pub fn parts_of(&self, w: usize) -> impl Iterator<Item = (u32, &Model)> {
+    /// The parts of worker `w`.
+    pub fn parts_of(&self, w: usize) -> impl Iterator<Item = &Part> {
         self.parts.iter().enumerate().filter_map(move |(i, m)| {
             (i % self.workers.max(1) == w).then_some(())?;
-            Some((i as u32, m.as_deref()?))
+            m.as_deref()
         })
     }
 }
 
-/// The sorted, distinct neighbours of `node` along `back` (`model` holds `node`'s lists).
-pub fn neighbours(model: &Model, node: u32, back: &BackEdge) -> Vec<u32> {
+/// The sorted, distinct neighbours (global ids) of the node of local index `node` in `part`
+/// along `back`.
+pub fn neighbours(part: &Part, node: u32, back: &BackEdge) -> Vec<u32> {
     let mut out = Vec::new();
     let mut add = |adj: &Adjacency| {
         if back.types.is_empty() {
@@ -104,11 +116,11 @@ pub fn neighbours(model: &Model, node: u32, back: &BackEdge) -> Vec<u32> {
         }
     };
     match back.dir {
-        Dir::Out => add(model.out()),
-        Dir::In => add(model.inc()),
+        Dir::Out => add(part.out()),
+        Dir::In => add(part.inc()),
         Dir::Both => {
-            add(model.out());
-            add(model.inc());
+            add(part.out());
+            add(part.inc());
         }
     }
     out.sort_unstable();
@@ -116,10 +128,11 @@ pub fn neighbours(model: &Model, node: u32, back: &BackEdge) -> Vec<u32> {
     out
 }
 
-/// The length of `node`'s lists along `back` with repeats (parallel edges, and a neighbour on
-/// both sides of an undirected edge): BiGJoin's count, an upper bound of [`neighbours`]'s length
-/// that is zero exactly when it is empty, read without copying a list.
-pub fn list_len(model: &Model, node: u32, back: &BackEdge) -> u64 {
+/// The length of the lists of the node of local index `node` in `part` along `back` with
+/// repeats (parallel edges, and a neighbour on both sides of an undirected edge): BiGJoin's
+/// count, an upper bound of [`neighbours`]'s length that is zero exactly when it is empty, read
+/// without copying a list.
+pub fn list_len(part: &Part, node: u32, back: &BackEdge) -> u64 {
     let len = |adj: &Adjacency| -> usize {
         if back.types.is_empty() {
             adj.range(node).len()
@@ -131,23 +144,29 @@ pub fn list_len(model: &Model, node: u32, back: &BackEdge) -> u64 {
         }
     };
     let n = match back.dir {
-        Dir::Out => len(model.out()),
-        Dir::In => len(model.inc()),
-        Dir::Both => len(model.out()) + len(model.inc()),
+        Dir::Out => len(part.out()),
+        Dir::In => len(part.inc()),
+        Dir::Both => len(part.out()) + len(part.inc()),
     };
     n as u64
 }
 
 /// Under Cypher semantics, the number of ways the relationships bound with position `pos` bind
-/// edges, given the nodes `nodes` (positions `0..=pos`, the last one `nodes[pos]`, whose lists
-/// `model` holds): relationships are grouped by clause and by the pair of nodes their ends bind,
+/// edges, given the nodes `nodes` (global ids at positions `0..=pos`, the last one `nodes[pos]`,
+/// of local index `local` in `part`, which holds its lists): relationships are grouped by clause and by the pair of nodes their ends bind,
 /// and each group counts its injective choices of edges between that pair (parallel edges
 /// multiply a match; two relationships of one clause never bind the same edge). A group that
 /// also holds relationships bound earlier (a node bound twice) was counted then: its earlier
 /// count must be divided out of the match's weight. Returns (factor, divisor) for the weight
 /// (`weight * factor / divisor`, exact: the divisor is a factor of the weight); factor zero: no
 /// way (the candidate is dropped).
-pub fn edge_ways(model: &Model, rels: &[PlacedRel], nodes: &[u32], pos: usize) -> (u64, u64) {
+pub fn edge_ways(
+    part: &Part,
+    local: u32,
+    rels: &[PlacedRel],
+    nodes: &[u32],
+    pos: usize,
+) -> (u64, u64) {
     let c = nodes[pos];
     let mut done: Vec<(usize, u32)> = Vec::new();
     let (mut ways, mut div) = (1u64, 1u64);
@@ -169,7 +188,7 @@ pub fn edge_ways(model: &Model, rels: &[PlacedRel], nodes: &[u32], pos: usize) -
                     || (nodes[x.src] == other && nodes[x.dst] == c))
         };
         let group: Vec<&PlacedRel> = rels.iter().filter(pair).collect();
-        let edges = edges_between(model, c, other);
+        let edges = edges_between(part, local, c, other);
         let now = injective_choices(&group, &edges, nodes, c);
         if now == 0 {
             return (0, 1);
@@ -189,23 +208,23 @@ pub fn reweigh(weight: u64, (factor, divisor): (u64, u64)) -> u64 {
     u64::try_from(w).unwrap_or(u64::MAX)
 }
 
-/// The edges between `c` and `other` as (type, source) with their multiplicities (a self-loop
-/// once).
-fn edges_between(model: &Model, c: u32, other: u32) -> Vec<((u32, u32), u64)> {
+/// The edges between `c` (global id; local index `local` in `part`) and `other` as (type,
+/// source) with their multiplicities (a self-loop once).
+fn edges_between(part: &Part, local: u32, c: u32, other: u32) -> Vec<((u32, u32), u64)> {
     let mut out: Vec<((u32, u32), u64)> = Vec::new();
     let mut add = |key: (u32, u32)| match out.iter_mut().find(|(k, _)| *k == key) {
         Some((_, n)) => *n += 1,
         None => out.push((key, 1)),
     };
-    let o = model.out();
-    for p in o.range(c) {
+    let o = part.out();
+    for p in o.range(local) {
         if o.neighbors[p] == other {
             add((o.types[p], c));
         }
     }
     if other != c {
-        let i = model.inc();
-        for p in i.range(c) {
+        let i = part.inc();
+        for p in i.range(local) {
             if i.neighbors[p] == other {
                 add((i.types[p], other));
             }
@@ -262,14 +281,10 @@ pub fn intersect(cands: &mut Vec<u32>, list: &[u32]) {
     });
 }
 
-/// True when `node` passes `vertex`'s labels, self-loops and conjuncts (`model` holds its data).
-pub fn accepts(
-    model: &Model,
-    query: &BoundQuery,
-    vertex: &Vertex,
-    slots: usize,
-    node: u32,
-) -> bool {
+/// True when the node of local index `node` in `part` passes `vertex`'s labels, self-loops and
+/// conjuncts.
+pub fn accepts(part: &Part, query: &BoundQuery, vertex: &Vertex, slots: usize, node: u32) -> bool {
+    let model = part.nodes();
     if !vertex
         .labels
         .iter()
@@ -277,11 +292,14 @@ pub fn accepts(
     {
         return false;
     }
+    let Some(global) = part.global(node) else {
+        return false;
+    };
     let loops_ok = vertex.loops.iter().all(|types| {
         if types.is_empty() {
-            model.out().has_edge(node, node, ANY_TYPE)
+            part.out().has_edge(node, global, ANY_TYPE)
         } else {
-            types.iter().any(|&t| model.out().has_edge(node, node, t))
+            types.iter().any(|&t| part.out().has_edge(node, global, t))
         }
     });
     if !loops_ok {
@@ -298,8 +316,9 @@ pub fn accepts(
         .all(|&f| query.filter.get(f).is_some_and(|e| env.holds(e)))
 }
 
-/// True when the id-only conjuncts `vertex` ends hold for the partial match `prefix` (nodes in
-/// plan order, slots `slot_at`) extended by `node`.
+/// True when the id-only conjuncts `vertex` ends hold for the partial match `prefix` (global
+/// ids in plan order, slots `slot_at`) extended by global node `node` (`model`: one without
+/// nodes, [`Local::ids_only`]: these conjuncts read only the ids).
 pub fn ids_hold(
     model: &Model,
     query: &BoundQuery,
@@ -324,9 +343,10 @@ pub fn ids_hold(
         .all(|&f| query.filter.get(f).is_some_and(|e| env.holds(e)))
 }
 
-/// The values of `vertex`'s returned items at `node` (item index, value).
+/// The values of `vertex`'s returned items at the node of local index `node` in `part` (item
+/// index, value).
 pub fn items(
-    model: &Model,
+    part: &Part,
     query: &BoundQuery,
     vertex: &Vertex,
     slots: usize,
@@ -336,7 +356,7 @@ pub fn items(
         return Vec::new();
     };
     let nodes = binding(slots, vertex.slot, node);
-    let env = env(model, &nodes);
+    let env = env(part.nodes(), &nodes);
     vertex
         .items
         .iter()

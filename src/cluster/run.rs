@@ -113,13 +113,17 @@ fn load(set: &PartitionSet, options: &ClusterOptions) -> Result<Local> {
         };
         parts.push(model);
     }
-    Ok(Local { parts, workers })
+    Ok(Local {
+        parts,
+        workers,
+        ids_only: crate::model::ModelBuilder::new().freeze()?,
+    })
 }
 
-/// Opens part `index` of the set at `dir` (for binding the query against the shared schema:
-/// every part has the whole model's labels, types and property columns).
-pub fn schema_model(dir: &std::path::Path) -> Result<Model> {
-    PartitionSet::open(dir)?.open_part(0)
+/// The node model of part 0 of the set at `dir` (for binding the query against the shared
+/// schema: every part has the whole model's labels, types, property columns and dictionaries).
+pub fn schema_model(dir: &std::path::Path) -> Result<Arc<Model>> {
+    Ok(Arc::clone(PartitionSet::open(dir)?.open_part(0)?.nodes()))
 }
 
 /// This process's parts, opened once: for binding the query ([`Loaded::schema`]) and for the
@@ -138,12 +142,12 @@ impl Loaded {
         Ok(Loaded { local, set })
     }
 
-    /// A model with the whole model's schema and dictionaries: the first part this process
-    /// loaded (no second copy in memory), or part 0 where it loaded none.
+    /// A model with the whole model's schema and dictionaries: the node model of the first part
+    /// this process loaded (no second copy in memory), or of part 0 where it loaded none.
     pub fn schema(&self) -> Result<Arc<Model>> {
         match self.local.parts.iter().flatten().next() {
-            Some(m) => Ok(Arc::clone(m)),
-            None => Ok(Arc::new(self.set.open_part(0)?)),
+            Some(p) => Ok(Arc::clone(p.nodes())),
+            None => Ok(Arc::clone(self.set.open_part(0)?.nodes())),
         }
     }
 }

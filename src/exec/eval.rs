@@ -796,7 +796,9 @@ impl<'m> Env<'_, 'm> {
                 _ => Val::Null,
             },
             Expr::Id(base) => match self.ev::<STRICT>(base)? {
-                Val::Node(n) | Val::Rel(n) => Val::Int(n as i64),
+                // A part's node model names its nodes by local index: `id()` is the global id.
+                Val::Node(n) => Val::Int(i64::from(self.model.node_id(n))),
+                Val::Rel(n) => Val::Int(n as i64),
                 _ => Val::Null,
             },
             Expr::HasLabels(base, groups) => match self.ev::<STRICT>(base)? {

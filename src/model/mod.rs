@@ -17,6 +17,7 @@ mod direct_file;
 mod interner;
 mod list_shapes;
 pub mod neighbourhood;
+pub mod part;
 pub mod partition;
 mod row_set;
 mod schema;
@@ -127,6 +128,10 @@ pub struct Model {
     /// Whether the out- and in-lists hold each (type, neighbour) pair once, when validation's
     /// pass over the lists found it (models built in memory find it on first use).
     distinct_lists: OnceLock<(bool, bool)>,
+    /// The whole model's id of each node, when this model holds one part's nodes
+    /// ([`part::Part::nodes`]: local index → global id, strictly increasing); `None` in every
+    /// other model, where a node's id is its index.
+    node_ids: Option<Slab<u32>>,
 }
 
 impl Model {
@@ -144,6 +149,28 @@ impl Model {
             model.edge_count(),
             started.elapsed().as_secs_f64() * 1e3
         );
+        Ok(model)
+    }
+
+    /// The node data of one part of a partitioned model ([`part::Part`]): `p` over the part's
+    /// nodes by local index (no edges), `node_ids` their global ids. Validated as
+    /// [`Model::from_parts`] does, except that a property group may be empty (a part keeps every
+    /// group of the shared schema, also those of labels it owns no node of).
+    pub(crate) fn from_part_parts(
+        p: ModelParts,
+        node_ids: Slab<u32>,
+        from_bytes: bool,
+    ) -> Result<Model> {
+        let mut model = Model::assemble(p)?;
+        if node_ids.len() != model.node_count() {
+            return Err(Error::Model(format!(
+                "{} global node ids for {} nodes",
+                node_ids.len(),
+                model.node_count()
+            )));
+        }
+        model.node_ids = Some(node_ids);
+        model.validate(from_bytes)?;
         Ok(model)
     }
 
@@ -173,6 +200,7 @@ impl Model {
             key_index: OnceLock::new(),
             list_shapes: OnceLock::new(),
             distinct_lists: OnceLock::new(),
+            node_ids: None,
         })
     }
 
@@ -210,6 +238,21 @@ impl Model {
             edge_columns: self.edge_columns.clone(),
             keys: self.keys.clone(),
         }
+    }
+
+    /// The id `id()` returns for `node`: its index, or in a part's node model
+    /// ([`Model::node_ids`]) its id in the whole model.
+    pub fn node_id(&self, node: u32) -> u32 {
+        match &self.node_ids {
+            Some(ids) => ids.get(node as usize).copied().unwrap_or(node),
+            None => node,
+        }
+    }
+
+    /// The whole model's ids of this model's nodes when it holds one part's nodes (local index →
+    /// global id, strictly increasing); `None` for every other model.
+    pub fn node_ids(&self) -> Option<&[u32]> {
+        self.node_ids.as_deref()
     }
 
     /// Number of nodes.

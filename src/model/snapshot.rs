@@ -35,6 +35,11 @@
 //! turn the crash into an exit, not into an answer, and would have to be installed by every
 //! program embedding the library (the Python module included).
 //!
+//! A part of a partition set ([`write_part`], [`open_part`]; [`super::part::Part`]) uses the same
+//! layout under the magic `GEMPPART`, its metadata naming three more sections (the owned nodes'
+//! global ids and their out- and in-lists); [`open`] refuses it and [`open_part`] refuses a plain
+//! snapshot, each saying what the file is.
+//!
 //! Opening checks the magic, version, header checksum, that every section lies inside the file and is
 //! aligned, every section checksum (in parallel; can be skipped with [`OpenOptions::verify_checksums`]),
 //! and then every structural invariant of the model (offsets monotone, ids in range, UTF-8), so a
@@ -51,6 +56,7 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::direct_file::{SequentialFile, BLOCK};
+use super::part::Part;
 use super::{
     Adjacency, Column, ColumnData, Interner, Model, ModelParts, PropertyGroup, Slab, StringHeap,
 };
@@ -59,6 +65,16 @@ use crate::util::safe_write::{SafeFile, WriteOptions};
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"GEMPSNAP";
+/// The magic of one part of a partition set ([`write_part`], [`open_part`]): the snapshot layout
+/// with the part's own sections (owned ids, out- and in-lists), which a plain [`open`] refuses
+/// (and a gemp that predates parts sized to their nodes refuses as "not a gemp snapshot").
+pub const PART_MAGIC: &[u8; 8] = b"GEMPPART";
+/// Why a part's file does not open as a model.
+const PART_IS_NOT_A_MODEL: &str = "a part of a partition set (`gemp partition`), not a model: \
+    run queries on the set with `--parts DIR`";
+/// Why a plain snapshot does not open as a part.
+const MODEL_IS_NOT_A_PART: &str = "a plain snapshot, not a part of a partition set of this \
+    format (a set written by an older gemp?): partition the model again with `gemp partition`";
 /// Current format version; files of another version are rejected with a clear message.
 pub const FORMAT_VERSION: u32 = 1;
 const HEADER_LEN: usize = 32;
@@ -78,6 +94,20 @@ struct Meta {
     keys: HeapMeta,
     groups: Vec<GroupMeta>,
     edge_columns: Vec<ColumnMeta>,
+    /// Only in a part's file ([`PART_MAGIC`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    part: Option<PartMeta>,
+}
+
+/// What a part's file adds to a snapshot's metadata: its place in the set and its own sections.
+#[derive(Serialize, Deserialize)]
+struct PartMeta {
+    index: u32,
+    parts: u32,
+    global_nodes: u64,
+    ids: usize,
+    out: AdjMeta,
+    inc: AdjMeta,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -186,10 +216,31 @@ pub fn write(model: &Model, path: &Path) -> Result<()> {
 /// snapshot. Refuses a `path` that is not a regular file (a device, FIFO, directory…), and an
 /// existing file unless `options.force` ([`Error::Refused`]).
 pub fn write_with(model: &Model, path: &Path, options: &WriteOptions) -> Result<()> {
+    if model.node_ids.is_some() {
+        return Err(Error::Model(
+            "a part's node model is written with its part (write_part)".into(),
+        ));
+    }
+    write_file(model, None, path, options)
+}
+
+/// Writes one part of a partition set to `path` ([`PART_MAGIC`]; safely, as [`write_with`]):
+/// its node model's sections, then the owned ids and the out- and in-lists.
+pub fn write_part(part: &Part, path: &Path, options: &WriteOptions) -> Result<()> {
+    write_file(part.nodes(), Some(part), path, options)
+}
+
+/// Writes `model` (and, for a part, the part's own sections) to `path`.
+fn write_file(
+    model: &Model,
+    part: Option<&Part>,
+    path: &Path,
+    options: &WriteOptions,
+) -> Result<()> {
     let mut list = SectionList {
         sections: Vec::new(),
     };
-    let meta = Meta {
+    let mut meta = Meta {
         labels: model.labels.names().to_vec(),
         rel_types: model.rel_types.names().to_vec(),
         node_label_offsets: list.add(&model.node_label_offsets),
@@ -210,7 +261,19 @@ pub fn write_with(model: &Model, path: &Path, options: &WriteOptions) -> Result<
             })
             .collect(),
         edge_columns: model.edge_columns.iter().map(|c| list.column(c)).collect(),
+        part: None,
     };
+    let no_ids = Slab::default();
+    if let Some(p) = part {
+        meta.part = Some(PartMeta {
+            index: p.index(),
+            parts: p.parts(),
+            global_nodes: p.global_nodes(),
+            ids: list.add(model.node_ids.as_ref().unwrap_or(&no_ids)),
+            out: list.adjacency(p.out()),
+            inc: list.adjacency(p.inc()),
+        });
+    }
     let meta_json = serde_json::to_vec(&meta).map_err(|e| Error::Model(e.to_string()))?;
     let sections = list.sections;
 
@@ -254,7 +317,7 @@ pub fn write_with(model: &Model, path: &Path, options: &WriteOptions) -> Result<
         table.extend_from_slice(&0u32.to_le_bytes());
     }
     let mut head = Vec::with_capacity(head_len);
-    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(if part.is_some() { PART_MAGIC } else { MAGIC });
     head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     head.extend_from_slice(&(sections.len() as u32).to_le_bytes());
     head.extend_from_slice(&(meta_json.len() as u64).to_le_bytes());
@@ -492,6 +555,21 @@ fn read_private(file: &File, path: &Path) -> Result<(Mmap, usize)> {
     Ok((map, len))
 }
 
+/// Opens one part of a partition set written by [`write_part`]: read into private memory, every
+/// checksum verified, the node model and the part validated ([`Part::new`]). A plain snapshot is
+/// refused (so is a part file of an older format).
+pub fn open_part(path: &Path) -> Result<Part> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let (map, len) = read_private(&file, path)?;
+    Reader {
+        map: Arc::new(map),
+        len,
+        path: path.to_path_buf(),
+        sections: Vec::new(),
+    }
+    .read_part(&OpenOptions::default())
+}
+
 /// Reads a snapshot from bytes (copied into an anonymous mapping). Used by tests and fuzzing.
 pub fn from_bytes(bytes: &[u8], options: &OpenOptions) -> Result<Model> {
     let path = PathBuf::from("<memory>");
@@ -547,12 +625,49 @@ impl Reader {
     }
 
     fn read(mut self, options: &OpenOptions) -> Result<Model> {
+        let meta = self.head(options, MAGIC)?;
+        if meta.part.is_some() {
+            return Err(self.err("a plain snapshot's metadata describes a part"));
+        }
+        let (parts, _) = self.parts(meta)?;
+        Model::from_parts(parts, true).map_err(|e| self.model_err(e))
+    }
+
+    /// Reads a part's file ([`PART_MAGIC`]).
+    fn read_part(mut self, options: &OpenOptions) -> Result<Part> {
+        let meta = self.head(options, PART_MAGIC)?;
+        let (parts, part) = self.parts(meta)?;
+        let Some(p) = part else {
+            return Err(self.err("a part's metadata lacks the part's sections"));
+        };
+        let ids: Slab<u32> = self.slab(p.ids)?;
+        let nodes = Model::from_part_parts(parts, ids, true).map_err(|e| self.model_err(e))?;
+        let (out, inc) = (self.adjacency(&p.out)?, self.adjacency(&p.inc)?);
+        Part::new(p.index, p.parts, p.global_nodes, nodes, out, inc).map_err(|e| self.model_err(e))
+    }
+
+    fn model_err(&self, e: Error) -> Error {
+        match e {
+            Error::Model(message) => self.err(message),
+            e => self.err(e.to_string()),
+        }
+    }
+
+    /// Checks the head (magic `magic`, version, header checksum, section table and, per
+    /// `options`, the section checksums) and returns the metadata.
+    fn head(&mut self, options: &OpenOptions, magic: &[u8; 8]) -> Result<Meta> {
         let data = self.bytes();
         if data.len() < HEADER_LEN {
             return Err(self.err("file is too short to be a snapshot (truncated?)"));
         }
-        if &data[..8] != MAGIC {
-            return Err(self.err("not a gemp snapshot (bad magic)"));
+        if &data[..8] != magic {
+            return Err(self.err(if &data[..8] == PART_MAGIC {
+                PART_IS_NOT_A_MODEL
+            } else if &data[..8] == MAGIC {
+                MODEL_IS_NOT_A_PART
+            } else {
+                "not a gemp snapshot (bad magic)"
+            }));
         }
         let u32_at = |o: usize| u32::from_le_bytes(data[o..o + 4].try_into().unwrap_or([0; 4]));
         let u64_at = |o: usize| u64::from_le_bytes(data[o..o + 8].try_into().unwrap_or([0; 8]));
@@ -626,8 +741,7 @@ impl Reader {
         let meta: Meta = serde_json::from_slice(&data[table_end..meta_end])
             .map_err(|e| self.err(format!("bad metadata: {e}")))?;
         self.sections = sections;
-        let model = self.assemble(meta)?;
-        Ok(model)
+        Ok(meta)
     }
 
     fn slab<T: Pod>(&self, index: usize) -> Result<Slab<T>> {
@@ -684,7 +798,8 @@ impl Reader {
         })
     }
 
-    fn assemble(&self, meta: Meta) -> Result<Model> {
+    /// The model's parts the metadata describes (and a part's own metadata, if any).
+    fn parts(&self, meta: Meta) -> Result<(ModelParts, Option<PartMeta>)> {
         let groups = meta
             .groups
             .iter()
@@ -732,9 +847,6 @@ impl Reader {
                 .map(|c| self.column(c))
                 .collect::<Result<_>>()?,
         };
-        Model::from_parts(parts, true).map_err(|e| match e {
-            Error::Model(message) => self.err(message),
-            e => self.err(e.to_string()),
-        })
+        Ok((parts, meta.part))
     }
 }

@@ -111,7 +111,9 @@ impl Model {
         let mut expected = 0u32;
         let mut columns: Vec<(&Column, usize)> = Vec::new();
         for g in &self.groups {
-            if g.start != expected || g.end <= g.start {
+            // A part's node model keeps the groups of labels it owns no node of (empty).
+            let empty_ok = self.node_ids.is_some() && g.end == g.start;
+            if g.start != expected || (g.end <= g.start && !empty_ok) {
                 return bad("property groups do not tile the node ids");
             }
             expected = g.end;

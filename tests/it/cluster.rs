@@ -666,3 +666,45 @@ fn a_mismatched_partition_set_is_refused_before_the_query() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("mixed or incomplete"));
 }
+
+#[test]
+fn a_partition_set_of_an_older_version_is_refused_before_the_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = random_snapshot(dir.path(), 3, 20, 40);
+    let parts = dir.path().join("p");
+    partition(&snap, 2, &parts);
+    let q = "MATCH (a)-->(b) RETURN count(*)";
+    let run = || {
+        gemp(&[
+            "-q",
+            "match",
+            "--parts",
+            parts.to_str().unwrap(),
+            "--threads",
+            "2",
+            "-c",
+            q,
+        ])
+    };
+    ok(&run());
+    // A part is not a model: `-m part-0.gemp` names the set instead.
+    let out = gemp(&[
+        "-q",
+        "match",
+        "-m",
+        parts.join("part-0.gemp").to_str().unwrap(),
+        "-c",
+        q,
+    ]);
+    assert!(!out.status.success());
+    // A version 1 set (parts over the whole model's node ids) is refused with the advice.
+    let manifest = parts.join("partitions.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let old = text.replace("\"version\": 2", "\"version\": 1");
+    assert_ne!(old, text);
+    std::fs::write(&manifest, old).unwrap();
+    let out = run();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("partition the model again"), "{err}");
+}
