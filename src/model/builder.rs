@@ -596,9 +596,7 @@ impl ModelBuilder {
         check_memory("the node keys")?;
 
         // 4. Edges: endpoints renumbered in place, then the out-CSR (lists sorted by type, then
-        // destination). The builder's edge arrays are freed as soon as the out-CSR holds them:
-        // the in-CSR is built from the out-CSR (its lists are fully sorted by (type, source,
-        // edge id), so where the entries come from does not change them).
+        // destination). The builder's edge arrays are freed as soon as the out-CSR holds them.
         let m = self.edge_src.len();
         let mut src = std::mem::take(&mut self.edge_src);
         let mut dst = std::mem::take(&mut self.edge_dst);
@@ -611,28 +609,18 @@ impl ModelBuilder {
         // The lists (offsets, types, neighbours, ids), the scatter's cursors, new edge ids.
         check_memory_for("the outgoing adjacency", 4 * (2 * n + 4 * m))?;
         let (out, new_edge_of_old) = out_adjacency(n, &src, &dst, &ty);
-        drop((dst, ty));
+        drop((src, dst, ty));
         crate::util::memory::release_freed();
-        // `src` becomes the source of each out-CSR position.
-        for (v, w) in out.offsets.windows(2).enumerate() {
-            src[w[0] as usize..w[1] as usize].fill(v as u32);
-        }
-        let src_at = src;
         check_memory("the outgoing adjacency")?;
-
         log_stage(
             "nodes renumbered, labels and keys laid out, edges ordered",
             started,
         );
-        // The in-CSR, then the edge properties: one after the other, so that the temporary
-        // arrays of each (the in-lists' scatter, a column's slots and its copy) are never held
-        // together with the other's; each is parallel inside.
-        check_memory_for("the incoming adjacency", 4 * (2 * n + 3 * m))?;
-        let inc = in_adjacency(n, &out, &src_at);
-        drop(src_at);
-        crate::util::memory::release_freed();
-        check_memory("the incoming adjacency")?;
-        log_stage("incoming adjacency", started);
+
+        // The edge properties, then the in-CSR: one after the other, so that the temporary
+        // arrays of each (a column's slots and its copy; the in-lists' cursors) are never held
+        // together with the other's, and the edge columns, whose freeze needs the most beside
+        // the model, freeze before the in-CSR exists; each is parallel inside.
         let edge_props = std::mem::take(&mut self.edge_props);
         // One column at a time: its slots and its frozen copy.
         check_memory_for(
@@ -643,6 +631,12 @@ impl ModelBuilder {
         drop(new_edge_of_old);
         crate::util::memory::release_freed();
         check_memory("the edge properties")?;
+        log_stage("edge property columns", started);
+        // The in-lists (offsets, types, neighbours, ids) and the scatter's cursors.
+        check_memory_for("the incoming adjacency", 4 * (2 * n + 3 * m))?;
+        let inc = in_adjacency(n, &out);
+        crate::util::memory::release_freed();
+        check_memory("the incoming adjacency")?;
         log_stage("adjacency and property columns", started);
         for (g, cols) in groups.iter_mut().zip(group_columns) {
             g.columns = cols;
@@ -752,27 +746,23 @@ struct Lists {
     ids: Vec<u32>,
 }
 
-/// Groups the edges' `(type, neighbour, id)` entries into per-`from` lists with one stable
-/// counting-sort scatter straight into the final arrays, then sorts each list in place by
-/// `(type, neighbour, id)` (lists are short; in parallel over blocks of lists).
-fn grouped_lists(
-    n: usize,
-    from: &[u32],
-    types_of: &[u32],
-    neighbor_of: &[u32],
-    id_of: impl Fn(usize) -> u32,
-) -> Lists {
-    let offsets = list_offsets(n, from);
-    let m = from.len();
+/// Groups edge entries into per-node lists with one stable counting-sort scatter straight into
+/// the final arrays, then sorts each list in place by `(type, neighbour, id)` (lists are short; in
+/// parallel over blocks of lists). `offsets` are the `n + 1` list offsets ([`list_offsets`]);
+/// `entries` yields each edge once as `(from, type, neighbour, id)`, in the order that breaks ties
+/// before the sort (the sort makes the lists independent of it where ids are distinct).
+fn grouped_lists(offsets: Vec<u32>, entries: impl Iterator<Item = (u32, u32, u32, u32)>) -> Lists {
+    let n = offsets.len() - 1;
+    let m = offsets[n] as usize;
     let (mut types, mut neighbors, mut ids) = (vec![0u32; m], vec![0u32; m], vec![0u32; m]);
     {
         let mut next: Vec<u32> = offsets[..n].to_vec();
-        for (e, &f) in from.iter().enumerate() {
+        for (f, ty, nbr, id) in entries {
             let slot = &mut next[f as usize];
             let at = *slot as usize;
-            types[at] = types_of[e];
-            neighbors[at] = neighbor_of[e];
-            ids[at] = id_of(e);
+            types[at] = ty;
+            neighbors[at] = nbr;
+            ids[at] = id;
             *slot += 1;
         }
     }
@@ -823,7 +813,8 @@ fn grouped_lists(
 /// The out-CSR (lists sorted by type, destination, then builder edge index) and, for every builder
 /// edge index, its new edge id (its position in the out-CSR).
 fn out_adjacency(n: usize, src: &[u32], dst: &[u32], ty: &[u32]) -> (Adjacency, Vec<u32>) {
-    let lists = grouped_lists(n, src, ty, dst, |e| e as u32);
+    let entries = (0..src.len()).map(|e| (src[e], ty[e], dst[e], e as u32));
+    let lists = grouped_lists(list_offsets(n, src), entries);
     let mut new_edge_of_old = vec![0u32; lists.ids.len()];
     for (pos, &e) in lists.ids.iter().enumerate() {
         new_edge_of_old[e as usize] = pos as u32;
@@ -838,10 +829,16 @@ fn out_adjacency(n: usize, src: &[u32], dst: &[u32], ty: &[u32]) -> (Adjacency, 
 }
 
 /// The in-CSR: lists per destination sorted by type, source, then edge id; built from the
-/// out-CSR `out` (the edge id of an entry is its position there) and `src_at`, the source of each
-/// out-CSR position.
-fn in_adjacency(n: usize, out: &Adjacency, src_at: &[u32]) -> Adjacency {
-    let lists = grouped_lists(n, &out.neighbors, &out.types, src_at, |pos| pos as u32);
+/// out-CSR `out` alone (the edge id of an entry is its position there, its source the list the
+/// position lies in), so no per-edge source array is needed beside it.
+fn in_adjacency(n: usize, out: &Adjacency) -> Adjacency {
+    let entries = out.offsets.windows(2).enumerate().flat_map(|(v, w)| {
+        (w[0]..w[1]).map(move |pos| {
+            let p = pos as usize;
+            (out.neighbors[p], out.types[p], v as u32, pos)
+        })
+    });
+    let lists = grouped_lists(list_offsets(n, &out.neighbors), entries);
     Adjacency {
         offsets: lists.offsets.into(),
         neighbors: lists.neighbors.into(),
@@ -1091,6 +1088,57 @@ fn freeze_strings(slot: &[u32], offsets: &StrOffsets, heap: &[u8]) -> ColumnData
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The in-CSR built from the out-CSR alone ([`in_adjacency`]) equals, list by list, the
+    /// edges of the out-CSR regrouped by destination and sorted by (type, source, edge id);
+    /// the out-CSR holds every builder edge once, sorted by (type, destination, builder order).
+    #[test]
+    fn adjacency_lists_match_a_naive_regrouping() {
+        use proptest::prelude::*;
+        let edges = proptest::collection::vec((0u32..12, 0u32..12, 0u32..3), 0..200);
+        proptest!(ProptestConfig::with_cases(64), |(n in 1usize..12, edges in edges)| {
+            let mut b = ModelBuilder::new();
+            let nodes: Vec<u32> = (0..n).map(|i| b.add_node(&format!("k{i}"), &[])).collect();
+            let types: Vec<u32> = (0..3).map(|t| b.rel_type(&format!("T{t}"))).collect();
+            let mut added = Vec::new();
+            for &(s, d, t) in &edges {
+                let (s, d) = (nodes[s as usize % n], nodes[d as usize % n]);
+                b.add_edge(s, d, types[t as usize]).unwrap();
+                added.push((s, d, types[t as usize]));
+            }
+            let model = b.freeze().unwrap();
+            let (out, inc) = (model.out(), model.inc());
+            // Out-CSR: every edge once, each list sorted by (type, destination).
+            let mut out_edges = Vec::new();
+            for v in 0..n as u32 {
+                let list: Vec<(u32, u32)> =
+                    out.range(v).map(|p| (out.types[p], out.neighbors[p])).collect();
+                prop_assert!(list.windows(2).all(|w| w[0] <= w[1]));
+                out_edges.extend(list.into_iter().map(|(t, d)| (v, d, t)));
+            }
+            let mut expected = added.clone();
+            expected.sort_unstable();
+            out_edges.sort_unstable();
+            prop_assert_eq!(&out_edges, &expected);
+            // In-CSR: per destination, (type, source, edge id) sorted, edge ids the out positions.
+            for v in 0..n as u32 {
+                let mut naive: Vec<(u32, u32, u32)> = Vec::new();
+                for s in 0..n as u32 {
+                    for p in out.range(s) {
+                        if out.neighbors[p] == v {
+                            naive.push((out.types[p], s, p as u32));
+                        }
+                    }
+                }
+                naive.sort_unstable();
+                let got: Vec<(u32, u32, u32)> = inc
+                    .range(v)
+                    .map(|p| (inc.types[p], inc.neighbors[p], inc.edge_id_at(p)))
+                    .collect();
+                prop_assert_eq!(got, naive);
+            }
+        });
+    }
 
     #[test]
     fn string_offsets_widen_past_four_gib() {
