@@ -217,7 +217,8 @@ def main():
         w.writerows(rows)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()
-    head = (f"`scripts/bench-subgraph --per-set {a.per_set} --cap {a.cap:g}` at {commit}, "
+    command = " ".join(["scripts/bench-subgraph"] + sys.argv[1:])
+    head = (f"`{command}` at {commit}, "
             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
             f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end; query time excludes loading; "
             f"ratios over the queries both solved.")

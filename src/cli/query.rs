@@ -685,7 +685,9 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
     // before any query runs. Each is renamed into place whole as its query ends, and all are made
     // durable by one file-system sync at the end (two `fsync`s per query cost more than most
     // queries).
-    let write_options = gemp::util::safe_write::WriteOptions::force(args.force).deferring_sync();
+    let write_options = gemp::util::safe_write::WriteOptions::force(args.force)
+        .deferring_sync()
+        .swept();
     let mut inputs: Vec<QueryInput> = args
         .queries
         .iter()
@@ -726,6 +728,8 @@ pub fn run_batch(args: BatchArgs) -> anyhow::Result<Outcome> {
         }
         gemp::util::safe_write::check(&path, &write_options)?;
     }
+    // Stale temporary files of earlier killed runs: one sweep of the directory, not one per file.
+    gemp::util::safe_write::remove_stale_temps_in(&args.out);
     let mut failures = 0;
     let mut partials = 0;
     let mut summary: Vec<serde_json::Value> = Vec::new();

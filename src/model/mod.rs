@@ -16,6 +16,7 @@ mod csr;
 mod direct_file;
 mod interner;
 mod list_shapes;
+pub mod neighbour_labels;
 pub mod neighbourhood;
 pub mod part;
 pub mod partition;
@@ -128,6 +129,9 @@ pub struct Model {
     /// Whether the out- and in-lists hold each (type, neighbour) pair once, when validation's
     /// pass over the lists found it (models built in memory find it on first use).
     distinct_lists: OnceLock<(bool, bool)>,
+    /// The neighbour-label profiles, built on first use when the model is small enough
+    /// ([`Model::neighbour_labels`]).
+    neighbour_labels: OnceLock<Option<neighbour_labels::NeighbourLabels>>,
     /// The whole model's id of each node, when this model holds one part's nodes
     /// ([`part::Part::nodes`]: local index → global id, strictly increasing); `None` in every
     /// other model, where a node's id is its index.
@@ -200,6 +204,7 @@ impl Model {
             key_index: OnceLock::new(),
             list_shapes: OnceLock::new(),
             distinct_lists: OnceLock::new(),
+            neighbour_labels: OnceLock::new(),
             node_ids: None,
         })
     }
@@ -328,6 +333,32 @@ impl Model {
     /// Incoming adjacency.
     pub fn inc(&self) -> &Adjacency {
         &self.inc
+    }
+
+    /// The neighbour-label profile of every node ([`neighbour_labels`]), built on first use;
+    /// `None` for a model of over [`neighbour_labels::MAX_EDGES`] relationships or one part of a
+    /// partitioned model (whose nodes' neighbours lie partly in other parts).
+    pub fn neighbour_labels(&self) -> Option<&neighbour_labels::NeighbourLabels> {
+        self.neighbour_labels
+            .get_or_init(|| {
+                if self.node_ids.is_some() || self.edge_count() > neighbour_labels::MAX_EDGES {
+                    return None;
+                }
+                let started = std::time::Instant::now();
+                let index = neighbour_labels::NeighbourLabels::build(
+                    &self.out,
+                    &self.inc,
+                    self.node_label_csr(),
+                );
+                log::debug!(
+                    "neighbour-label profiles of {} nodes built in {:.2?} ({} bytes)",
+                    self.node_count(),
+                    started.elapsed(),
+                    index.heap_bytes()
+                );
+                Some(index)
+            })
+            .as_ref()
     }
 
     /// Whether lists repeat (type, neighbour) pairs and whether the graph is stored

@@ -491,6 +491,9 @@ pub fn choose_factorised(
     cands: &[candidates::CandidateSet],
     options: &MatchOptions,
 ) -> Option<factorised::FactorPlan> {
+    if !factorised::may_factorise(query, options.semantics) {
+        return None;
+    }
     let control = Control::new(None);
     let e = Enumerator::new(
         model,

@@ -35,9 +35,15 @@ fn prepare(
     });
     let counting = query.stages.is_empty() || counts_matches_only(query, options) || aggregates;
     // A count plan of the host matcher that answers without enumerating keeps the query; its
-    // candidate sets (the same first filter) seed the core's otherwise.
+    // candidate sets (the same first filter) seed the core's otherwise. Only a query with an
+    // aggregate can have one (`may_factorise`): a bare pattern counted (`--count`, a `.graph`
+    // query) skips the host planner's preparation, whose fan-out sampling cost more than the
+    // core's whole filter on small queries.
     let mut first = None;
-    if counting && options.limit.is_none() {
+    if counting
+        && options.limit.is_none()
+        && super::factorised::may_factorise(query, options.semantics)
+    {
         let (plan, cands, _) = prepare_host(model, query, options.semantics);
         if count_symmetry(model, query, &plan, &cands, options).is_some()
             || choose_factorised(model, query, &plan, &cands, options).is_some()
@@ -340,14 +346,27 @@ pub(super) fn describe(
         .map(|(n, c)| format!("{n} {c:.3e}"))
         .collect();
     let order: Vec<String> = prepared.choice.order.iter().map(|&v| name(v)).collect();
-    let _ = writeln!(
-        o,
-        "order: {} ({}), the cheapest by estimated partial matches summed over its prefixes \
-         (considered: {})",
-        prepared.choice.name,
-        order.join(", "),
-        considered.join(", ")
-    );
+    match prepared.choice.tiny_bound {
+        Some(bound) => {
+            let _ = writeln!(
+                o,
+                "order: {} ({}), not scored against others: no order can visit more than {bound} \
+                 candidates (the pattern's size times the product of the candidate counts)",
+                prepared.choice.name,
+                order.join(", "),
+            );
+        }
+        None => {
+            let _ = writeln!(
+                o,
+                "order: {} ({}), the cheapest by estimated partial matches summed over its \
+                 prefixes (considered: {})",
+                prepared.choice.name,
+                order.join(", "),
+                considered.join(", ")
+            );
+        }
+    }
     let counting = query.stages.is_empty() || counts_matches_only(query, options);
     let _ =
         writeln!(

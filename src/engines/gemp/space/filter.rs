@@ -207,6 +207,69 @@ pub fn bfs_order(q: &QueryGraph, sizes: &[usize]) -> Vec<usize> {
     order
 }
 
+/// What each pattern node's candidates need of their neighbour-label profile
+/// ([`crate::model::neighbour_labels`]): per label, the distinct pattern neighbours that require
+/// it (one of their label groups is that label alone), or one under homomorphism; ascending by
+/// label.
+fn label_needs(
+    q: &QueryGraph,
+    labels: &[Vec<Vec<u32>>],
+    u: usize,
+    injective: bool,
+) -> Vec<(u32, u32)> {
+    let mut required: Vec<u32> = Vec::new();
+    for v in q.neighbours(u) {
+        if v == u {
+            continue;
+        }
+        for group in &labels[v] {
+            if let [label] = group[..] {
+                required.push(label);
+            }
+        }
+    }
+    required.sort_unstable();
+    required
+        .chunk_by(|a, b| a == b)
+        .map(|run| (run[0], if injective { run.len() as u32 } else { 1 }))
+        .collect()
+}
+
+/// Removes the candidates whose neighbour-label profile cannot host their pattern node's
+/// neighbours ([`label_needs`]) — a cheap test that takes most of what the first refinement sweep
+/// would reject, reading a few entries per candidate instead of its neighbour list. Does nothing
+/// when the model has no profile index (a large model). Returns the candidates removed.
+pub fn by_neighbour_labels(
+    model: &Model,
+    q: &QueryGraph,
+    labels: &[Vec<Vec<u32>>],
+    cands: &mut [Candidates],
+    injective: bool,
+) -> usize {
+    let Some(index) = model.neighbour_labels() else {
+        return 0;
+    };
+    let n = model.node_count();
+    let mut removed = 0;
+    for (u, c) in cands.iter_mut().enumerate() {
+        let needs = label_needs(q, labels, u, injective);
+        if needs.is_empty() {
+            continue;
+        }
+        let kept: Vec<u32> = c
+            .nodes
+            .iter()
+            .copied()
+            .filter(|&x| index.satisfies(x, &needs))
+            .collect();
+        if kept.len() < c.len() {
+            removed += c.len() - kept.len();
+            *c = Candidates::from_sorted(kept, n);
+        }
+    }
+    removed
+}
+
 /// Candidate sets at least this large are filtered on all cores.
 pub const PARALLEL_FROM: usize = 4096;
 

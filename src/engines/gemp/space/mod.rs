@@ -177,7 +177,8 @@ impl Space {
             .map(|v| v.labels.clone())
             .collect();
         let injective = semantics == Semantics::Isomorphism;
-        let refine = filter::refine(
+        let by_labels = filter::by_neighbour_labels(model, &q, &labels, &mut cands, injective);
+        let mut refine = filter::refine(
             model,
             &q,
             &labels,
@@ -186,6 +187,7 @@ impl Space {
             options.max_sweeps,
             &|| !control.check_deadline(),
         );
+        refine.removed += by_labels;
         let t_refine = t0.elapsed();
         let tables = tables::build(model, &q, &cands)?;
         log::debug!(

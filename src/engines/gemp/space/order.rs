@@ -44,6 +44,9 @@ pub struct OrderChoice {
     pub considered: Vec<(&'static str, f64)>,
     /// The other orders considered, cheapest first (tried when the chosen one turns out costly).
     pub alternatives: Vec<(&'static str, Vec<usize>)>,
+    /// The most candidates any order can visit when the space is tiny (then the order was not
+    /// scored against others: [`TINY_SPACE_VISITS`]); `None` otherwise.
+    pub tiny_bound: Option<f64>,
 }
 
 /// The statistics orders are scored with.
@@ -490,6 +493,9 @@ fn cheapest_variant(
 /// [`OrderStats::counting_cost`] and each algorithm's order is also tried with more independent
 /// nodes last ([`independent_tails`]), which a count takes together instead of visiting.
 pub fn choose(q: &QueryGraph, stats: &OrderStats, counting: bool) -> OrderChoice {
+    if let Some(choice) = tiny_space_order(q, stats) {
+        return choice;
+    }
     let base: [(&'static str, Vec<usize>); 3] = [
         ("gql", leaves_last(q, stats, gql(q, stats))),
         ("ri", leaves_last(q, stats, ri(q, stats))),
@@ -524,7 +530,39 @@ pub fn choose(q: &QueryGraph, stats: &OrderStats, counting: bool) -> OrderChoice
         cost,
         considered,
         alternatives,
+        tiny_bound: None,
     }
+}
+
+/// Candidate visits under which the order does not matter: at most this many whatever the order
+/// (see [`tiny_space_order`]), a few microseconds of search — less than scoring the orders.
+pub const TINY_SPACE_VISITS: f64 = 4096.0;
+
+/// GraphQL's order, unscored against the others, when the candidate space is so small that no
+/// order can visit more than [`TINY_SPACE_VISITS`] candidates: every order's search tree has at
+/// most `Π sizes` nodes per depth, so `k · Π sizes` bounds its visits (a proof, not an estimate:
+/// no order trial can be needed). Common after refinement on sparse labelled graphs (HPRD's
+/// queries are often down to one or two candidates a node), where scoring three orders and their
+/// variants cost more than the search.
+fn tiny_space_order(q: &QueryGraph, stats: &OrderStats) -> Option<OrderChoice> {
+    let k = q.len() as f64;
+    let bound = stats
+        .sizes
+        .iter()
+        .fold(k, |acc, &n| (acc * n as f64).min(f64::MAX));
+    if bound > TINY_SPACE_VISITS {
+        return None;
+    }
+    let order = leaves_last(q, stats, gql(q, stats));
+    let cost = stats.cost(q, &order);
+    Some(OrderChoice {
+        order,
+        name: "gql",
+        cost,
+        considered: vec![("gql", cost)],
+        alternatives: Vec::new(),
+        tiny_bound: Some(bound),
+    })
 }
 
 /// The order named `name` (`gql`, `ri`, `cost`), scored; `None` for another name.
@@ -548,6 +586,7 @@ pub fn named(
         cost,
         considered: vec![(name, score)],
         alternatives: Vec::new(),
+        tiny_bound: None,
     })
 }
 
