@@ -53,9 +53,9 @@ impl NeighbourLabels {
             per_label: Vec<u32>,
             touched: Vec<u32>,
         }
-        let chunks: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)> = (0..node_count)
-            .collect::<Vec<usize>>()
-            .par_chunks(CHUNK)
+        let chunks: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)> = (0..node_count.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| c * CHUNK..((c + 1) * CHUNK).min(node_count))
             .map_init(
                 || Scratch {
                     seen_from: vec![u32::MAX; node_count],
@@ -66,7 +66,7 @@ impl NeighbourLabels {
                     let mut lens = Vec::with_capacity(nodes.len());
                     let mut labels = Vec::new();
                     let mut counts = Vec::new();
-                    for &v in nodes {
+                    for v in nodes {
                         sc.touched.clear();
                         let lists = [
                             &out_neighbours[list(out_offsets, v)],

@@ -281,44 +281,28 @@ pub(crate) fn pid_alive(pid: u32) -> bool {
 /// kept. Returns how many were removed. Errors (an unreadable directory) are ignored: this is
 /// housekeeping.
 pub fn remove_stale_temps(target: &Path) -> usize {
-    let dir = parent_dir(target);
-    let stem = temp_stem(target);
-    let me = std::process::id();
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return 0;
-    };
-    let mut removed = 0;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = temp_owner(&name.to_string_lossy(), &stem) else {
-            continue;
-        };
-        // A directory of that name is a directory write's (`super::safe_dir` cleans those).
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            continue;
-        }
-        if pid == me || pid_alive(pid) {
-            continue;
-        }
-        let path = entry.path();
-        match std::fs::remove_file(&path) {
-            Ok(()) => {
-                log::info!(
-                    "removed {} (left by process {pid}, which is gone)",
-                    path.display()
-                );
-                removed += 1;
-            }
-            Err(e) => log::debug!("could not remove {}: {e}", path.display()),
-        }
-    }
-    removed
+    sweep_stale_temps(&parent_dir(target), Some(&temp_stem(target)))
 }
 
 /// Removes the stale temporary files of *every* target in `dir` (see [`remove_stale_temps`]):
 /// one scan before many writes into `dir` made with [`WriteOptions::swept`]. Returns how many
 /// were removed.
 pub fn remove_stale_temps_in(dir: &Path) -> usize {
+    sweep_stale_temps(dir, None)
+}
+
+/// The target stem of a temporary file name `.STEM.PID.RANDOM<suffix>`: what precedes its last
+/// two dots.
+fn temp_stem_of(name: &str) -> Option<&str> {
+    let mid = name.strip_prefix('.')?.strip_suffix(TEMP_SUFFIX)?;
+    let mut parts = mid.rsplitn(3, '.');
+    let (_, _, stem) = (parts.next()?, parts.next()?, parts.next()?);
+    Some(stem)
+}
+
+/// Removes the temporary files in `dir` of the target stem `only` (of every target when `None`)
+/// whose owning process is gone.
+fn sweep_stale_temps(dir: &Path, only: Option<&str>) -> usize {
     let me = std::process::id();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
@@ -326,21 +310,17 @@ pub fn remove_stale_temps_in(dir: &Path) -> usize {
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        // `.STEM.PID.RANDOM<suffix>`: the stem is what precedes the last two dots.
-        let Some(mid) = name
-            .strip_prefix('.')
-            .and_then(|n| n.strip_suffix(TEMP_SUFFIX))
-        else {
-            continue;
-        };
-        let mut parts = mid.rsplitn(3, '.');
-        let (Some(_), Some(_), Some(stem)) = (parts.next(), parts.next(), parts.next()) else {
+        let Some(stem) = only.or_else(|| temp_stem_of(&name)) else {
             continue;
         };
         let Some(pid) = temp_owner(&name, stem) else {
             continue;
         };
-        if entry.file_type().is_ok_and(|t| t.is_dir()) || pid == me || pid_alive(pid) {
+        // A directory of that name is a directory write's (`super::safe_dir` cleans those).
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        if pid == me || pid_alive(pid) {
             continue;
         }
         let path = entry.path();

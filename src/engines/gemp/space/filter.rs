@@ -39,6 +39,16 @@ impl Candidates {
         Candidates { nodes, bits, rank }
     }
 
+    /// Replaces the set by `kept` (a sorted subset of it, in a model of `n` nodes) when that
+    /// drops any; returns how many it dropped.
+    pub fn keep_only(&mut self, kept: Vec<u32>, n: usize) -> usize {
+        let dropped = self.len() - kept.len();
+        if dropped > 0 {
+            *self = Candidates::from_sorted(kept, n);
+        }
+        dropped
+    }
+
     /// Number of candidates.
     pub fn len(&self) -> usize {
         self.nodes.len()
@@ -262,10 +272,7 @@ pub fn by_neighbour_labels(
             .copied()
             .filter(|&x| index.satisfies(x, &needs))
             .collect();
-        if kept.len() < c.len() {
-            removed += c.len() - kept.len();
-            *c = Candidates::from_sorted(kept, n);
-        }
+        removed += c.keep_only(kept, n);
     }
     removed
 }
@@ -352,9 +359,9 @@ pub fn refine(
                         .collect()
                 }
             };
-            if kept.len() < cands[u].len() {
-                removed += cands[u].len() - kept.len();
-                cands[u] = Candidates::from_sorted(kept, n);
+            let dropped = cands[u].keep_only(kept, n);
+            if dropped > 0 {
+                removed += dropped;
                 shrunk[u] = clock;
             }
         }
