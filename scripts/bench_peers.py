@@ -513,14 +513,19 @@ class Bench:
                 ("gemp", [GEMP, "-q", "load", data, "-o", snap], snap),
                 ("duckdb", worker_cmd("duckdb", "load", data, duck), duck),
             ] + [(e, worker_cmd(e, "load", data, kz[e]), kz[e]) for e in KUZU_FAMILY]
+            if self.o.gemp_base:
+                base = os.path.join(d, "model-base.gemp")
+                if os.path.exists(base):
+                    os.remove(base)
+                runs.insert(1, ("gemp-base", [self.o.gemp_base, "-q", "load", data, "-o", base], base))
             for engine, cmd, store in runs:
-                if engine != "gemp" and engine not in self.o.peers:
+                if not engine.startswith("gemp") and engine not in self.o.peers:
                     continue
                 stats = {}
                 status, wall, out, err = run_capped(cmd, cap, stats=stats)
                 seconds = wall
                 note = ""
-                if status == "ok" and engine != "gemp":
+                if status == "ok" and not engine.startswith("gemp"):
                     seconds = json.loads(out)["seconds"]
                 elif status == "error":
                     note = last_line(err)
@@ -532,7 +537,7 @@ class Bench:
                 self.log(f"  load {name} {engine}: {status} {seconds:.2f} s")
                 if status == "ok":
                     stores[engine] = store
-                elif engine == "gemp":
+                elif engine.startswith("gemp"):
                     raise RunFailed(f"gemp load of {name} {status}: {note}")
         self.check_loaded(name, stores)
         return stores
@@ -541,8 +546,9 @@ class Bench:
         """Every engine holds the same nodes and credits (a silent partial load would skew it)."""
         counts = {}
         for engine, store in stores.items():
-            if engine == "gemp":
-                cmd = [GEMP, "-q", "info", store, "--json", "--top", "0"]
+            if engine.startswith("gemp"):
+                binary = self.o.gemp_base if engine == "gemp-base" else GEMP
+                cmd = [binary, "-q", "info", store, "--json", "--top", "0"]
             else:
                 cmd = worker_cmd(engine, "count", store)
             status, _, out, err = run_capped(cmd, self.o.load_cap)
@@ -564,6 +570,10 @@ class Bench:
                 runs.append((label, [GEMP, "-q", "match", "--model", stores["gemp"], *args,
                                      "--format", "csv", "--timings",
                                      os.path.join(QUERIES, query + ".gemp.cypher")]))
+        if "gemp-base" in stores:
+            runs.append(("gemp-base", [self.o.gemp_base, "-q", "match", "--model",
+                                       stores["gemp-base"], "--backend", "host", "--format", "csv",
+                                       "--timings", os.path.join(QUERIES, query + ".gemp.cypher")]))
         if "duckdb" in stores:
             runs.append(("duckdb", worker_cmd("duckdb", "query", stores["duckdb"],
                                               os.path.join(QUERIES, query + ".duckdb.sql"))))
@@ -794,13 +804,16 @@ def summarize(rows, cap, rss=False):
 def engine_title(e):
     return {"gemp-host": "gemp host", "gemp-opencl-pocl": "gemp OpenCL (PoCL)",
             "duckdb": "DuckDB", "kuzu": "Kùzu", "ladybug": "LadybugDB", "igraph-lad": "igraph LAD",
-            "igraph-vf2": "igraph VF2"}.get(e, e.replace("gemp-opencl-", "gemp OpenCL "))
+            "igraph-vf2": "igraph VF2", "gemp-base": "gemp host, base build"}.get(e, e.replace("gemp-opencl-", "gemp OpenCL "))
 
 
 def query_table(rows, workload, gemp_engines, peers, cap, rss=False):
     lines = []
     head = ["query", "counts (equal on every engine)"] + [engine_title(e) for e in gemp_engines] \
         + [engine_title(e) for e in peers] + [f"{engine_title(e)} ÷ best peer" for e in gemp_engines]
+    with_base = "gemp-base" in gemp_engines and "gemp-host" in gemp_engines
+    if with_base:
+        head.append("gemp host ÷ base build")
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
     queries = []
@@ -829,6 +842,9 @@ def query_table(rows, workload, gemp_engines, peers, cap, rss=False):
                 ratios.append(f"< {fmt_ratio(meds[e] / cap)} (no peer finished)")
             else:
                 ratios.append(f"**{fmt_ratio(meds[e] / min(m for m in peer_meds.values() if m is not None))}**")
+        if with_base:
+            host, base = meds["gemp-host"], meds["gemp-base"]
+            ratios.append(f"**{fmt_ratio(host / base)}**" if host is not None and base else "—")
         lines.append("| " + " | ".join([q, counts] + cells + ratios) + " |")
     return lines
 
@@ -979,6 +995,8 @@ def report(bench, m, versions, datasets, started, finished):
     o = bench.o
     rows = bench.rows
     gemp_engines = [label for label, _ in bench.gemp_backends]
+    if o.gemp_base:
+        gemp_engines.append("gemp-base")
     cmd = "scripts/bench-peers " + " ".join(o.argv) if o.argv else "scripts/bench-peers"
     out = [BEGIN, "",
            f"Produced by `{cmd}` on {started:%Y-%m-%d}, {started:%H:%M}–{finished:%H:%M} UTC "
@@ -1139,6 +1157,10 @@ def parse_args(argv):
                    help="peer engines to run, a subset of duckdb,kuzu,ladybug,igraph (default all "
                         "four; only these need to be installed; ladybug is LadybugDB, Kùzu's "
                         "maintained fork)")
+    p.add_argument("--gemp-base", metavar="PATH",
+                   help="a gemp binary built before a change (same-run A/B): it loads its own "
+                        "snapshot and runs every IMDb query on the host backend beside this build; "
+                        "the tables gain its column and 'gemp host ÷ base build'")
     p.add_argument("--docs", default=os.path.join(ROOT, "docs", "benchmarks.md"),
                    help="markdown file whose bench-peers section is rewritten")
     p.add_argument("--no-docs", action="store_true", help="do not write the markdown file")

@@ -148,6 +148,11 @@ pub fn main() -> ExitCode {
         Command::Completions(a) => complete(reference::completions(a)),
         Command::Man(a) => complete(reference::man(a)),
     };
+    // `-v`: what the run held at most (the memory-limit tests read it: a parent's `wait4` would
+    // also count the resident memory of whoever spawned gemp).
+    if let Some(peak) = gemp::util::memory::peak_resident_bytes() {
+        log::info!("peak resident memory {} KiB", peak >> 10);
+    }
     match result {
         Ok(Outcome::Complete) => ExitCode::SUCCESS,
         Ok(Outcome::Partial) => ExitCode::from(EXIT_PARTIAL),

@@ -410,6 +410,20 @@ pub fn parse_limit(text: &str) -> Result<Option<u64>, String> {
     Ok(Some((n * scale as f64) as u64))
 }
 
+/// This process's peak resident memory in bytes: on Linux the high-water mark of its own address
+/// space (`VmHWM` in `/proc/self/status`); `None` elsewhere or when it cannot be read.
+///
+/// Unlike the `ru_maxrss` a parent gets from `wait4`, it is this program's alone: Linux carries
+/// the resident high-water mark of the address space a process replaced at `exec` into its
+/// `ru_maxrss`, so a child spawned by a large process (a test harness) reports at least the
+/// parent's resident memory at the time of the spawn.
+pub fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
+    let kib: u64 = line.trim().strip_suffix("kB")?.trim().parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// Tells the C allocator behind [`System`] (glibc's malloc) to keep freed memory for reuse
 /// within the process instead of handing it back to the kernel at once: no trimming of arenas
 /// below 256 MiB and no fresh `mmap` for blocks under 32 MiB. A query allocates and frees
@@ -444,6 +458,18 @@ pub fn release_freed() {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_peak_resident_memory_covers_memory_just_touched() {
+        let mut block = vec![0u8; 64 << 20];
+        for i in (0..block.len()).step_by(4096) {
+            block[i] = 1;
+        }
+        std::hint::black_box(&block);
+        let peak = super::peak_resident_bytes().expect("VmHWM on Linux");
+        assert!(peak >= 64 << 20, "peak {peak} bytes with 64 MiB touched");
+    }
+
     use super::*;
 
     #[test]
