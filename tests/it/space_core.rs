@@ -211,6 +211,31 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// Orders scored on sampled estimates (forced from any estimated cost; counting, after a tiny
+    /// first run of the model's order, else up front) count what one plain thread counts, on one
+    /// thread and on four.
+    #[test]
+    fn sampled_orders_count_what_one_plain_thread_counts(
+        g in graph(40, 300), p in pattern(), homo in any::<bool>(), after in 1u64..64,
+    ) {
+        let m = build(&g);
+        let sem = if homo { Semantics::Homomorphism } else { Semantics::Isomorphism };
+        let q = bind(&m, &p);
+        let plain = SpaceOptions { failing_sets: false, sampling: false, ..SpaceOptions::default() };
+        let want = pool(1).install(|| space::count(&m, &q, sem, &plain, None)).unwrap();
+        // Counting: sampled once the model's order overran; not counting: sampled up front.
+        for counting in [true, false] {
+            let o = SpaceOptions { sample_from: 0.0, sampled_after_visits: after, counting, ..SpaceOptions::default() };
+            for threads in [1, 4] {
+                prop_assert_eq!(pool(threads).install(|| space::count(&m, &q, sem, &o, None)), Some(want), "counting {}", counting);
+            }
+        }
+    }
+}
+
 /// Work stealing: on four threads, with splits at every depth, the counts of a dense random graph
 /// equal one thread's and the planner-driven enumerator's, with and without a limit.
 #[test]

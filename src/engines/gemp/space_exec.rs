@@ -52,10 +52,12 @@ fn prepare(
         }
         first = Some(cands);
     }
-    let space_options = SpaceOptions {
+    let mut space_options = SpaceOptions {
         counting: query.stages.is_empty() || counts_matches_only(query, options),
         ..SpaceOptions::from_env()
     };
+    // The first N come from the orders' rate trials; sampled estimates are of whole searches.
+    space_options.sampling &= options.limit.is_none();
     let mut prepared = Prepared::new(
         model,
         query,
@@ -362,6 +364,38 @@ pub(super) fn describe(
                 "order: {} ({}), the cheapest by estimated partial matches summed over its \
                  prefixes (considered: {})",
                 prepared.choice.name,
+                order.join(", "),
+                considered.join(", ")
+            );
+        }
+    }
+    if let Some(particles) = prepared.choice.sampled {
+        let _ = writeln!(
+            o,
+            "  (scores: estimated candidate visits from sampled partial matches, {particles} per \
+             level; the model's estimates were {:.3e} or more)",
+            crate::engines::gemp::space::order::SAMPLE_FROM
+        );
+    } else if let Some((from, after)) = prepared.lazy_sampling {
+        if prepared.choice.tiny_bound.is_none()
+            && prepared.choice.cost >= from
+            && options.limit.is_none()
+        {
+            let stats = space.order_stats();
+            let sampled =
+                crate::engines::gemp::space::order::choose(&space.query, &stats, true, Some(0.0));
+            let order: Vec<String> = sampled.order.iter().map(|&v| name(v)).collect();
+            let considered: Vec<String> = sampled
+                .considered
+                .iter()
+                .map(|(n, c)| format!("{n} {c:.3e}"))
+                .collect();
+            let _ = writeln!(
+                o,
+                "if that order overruns {after} candidate visits, the count scores the orders again \
+                 on sampled partial matches ({} per level) and goes on with {} ({}) (considered: {})",
+                crate::engines::gemp::space::sampled::PARTICLES,
+                sampled.name,
                 order.join(", "),
                 considered.join(", ")
             );

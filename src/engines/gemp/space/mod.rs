@@ -6,7 +6,8 @@
 //!    still removes candidates; then [`tables`]: per relationship and end, the candidate-to-candidate
 //!    edges as a CSR of positions.
 //! 2. [`order`]: GraphQL's, RI's and a cost-greedy order, scored by one cost model; the cheapest
-//!    runs.
+//!    runs. When the model's choice proves costly, the orders (and a greedy order built on
+//!    samples) are scored again on [`sampled`] estimates of their partial matches.
 //! 3. [`search`]: backtracking by intersection of candidate-edge rows, failing-set pruning, the
 //!    last node counted when only counts are wanted, work stealing across threads, an exact
 //!    `--limit`.
@@ -19,6 +20,7 @@
 pub mod filter;
 pub mod order;
 pub mod query_graph;
+pub mod sampled;
 pub mod search;
 pub mod tables;
 
@@ -44,6 +46,15 @@ pub struct SpaceOptions {
     pub order: Option<String>,
     /// Failing-set pruning.
     pub failing_sets: bool,
+    /// Orders of a costly query scored by sampled estimates ([`order::SAMPLE_FROM`],
+    /// [`sampled`]) rather than by the model alone (a count: once the model's order overran
+    /// [`SAMPLED_AFTER_VISITS`]).
+    pub sampling: bool,
+    /// The model's estimated cost from which orders are scored on sampled estimates
+    /// ([`order::SAMPLE_FROM`]; tests make it 0 so that small graphs exercise sampling).
+    pub sample_from: f64,
+    /// Candidate visits of the model's order before a count samples ([`SAMPLED_AFTER_VISITS`]).
+    pub sampled_after_visits: u64,
     /// Most refinement sweeps.
     pub max_sweeps: usize,
     /// Candidate visits of a rate trial ([`TRIAL_VISITS`]; tests make it tiny so that small
@@ -59,6 +70,9 @@ impl Default for SpaceOptions {
         SpaceOptions {
             order: None,
             failing_sets: true,
+            sampling: true,
+            sample_from: order::SAMPLE_FROM,
+            sampled_after_visits: SAMPLED_AFTER_VISITS,
             max_sweeps: 6,
             trial_visits: TRIAL_VISITS,
             counting: false,
@@ -67,8 +81,10 @@ impl Default for SpaceOptions {
 }
 
 impl SpaceOptions {
-    /// The defaults, with `GEMP_SPACE_ORDER` (`gql`, `ri`, `cost`) forcing an order and
-    /// `GEMP_SPACE_FAILING_SETS=0` turning failing sets off (for benchmarks comparing them).
+    /// The defaults, with `GEMP_SPACE_ORDER` forcing an order (`gql`, `ri`, `cost`, or one spelled
+    /// out as `list:` and the pattern's node numbers), `GEMP_SPACE_FAILING_SETS=0` turning failing
+    /// sets off and `GEMP_SPACE_SAMPLING=0` scoring orders by the model alone (for benchmarks
+    /// comparing them).
     pub fn from_env() -> Self {
         let mut o = SpaceOptions::default();
         if let Ok(name) = std::env::var("GEMP_SPACE_ORDER") {
@@ -76,6 +92,9 @@ impl SpaceOptions {
         }
         if std::env::var("GEMP_SPACE_FAILING_SETS").is_ok_and(|v| v == "0") {
             o.failing_sets = false;
+        }
+        if std::env::var("GEMP_SPACE_SAMPLING").is_ok_and(|v| v == "0") {
+            o.sampling = false;
         }
         o
     }
@@ -143,6 +162,8 @@ pub struct Space {
     pub tables: Vec<EdgeTable>,
     /// What refinement did.
     pub refine: filter::RefineStats,
+    /// Node-isomorphism (else homomorphism).
+    pub injective: bool,
 }
 
 impl Space {
@@ -203,6 +224,7 @@ impl Space {
             cands,
             tables,
             refine,
+            injective: semantics == Semantics::Isomorphism,
         })
     }
 
@@ -214,17 +236,39 @@ impl Space {
                 .map(|r| self.tables[tables::table_id(r, true)].len())
                 .collect(),
             tables: &self.tables,
+            cands: &self.cands,
+            injective: self.injective,
         }
     }
 
-    /// The order `options` asks for, or the cheapest.
+    /// The order `options` asks for, or the cheapest. A costly query's orders are scored on
+    /// sampled estimates here only when its matches are not just counted (a count samples later,
+    /// once the model's order has overrun a budget: [`Prepared::count`]).
     pub fn choose_order(&self, options: &SpaceOptions) -> OrderChoice {
         let stats = self.order_stats();
+        let sample_from = (options.sampling && !options.counting).then_some(options.sample_from);
         options
             .order
             .as_deref()
             .and_then(|name| order::named(&self.query, &stats, name, options.counting))
-            .unwrap_or_else(|| order::choose(&self.query, &stats, options.counting))
+            .unwrap_or_else(|| order::choose(&self.query, &stats, options.counting, sample_from))
+    }
+
+    /// The search plan of `choice`'s order and those of its alternatives.
+    #[allow(clippy::type_complexity)]
+    pub fn plans(&self, choice: &OrderChoice) -> (SearchPlan, Vec<(&'static str, SearchPlan)>) {
+        let plan = SearchPlan::new(&self.query, choice.order.clone(), &self.cands);
+        let alternatives = choice
+            .alternatives
+            .iter()
+            .map(|(name, order)| {
+                (
+                    *name,
+                    SearchPlan::new(&self.query, order.clone(), &self.cands),
+                )
+            })
+            .collect();
+        (plan, alternatives)
     }
 
     /// The order as the host planner's [`Plan`] (for `explain`, timings and outputs): each node
@@ -292,6 +336,9 @@ pub struct Prepared {
     pub injective: bool,
     /// Failing-set pruning on.
     pub failing_sets: bool,
+    /// When a count re-scores the orders on sampled estimates ([`Self::count`]): from which
+    /// estimated cost, after how many candidate visits of the model's order.
+    pub lazy_sampling: Option<(f64, u64)>,
     /// Candidate visits of a rate trial ([`SpaceOptions::trial_visits`]).
     pub trial_visits: u64,
     /// Time spent filtering (candidates, refinement, tables) and ordering.
@@ -324,17 +371,7 @@ impl Prepared {
             choice.order,
             choice.considered
         );
-        let plan = SearchPlan::new(&space.query, choice.order.clone(), &space.cands);
-        let alternatives = choice
-            .alternatives
-            .iter()
-            .map(|(name, order)| {
-                (
-                    *name,
-                    SearchPlan::new(&space.query, order.clone(), &space.cands),
-                )
-            })
-            .collect();
+        let (plan, alternatives) = space.plans(&choice);
         Some(Prepared {
             space,
             choice,
@@ -342,6 +379,8 @@ impl Prepared {
             alternatives,
             injective: semantics == Semantics::Isomorphism,
             failing_sets: options.failing_sets,
+            lazy_sampling: (options.sampling && options.counting)
+                .then_some((options.sample_from, options.sampled_after_visits.max(1))),
             trial_visits: options.trial_visits.max(1),
             filter_time,
             order_time: start.elapsed(),
@@ -384,31 +423,116 @@ impl Prepared {
     /// order's trial. Each trial walks its tree on one thread, so that it sees the same part of it
     /// whatever the number of threads (the order chosen, and so the time, does not depend on how
     /// work happened to be split); the trials run side by side, one per thread.
+    ///
+    /// Counting every match of a query the model finds costly ([`order::SAMPLE_FROM`]), the
+    /// model's order first gets [`SAMPLED_AFTER_VISITS`] candidate visits; when it overruns
+    /// those, the orders are scored again on sampled estimates ([`sampled`]: the model can be off
+    /// by orders of magnitude on dense queries); the orders within [`NEAR_SAMPLED_COSTS`] of the
+    /// cheapest race in rate rounds, or, when one is far ahead, it runs with a budget of
+    /// [`SAMPLED_BUDGET_FACTOR`] times its estimate, and past that every order races. Queries the
+    /// model's order answers quickly thus pay nothing for sampling.
     pub fn count(&self, control: &Control, limit: Option<u64>) -> u64 {
         if self.is_empty() {
             return 0;
         }
-        if self.alternatives.is_empty() {
+        let sampling = self.lazy_sampling.filter(|&(from, _)| {
+            limit.is_none()
+                && self.choice.sampled.is_none()
+                && self.choice.tiny_bound.is_none()
+                && self.choice.cost >= from
+        });
+        if let Some((_, after)) = sampling {
+            let run = self.attempt(&self.plan, self.choice.name, control, None, after, true);
+            if run.finished {
+                return run.found;
+            }
+            let started = Instant::now();
+            let stats = self.space.order_stats();
+            let choice = order::choose(&self.space.query, &stats, true, Some(0.0));
+            let (plan, alternatives) = self.space.plans(&choice);
+            log::debug!(
+                "candidate space: the model's order overran {after} visits; \
+                 sampled estimates in {:?}: order {} {:?}, considered {:?}",
+                started.elapsed(),
+                choice.name,
+                choice.order,
+                choice.considered
+            );
+            // Orders whose sampled costs are close: the estimates count the search tree without
+            // failing-set pruning, which can cut one order's tree several times more than
+            // another's, so they race (rate rounds) instead of the cheapest running first.
+            let best = choice
+                .considered
+                .iter()
+                .map(|c| c.1)
+                .fold(f64::INFINITY, f64::min);
+            let score = |name: &str| {
+                choice
+                    .considered
+                    .iter()
+                    .find(|c| c.0 == name)
+                    .map_or(f64::INFINITY, |c| c.1)
+            };
+            let near: Vec<(&str, &SearchPlan)> = std::iter::once((choice.name, &plan))
+                .chain(alternatives.iter().map(|(n, p)| (*n, p)))
+                .filter(|(name, _)| score(name) <= NEAR_SAMPLED_COSTS * best)
+                .collect();
+            let mut racing = near;
+            if racing.len() < 2 {
+                // One order far ahead: it runs with a budget of a few times its estimate (sampled
+                // estimates err low, seldom high: a partial match heading a huge subtree is rare
+                // in the sample); past that, every order races.
+                let budget = (SAMPLED_BUDGET_FACTOR * best).clamp(self.trial_visits as f64, 1e15);
+                let run = self.attempt(&plan, choice.name, control, None, budget as u64, true);
+                if run.finished {
+                    return run.found;
+                }
+                racing = std::iter::once((choice.name, &plan))
+                    .chain(alternatives.iter().map(|(n, p)| (*n, p)))
+                    .collect();
+            }
+            let (name, plan) = match self.rate_rounds(&racing, control) {
+                Ok(found) => return found,
+                Err(winner) => racing[winner],
+            };
             return self
-                .attempt(&self.plan, self.choice.name, control, limit, u64::MAX, true)
+                .attempt(plan, name, control, None, u64::MAX, true)
+                .found;
+        }
+        self.hedged_count(&self.choice, &self.plan, &self.alternatives, control, limit)
+    }
+
+    /// [`Self::count`] with the order `choice` (its search plan `plan`, the other orders'
+    /// `alternatives`).
+    fn hedged_count(
+        &self,
+        choice: &OrderChoice,
+        plan: &SearchPlan,
+        alternatives: &[(&'static str, SearchPlan)],
+        control: &Control,
+        limit: Option<u64>,
+    ) -> u64 {
+        if alternatives.is_empty() {
+            return self
+                .attempt(plan, choice.name, control, limit, u64::MAX, true)
                 .found;
         }
         // The cost model estimates the cost of every embedding; under a limit (the first N) an
         // order that is cheap overall may still be slow to its first N, so its trial is capped
         // and the orders compete on their rate of matches.
         let trial = self.trial_visits;
-        let mut first = (16.0 * self.choice.cost).clamp(trial as f64, 1e15) as u64;
+        let mut first = (16.0 * choice.cost).clamp(trial as f64, 1e15) as u64;
         if limit.is_some() {
             first = first.min(LIMITED_FIRST_TRIAL_VISITS.max(trial));
         }
         if first > trial {
-            let run = self.attempt(&self.plan, self.choice.name, control, limit, first, true);
+            let run = self.attempt(plan, choice.name, control, limit, first, true);
             if run.finished {
                 return run.found;
             }
         }
-        let orders: Vec<(&str, &SearchPlan)> = std::iter::once((self.choice.name, &self.plan))
-            .chain(self.alternatives.iter().map(|(n, p)| (*n, p)))
+        let orders: Vec<(&str, &SearchPlan)> = std::iter::once((choice.name, plan))
+            .chain(alternatives.iter().map(|(n, p)| (*n, p)))
             .collect();
         let trials = if limit.is_some() {
             self.rate_trials(&orders, control, limit)
@@ -609,6 +733,19 @@ struct Attempt {
 /// Candidate visits of the chosen order's first trial under a limit (`--limit`, the first N
 /// embeddings): a few tens of milliseconds.
 pub const LIMITED_FIRST_TRIAL_VISITS: u64 = 1 << 21;
+
+/// Candidate visits of the model's order, counting every match of a query the model finds costly,
+/// before the orders are scored again on sampled estimates ([`Prepared::count`]): a few tens of
+/// milliseconds, a few times what sampling costs.
+pub const SAMPLED_AFTER_VISITS: u64 = 1 << 21;
+
+/// The budget of an order chosen on sampled estimates, in multiples of its estimated cost, before
+/// every order races ([`Prepared::count`]).
+pub const SAMPLED_BUDGET_FACTOR: f64 = 4.0;
+
+/// Orders whose sampled costs are within this factor of the cheapest race in rate rounds
+/// ([`Prepared::count`]).
+pub const NEAR_SAMPLED_COSTS: f64 = 4.0;
 
 /// Candidate visits each order gets in a counting trial (a few milliseconds).
 pub const TRIAL_VISITS: u64 = 1 << 18;

@@ -25,8 +25,18 @@
 //! the tables kept up to date as the tree grows, times the selectivity of each other relationship
 //! (`|E(u, v)| / (|C(u)| |C(v)|)`). Over a very large candidate space the tree counts are replaced
 //! by the independence estimate (candidates times selectivities).
+//!
+//! Sampled scores: the selectivities of the relationships outside a prefix's tree are not
+//! independent on dense queries over correlated data, and there the model's estimates of different
+//! orders can be off by different factors of ten. When asked (`sample_from`: up front for a
+//! query whose rows are wanted, by [`super::Prepared::count`] once the model's order has overrun
+//! a budget), every order is scored again on estimates measured by [`super::sampled`], and a
+//! fourth order joins: [`Sampler::greedy`], the connected node whose binding gives the fewest
+//! sampled partial matches at each step.
 
+use super::filter::Candidates;
 use super::query_graph::QueryGraph;
+use super::sampled::Sampler;
 use super::search::MAX_TAIL;
 use super::tables::{table_id, EdgeTable};
 
@@ -47,6 +57,9 @@ pub struct OrderChoice {
     /// The most candidates any order can visit when the space is tiny (then the order was not
     /// scored against others: [`TINY_SPACE_VISITS`]); `None` otherwise.
     pub tiny_bound: Option<f64>,
+    /// The particles per level when the orders were scored by sampled estimates
+    /// ([`super::sampled`]) instead of the model; `None` otherwise.
+    pub sampled: Option<usize>,
 }
 
 /// The statistics orders are scored with.
@@ -58,6 +71,10 @@ pub struct OrderStats<'a> {
     pub edges: Vec<usize>,
     /// The candidate-edge tables ([`table_id`]); empty = independence estimates only.
     pub tables: &'a [EdgeTable],
+    /// The candidate sets (for sampled estimates, [`super::sampled`]); empty = no sampling.
+    pub cands: &'a [Candidates],
+    /// Node-isomorphism (sampled partial matches bind distinct nodes).
+    pub injective: bool,
 }
 
 /// Candidate edges beyond which orders are scored by the independence estimate.
@@ -178,6 +195,11 @@ impl OrderStats<'_> {
             .fold(self.sizes[v] as f64, |acc, i| {
                 acc * self.selectivity(q, i.rel)
             })
+    }
+
+    /// True when sampled estimates can be taken: the tables and candidate sets are there.
+    fn can_sample(&self, q: &QueryGraph) -> bool {
+        self.cands.len() == q.len() && self.tables.len() == 2 * q.rels.len()
     }
 
     fn exact_trees(&self) -> bool {
@@ -489,10 +511,16 @@ fn cheapest_variant(
 }
 
 /// Every order algorithm's order (leaves last), scored; the cheapest chosen (ties: the earlier
-/// algorithm). When the query's matches are only counted (`counting`), orders are scored by
+/// algorithm). When the best score is `sample_from` or more, the orders (and a sampled greedy
+/// one) are scored again on sampled estimates ([`sampled_scores`]) and chosen on those. When the query's matches are only counted (`counting`), orders are scored by
 /// [`OrderStats::counting_cost`] and each algorithm's order is also tried with more independent
 /// nodes last ([`independent_tails`]), which a count takes together instead of visiting.
-pub fn choose(q: &QueryGraph, stats: &OrderStats, counting: bool) -> OrderChoice {
+pub fn choose(
+    q: &QueryGraph,
+    stats: &OrderStats,
+    counting: bool,
+    sample_from: Option<f64>,
+) -> OrderChoice {
     if let Some(choice) = tiny_space_order(q, stats) {
         return choice;
     }
@@ -509,6 +537,15 @@ pub fn choose(q: &QueryGraph, stats: &OrderStats, counting: bool) -> OrderChoice
         considered.push((name, score));
         all.push((name, order));
     }
+    let model_best = considered.iter().map(|c| c.1).fold(f64::INFINITY, f64::min);
+    let mut sampled = None;
+    if sample_from.is_some_and(|from| model_best >= from) && stats.can_sample(q) {
+        let sampler = Sampler::new(q, stats.cands, stats.tables, stats.injective);
+        let (orders, scores) = sampled_scores(q, stats, &sampler, &all, counting);
+        all = orders;
+        considered = scores;
+        sampled = Some(super::sampled::PARTICLES);
+    }
     let best = (0..all.len())
         .min_by(|&a, &b| considered[a].1.total_cmp(&considered[b].1))
         .unwrap_or(0);
@@ -523,7 +560,13 @@ pub fn choose(q: &QueryGraph, stats: &OrderStats, counting: bool) -> OrderChoice
             alternatives.push(all[i].clone());
         }
     }
-    let cost = stats.cost(q, &order);
+    // The first run's budget: the model's estimate, or the sampled one when that is higher (the
+    // model underestimates dense queries most).
+    let mut cost = stats.cost(q, &order);
+    if sampled.is_some() {
+        let sampler = Sampler::new(q, stats.cands, stats.tables, stats.injective);
+        cost = cost.max(sampler.levels(&order).iter().sum());
+    }
     OrderChoice {
         order,
         name,
@@ -531,7 +574,80 @@ pub fn choose(q: &QueryGraph, stats: &OrderStats, counting: bool) -> OrderChoice
         considered,
         alternatives,
         tiny_bound: None,
+        sampled,
     }
+}
+
+/// Estimated costs (by the model, of the best order) from which orders are scored by sampled
+/// estimates instead ([`super::sampled`]): below it the search takes about a millisecond, less
+/// than sampling a few orders.
+pub const SAMPLE_FROM: f64 = 2e5;
+
+/// The orders scored on sampled estimates: each algorithm's order (leaves last) and, when
+/// counting, its variants with more independent nodes last, plus the sampled greedy order
+/// ([`Sampler::greedy`]) from the node with the fewest candidates and from the one with the most
+/// neighbours; one order per algorithm, its best-scoring form, with its score.
+#[allow(clippy::type_complexity)]
+fn sampled_scores(
+    q: &QueryGraph,
+    stats: &OrderStats,
+    sampler: &Sampler,
+    modelled: &[(&'static str, Vec<usize>)],
+    counting: bool,
+) -> (Vec<(&'static str, Vec<usize>)>, Vec<(&'static str, f64)>) {
+    let fewest = (0..q.len())
+        .min_by_key(|&v| (stats.sizes[v], usize::MAX - q.neighbours(v).len()))
+        .unwrap_or(0);
+    let widest = (0..q.len())
+        .min_by_key(|&v| (usize::MAX - q.neighbours(v).len(), stats.sizes[v]))
+        .unwrap_or(0);
+    let mut bases: Vec<(&'static str, Vec<usize>)> = Vec::new();
+    for (name, order) in modelled {
+        bases.push((name, order.clone()));
+    }
+    bases.push(("sampled", leaves_last(q, stats, sampler.greedy(fewest))));
+    if widest != fewest {
+        bases.push(("sampled", leaves_last(q, stats, sampler.greedy(widest))));
+    }
+    let score = |order: &[usize]| sampled_score(q, order, &sampler.levels(order), counting);
+    let mut orders: Vec<(&'static str, Vec<usize>)> = Vec::new();
+    let mut scores: Vec<(&'static str, f64)> = Vec::new();
+    for (name, order) in bases {
+        let mut forms = vec![order.clone()];
+        if counting {
+            forms.extend(independent_tails(q, stats, &order));
+        }
+        let (best, form) = forms
+            .into_iter()
+            .map(|f| (score(&f), f))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .expect("one form at least");
+        match orders.iter().position(|(n, _)| *n == name) {
+            Some(at) if scores[at].1 <= best => {}
+            Some(at) => {
+                orders[at].1 = form;
+                scores[at].1 = best;
+            }
+            None => {
+                orders.push((name, form));
+                scores.push((name, best));
+            }
+        }
+    }
+    (orders, scores)
+}
+
+/// An order's cost from its sampled level estimates, as [`OrderStats::cost`] (every partial match
+/// visited) or [`OrderStats::counting_cost`] (the tail counted together) scores it.
+fn sampled_score(q: &QueryGraph, order: &[usize], levels: &[f64], counting: bool) -> f64 {
+    if !counting {
+        return levels.iter().sum();
+    }
+    let s = tail_start(q, order);
+    if s == 0 {
+        return levels.iter().sum();
+    }
+    levels[..s].iter().sum::<f64>() + levels[s - 1] * (order.len() - s) as f64
 }
 
 /// Candidate visits under which the order does not matter: at most this many whatever the order
@@ -562,6 +678,7 @@ fn tiny_space_order(q: &QueryGraph, stats: &OrderStats) -> Option<OrderChoice> {
         considered: vec![("gql", cost)],
         alternatives: Vec::new(),
         tiny_bound: Some(bound),
+        sampled: None,
     })
 }
 
@@ -576,7 +693,7 @@ pub fn named(
         "gql" => ("gql", gql(q, stats)),
         "ri" => ("ri", ri(q, stats)),
         "cost" => ("cost", cost_greedy(q, stats)),
-        _ => return None,
+        _ => return explicit(q, stats, name),
     };
     let (score, order) = cheapest_variant(q, stats, leaves_last(q, stats, order), counting);
     let cost = stats.cost(q, &order);
@@ -587,6 +704,38 @@ pub fn named(
         considered: vec![(name, score)],
         alternatives: Vec::new(),
         tiny_bound: None,
+        sampled: None,
+    })
+}
+
+/// An order spelled out as `list:` and the pattern's node numbers (`list:3,0,2,1`): every node
+/// once, each after the first adjacent to an earlier one; used as given (no variant, no leaves
+/// moved). `None` for anything else.
+fn explicit(q: &QueryGraph, stats: &OrderStats, spec: &str) -> Option<OrderChoice> {
+    let nums = spec.strip_prefix("list:")?;
+    let order: Vec<usize> = nums
+        .split(',')
+        .map(|n| n.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    let mut placed = vec![false; q.len()];
+    for (i, &u) in order.iter().enumerate() {
+        if u >= q.len() || placed[u] || (i > 0 && !q.incident[u].iter().any(|n| placed[n.other])) {
+            return None;
+        }
+        placed[u] = true;
+    }
+    if order.len() != q.len() {
+        return None;
+    }
+    let cost = stats.cost(q, &order);
+    Some(OrderChoice {
+        order,
+        name: "given",
+        cost,
+        considered: vec![("given", cost)],
+        alternatives: Vec::new(),
+        tiny_bound: None,
+        sampled: None,
     })
 }
 
@@ -700,6 +849,8 @@ mod tests {
                 sizes: (0..k).map(|u| 10 + u).collect(),
                 edges: vec![20; q.rels.len()],
                 tables: &[],
+                cands: &[],
+                injective: true,
             };
             let order: Vec<usize> = (0..k).collect();
             assert!(is_connected_order(q, &order));
@@ -726,6 +877,8 @@ mod tests {
             sizes: vec![1, 1, 1, 1, 9, 3],
             edges: vec![1; q.rels.len()],
             tables: &[],
+            cands: &[],
+            injective: true,
         };
         assert_eq!(
             independent_tails(q, &stats, &[0, 1, 2, 3, 4, 5]),
@@ -737,7 +890,35 @@ mod tests {
             sizes: vec![1; 5],
             edges: vec![1; 4],
             tables: &[],
+            cands: &[],
+            injective: true,
         };
         assert!(independent_tails(path, &stats, &[0, 1, 2, 3, 4]).is_empty());
+    }
+
+    #[test]
+    fn an_order_spelled_out_is_taken_as_given_only_when_it_is_a_connected_permutation() {
+        let q = graph(4, &[(0, 1), (1, 2), (2, 3)]);
+        let stats = OrderStats {
+            sizes: vec![2; 4],
+            edges: vec![2; 3],
+            tables: &[],
+            cands: &[],
+            injective: true,
+        };
+        let given = named(&q, &stats, "list:1,0,2,3", false).expect("a connected order");
+        assert_eq!(given.order, vec![1, 0, 2, 3]);
+        assert_eq!(given.name, "given");
+        for bad in [
+            "list:0,2,1,3", // 2 has no earlier neighbour
+            "list:0,1,2",   // 3 missing
+            "list:0,1,1,2", // 1 twice
+            "list:0,1,2,4", // no node 4
+            "list:0,x,2,3",
+            "0,1,2,3",
+            "nope",
+        ] {
+            assert!(named(&q, &stats, bad, false).is_none(), "{bad}");
+        }
     }
 }
