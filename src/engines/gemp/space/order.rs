@@ -62,6 +62,28 @@ pub struct OrderChoice {
     pub sampled: Option<usize>,
 }
 
+impl OrderChoice {
+    /// One order, not scored against others: `score` is what it was chosen by, `cost` its
+    /// estimated cost with every partial match visited.
+    fn single(
+        name: &'static str,
+        order: Vec<usize>,
+        score: f64,
+        cost: f64,
+        tiny_bound: Option<f64>,
+    ) -> Self {
+        OrderChoice {
+            order,
+            name,
+            cost,
+            considered: vec![(name, score)],
+            alternatives: Vec::new(),
+            tiny_bound,
+            sampled: None,
+        }
+    }
+}
+
 /// The statistics orders are scored with.
 #[derive(Debug, Clone)]
 pub struct OrderStats<'a> {
@@ -286,19 +308,28 @@ fn greedy<K: PartialOrd>(
 
 /// GraphQL's order.
 pub fn gql(q: &QueryGraph, stats: &OrderStats) -> Vec<usize> {
-    let start = (0..q.len())
-        .min_by_key(|&v| (stats.sizes[v], usize::MAX - q.neighbours(v).len()))
-        .unwrap_or(0);
-    greedy(q, start, |v, bound| {
+    greedy(q, gql_start(q, stats), |v, bound| {
         (stats.sizes[v], usize::MAX - bound_neighbours(q, v, bound))
     })
 }
 
+/// GraphQL's first node: the fewest candidates (ties: the most neighbours).
+fn gql_start(q: &QueryGraph, stats: &OrderStats) -> usize {
+    (0..q.len())
+        .min_by_key(|&v| (stats.sizes[v], usize::MAX - q.neighbours(v).len()))
+        .unwrap_or(0)
+}
+
+/// RI's first node: the most neighbours (ties: the fewest candidates).
+fn ri_start(q: &QueryGraph, stats: &OrderStats) -> usize {
+    (0..q.len())
+        .min_by_key(|&v| (usize::MAX - q.neighbours(v).len(), stats.sizes[v]))
+        .unwrap_or(0)
+}
+
 /// RI's structural order.
 pub fn ri(q: &QueryGraph, stats: &OrderStats) -> Vec<usize> {
-    let start = (0..q.len())
-        .min_by_key(|&v| (usize::MAX - q.neighbours(v).len(), stats.sizes[v]))
-        .unwrap_or(0);
+    let start = ri_start(q, stats);
     greedy(q, start, |v, bound| {
         let nbrs = q.neighbours(v);
         let vis = nbrs.iter().filter(|&&w| bound[w]).count();
@@ -538,18 +569,25 @@ pub fn choose(
         all.push((name, order));
     }
     let model_best = considered.iter().map(|c| c.1).fold(f64::INFINITY, f64::min);
-    let mut sampled = None;
+    // Per order in `all`, its sampled cost with every partial match visited, when sampled.
+    let mut sampled_visits = None;
     if sample_from.is_some_and(|from| model_best >= from) && stats.can_sample(q) {
         let sampler = Sampler::new(q, stats.cands, stats.tables, stats.injective);
-        let (orders, scores) = sampled_scores(q, stats, &sampler, &all, counting);
+        let (orders, scores, visits) = sampled_scores(q, stats, &sampler, &all, counting);
         all = orders;
         considered = scores;
-        sampled = Some(super::sampled::PARTICLES);
+        sampled_visits = Some(visits);
     }
     let best = (0..all.len())
         .min_by(|&a, &b| considered[a].1.total_cmp(&considered[b].1))
         .unwrap_or(0);
     let (name, order) = all[best].clone();
+    // The first run's budget: the model's estimate, or the sampled one when that is higher (the
+    // model underestimates dense queries most).
+    let mut cost = stats.cost(q, &order);
+    if let Some(visits) = &sampled_visits {
+        cost = cost.max(visits[best]);
+    }
     let mut others: Vec<usize> = (0..all.len())
         .filter(|&i| i != best && all[i].1 != order)
         .collect();
@@ -560,13 +598,6 @@ pub fn choose(
             alternatives.push(all[i].clone());
         }
     }
-    // The first run's budget: the model's estimate, or the sampled one when that is higher (the
-    // model underestimates dense queries most).
-    let mut cost = stats.cost(q, &order);
-    if sampled.is_some() {
-        let sampler = Sampler::new(q, stats.cands, stats.tables, stats.injective);
-        cost = cost.max(sampler.levels(&order).iter().sum());
-    }
     OrderChoice {
         order,
         name,
@@ -574,7 +605,7 @@ pub fn choose(
         considered,
         alternatives,
         tiny_bound: None,
-        sampled,
+        sampled: sampled_visits.map(|_| super::sampled::PARTICLES),
     }
 }
 
@@ -586,7 +617,8 @@ pub const SAMPLE_FROM: f64 = 2e5;
 /// The orders scored on sampled estimates: each algorithm's order (leaves last) and, when
 /// counting, its variants with more independent nodes last, plus the sampled greedy order
 /// ([`Sampler::greedy`]) from the node with the fewest candidates and from the one with the most
-/// neighbours; one order per algorithm, its best-scoring form, with its score.
+/// neighbours; one order per algorithm, its best-scoring form, with its score and its sampled
+/// cost with every partial match visited.
 #[allow(clippy::type_complexity)]
 fn sampled_scores(
     q: &QueryGraph,
@@ -594,47 +626,54 @@ fn sampled_scores(
     sampler: &Sampler,
     modelled: &[(&'static str, Vec<usize>)],
     counting: bool,
-) -> (Vec<(&'static str, Vec<usize>)>, Vec<(&'static str, f64)>) {
-    let fewest = (0..q.len())
-        .min_by_key(|&v| (stats.sizes[v], usize::MAX - q.neighbours(v).len()))
-        .unwrap_or(0);
-    let widest = (0..q.len())
-        .min_by_key(|&v| (usize::MAX - q.neighbours(v).len(), stats.sizes[v]))
-        .unwrap_or(0);
-    let mut bases: Vec<(&'static str, Vec<usize>)> = Vec::new();
-    for (name, order) in modelled {
-        bases.push((name, order.clone()));
-    }
+) -> (
+    Vec<(&'static str, Vec<usize>)>,
+    Vec<(&'static str, f64)>,
+    Vec<f64>,
+) {
+    let fewest = gql_start(q, stats);
+    let widest = ri_start(q, stats);
+    let mut bases = modelled.to_vec();
     bases.push(("sampled", leaves_last(q, stats, sampler.greedy(fewest))));
     if widest != fewest {
         bases.push(("sampled", leaves_last(q, stats, sampler.greedy(widest))));
     }
-    let score = |order: &[usize]| sampled_score(q, order, &sampler.levels(order), counting);
+    // (score, visiting cost) of one form.
+    let score = |order: &[usize]| {
+        let levels = sampler.levels(order);
+        (
+            sampled_score(q, order, &levels, counting),
+            levels.iter().sum::<f64>(),
+        )
+    };
     let mut orders: Vec<(&'static str, Vec<usize>)> = Vec::new();
     let mut scores: Vec<(&'static str, f64)> = Vec::new();
+    let mut visits: Vec<f64> = Vec::new();
     for (name, order) in bases {
         let mut forms = vec![order.clone()];
         if counting {
             forms.extend(independent_tails(q, stats, &order));
         }
-        let (best, form) = forms
+        let ((best, visited), form) = forms
             .into_iter()
             .map(|f| (score(&f), f))
-            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .min_by(|a, b| a.0 .0.total_cmp(&b.0 .0))
             .expect("one form at least");
         match orders.iter().position(|(n, _)| *n == name) {
             Some(at) if scores[at].1 <= best => {}
             Some(at) => {
                 orders[at].1 = form;
                 scores[at].1 = best;
+                visits[at] = visited;
             }
             None => {
                 orders.push((name, form));
                 scores.push((name, best));
+                visits.push(visited);
             }
         }
     }
-    (orders, scores)
+    (orders, scores, visits)
 }
 
 /// An order's cost from its sampled level estimates, as [`OrderStats::cost`] (every partial match
@@ -671,15 +710,7 @@ fn tiny_space_order(q: &QueryGraph, stats: &OrderStats) -> Option<OrderChoice> {
     }
     let order = leaves_last(q, stats, gql(q, stats));
     let cost = stats.cost(q, &order);
-    Some(OrderChoice {
-        order,
-        name: "gql",
-        cost,
-        considered: vec![("gql", cost)],
-        alternatives: Vec::new(),
-        tiny_bound: Some(bound),
-        sampled: None,
-    })
+    Some(OrderChoice::single("gql", order, cost, cost, Some(bound)))
 }
 
 /// The order named `name` (`gql`, `ri`, `cost`), scored; `None` for another name.
@@ -697,15 +728,7 @@ pub fn named(
     };
     let (score, order) = cheapest_variant(q, stats, leaves_last(q, stats, order), counting);
     let cost = stats.cost(q, &order);
-    Some(OrderChoice {
-        order,
-        name,
-        cost,
-        considered: vec![(name, score)],
-        alternatives: Vec::new(),
-        tiny_bound: None,
-        sampled: None,
-    })
+    Some(OrderChoice::single(name, order, score, cost, None))
 }
 
 /// An order spelled out as `list:` and the pattern's node numbers (`list:3,0,2,1`): every node
@@ -728,51 +751,13 @@ fn explicit(q: &QueryGraph, stats: &OrderStats, spec: &str) -> Option<OrderChoic
         return None;
     }
     let cost = stats.cost(q, &order);
-    Some(OrderChoice {
-        order,
-        name: "given",
-        cost,
-        considered: vec![("given", cost)],
-        alternatives: Vec::new(),
-        tiny_bound: None,
-        sampled: None,
-    })
+    Some(OrderChoice::single("given", order, cost, cost, None))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engines::gemp::space::query_graph::{Incidence, QueryRel};
-    use crate::model::ANY_TYPE;
-
-    /// An undirected query graph on `k` nodes with `edges`.
-    fn graph(k: usize, edges: &[(usize, usize)]) -> QueryGraph {
-        let mut incident = vec![Vec::new(); k];
-        let rels = edges
-            .iter()
-            .enumerate()
-            .map(|(i, &(a, b))| {
-                incident[a].push(Incidence {
-                    other: b,
-                    rel: i,
-                    forward: true,
-                });
-                incident[b].push(Incidence {
-                    other: a,
-                    rel: i,
-                    forward: false,
-                });
-                QueryRel {
-                    src: a,
-                    dst: b,
-                    types: vec![ANY_TYPE],
-                    undirected: true,
-                    whole_lists: true,
-                }
-            })
-            .collect();
-        QueryGraph { rels, incident }
-    }
+    use crate::engines::gemp::space::query_graph::undirected as graph;
 
     fn adjacent(q: &QueryGraph, a: usize, b: usize) -> bool {
         q.incident[a].iter().any(|i| i.other == b)

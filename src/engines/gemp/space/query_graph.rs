@@ -222,3 +222,33 @@ pub fn neighbours<'a>(
     scratch.merged.dedup();
     &scratch.merged
 }
+
+/// An undirected query graph on `k` nodes with `edges` (any type), for tests of the core's stages.
+#[cfg(test)]
+pub(crate) fn undirected(k: usize, edges: &[(usize, usize)]) -> QueryGraph {
+    let mut incident = vec![Vec::new(); k];
+    let rels = edges
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, b))| {
+            incident[a].push(Incidence {
+                other: b,
+                rel: i,
+                forward: true,
+            });
+            incident[b].push(Incidence {
+                other: a,
+                rel: i,
+                forward: false,
+            });
+            QueryRel {
+                src: a,
+                dst: b,
+                types: vec![ANY_TYPE],
+                undirected: true,
+                whole_lists: true,
+            }
+        })
+        .collect();
+    QueryGraph { rels, incident }
+}

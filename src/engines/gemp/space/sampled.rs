@@ -44,7 +44,6 @@ pub struct Sampler<'a> {
     cands: &'a [Candidates],
     tables: &'a [EdgeTable],
     injective: bool,
-    particles: usize,
 }
 
 /// A population of partial matches: for each particle, per pattern node, the bound candidate's
@@ -54,11 +53,14 @@ struct Population {
     idx: Vec<u32>,
     /// Estimated partial matches of the prefix bound so far.
     estimate: f64,
-    /// Particles alive (`idx` holds `alive * k` entries).
-    alive: usize,
 }
 
 impl Population {
+    /// Particles alive: none once no sampled partial match extends.
+    fn alive(&self) -> usize {
+        self.idx.len() / self.k
+    }
+
     fn particle(&self, i: usize) -> &[u32] {
         &self.idx[i * self.k..(i + 1) * self.k]
     }
@@ -77,7 +79,6 @@ impl<'a> Sampler<'a> {
             cands,
             tables,
             injective,
-            particles: PARTICLES,
         }
     }
 
@@ -89,14 +90,14 @@ impl<'a> Sampler<'a> {
         let mut bound = vec![false; self.q.len()];
         bound[order[0]] = true;
         levels.push(pop.estimate);
-        let mut scratch = Scratch::default();
+        let mut out = Vec::new();
         for &u in &order[1..] {
-            if pop.alive > 0 {
-                let counts = self.counts(&pop, u, &bound, &mut scratch);
-                pop = self.advance(&pop, u, &bound, &counts, &mut rng, &mut scratch);
+            if pop.alive() > 0 {
+                let counts = self.counts(&pop, u, &bound, &mut out);
+                pop = self.advance(&pop, u, &bound, &counts, &mut rng, &mut out);
             }
             bound[u] = true;
-            levels.push(if pop.alive == 0 { 0.0 } else { pop.estimate });
+            levels.push(if pop.alive() == 0 { 0.0 } else { pop.estimate });
         }
         levels
     }
@@ -112,7 +113,7 @@ impl<'a> Sampler<'a> {
         let mut bound = vec![false; k];
         bound[start] = true;
         let mut order = vec![start];
-        let mut scratch = Scratch::default();
+        let mut out = Vec::new();
         while order.len() < k {
             let frontier: Vec<usize> = (0..k)
                 .filter(|&v| !bound[v] && self.q.incident[v].iter().any(|i| bound[i.other]))
@@ -134,8 +135,8 @@ impl<'a> Sampler<'a> {
             };
             let mut best = (key(first, f64::INFINITY), Vec::new());
             for &v in &frontier {
-                let counts = if pop.alive > 0 {
-                    self.counts(&pop, v, &bound, &mut scratch)
+                let counts = if pop.alive() > 0 {
+                    self.counts(&pop, v, &bound, &mut out)
                 } else {
                     Vec::new()
                 };
@@ -146,8 +147,8 @@ impl<'a> Sampler<'a> {
                 }
             }
             let (v, counts) = (best.0 .3, best.1);
-            if pop.alive > 0 {
-                pop = self.advance(&pop, v, &bound, &counts, &mut rng, &mut scratch);
+            if pop.alive() > 0 {
+                pop = self.advance(&pop, v, &bound, &counts, &mut rng, &mut out);
             }
             bound[v] = true;
             order.push(v);
@@ -163,14 +164,12 @@ impl<'a> Sampler<'a> {
             k,
             idx: Vec::new(),
             estimate: n as f64,
-            alive: 0,
         };
         if n == 0 {
             return pop;
         }
         // Stratified: evenly spaced over the candidates from one random offset.
-        let p = self.particles;
-        pop.alive = p;
+        let p = PARTICLES;
         pop.idx = vec![u32::MAX; p * k];
         let offset = rng.below(n as u64) as usize;
         for i in 0..p {
@@ -180,11 +179,11 @@ impl<'a> Sampler<'a> {
     }
 
     /// Per particle, the number of `u`'s local candidates.
-    fn counts(&self, pop: &Population, u: usize, bound: &[bool], s: &mut Scratch) -> Vec<u32> {
-        (0..pop.alive)
+    fn counts(&self, pop: &Population, u: usize, bound: &[bool], out: &mut Vec<u32>) -> Vec<u32> {
+        (0..pop.alive())
             .map(|i| {
-                self.local(pop.particle(i), u, bound, s);
-                s.out.len() as u32
+                self.local(pop.particle(i), u, bound, out);
+                out.len() as u32
             })
             .collect()
     }
@@ -198,27 +197,26 @@ impl<'a> Sampler<'a> {
         bound: &[bool],
         counts: &[u32],
         rng: &mut SplitMix64,
-        s: &mut Scratch,
+        out: &mut Vec<u32>,
     ) -> Population {
         let k = pop.k;
         let total: u64 = counts.iter().map(|&c| u64::from(c)).sum();
         let mut next = Population {
             k,
             idx: Vec::new(),
-            estimate: pop.estimate * total as f64 / pop.alive as f64,
-            alive: 0,
+            estimate: pop.estimate * total as f64 / pop.alive() as f64,
         };
         if total == 0 {
             return next;
         }
         // Systematic resampling: one random offset, then evenly spaced draws (sorted, so one pass
         // over the cumulative counts places them all; less variance than independent draws).
-        let n = self.particles as u64;
+        let n = PARTICLES as u64;
         let offset = rng.below(total);
         let draws = (0..n).map(|j| {
             ((u128::from(j) * u128::from(total) + u128::from(offset)) / u128::from(n)) as u64
         });
-        next.idx.reserve(self.particles * k);
+        next.idx.reserve(PARTICLES * k);
         let mut cumulative = 0u64;
         let mut i = 0;
         let mut current = usize::MAX;
@@ -228,34 +226,33 @@ impl<'a> Sampler<'a> {
                 i += 1;
             }
             if current != i {
-                self.local(pop.particle(i), u, bound, s);
+                self.local(pop.particle(i), u, bound, out);
                 current = i;
             }
             // The candidate at random: evenly spaced draws would pick the same position in the
             // lists of particles that are copies of one another.
-            let pick = s.out[rng.below(s.out.len() as u64) as usize];
+            let pick = out[rng.below(out.len() as u64) as usize];
             let at = next.idx.len();
             next.idx.extend_from_slice(pop.particle(i));
             next.idx[at + u] = pick;
         }
-        next.alive = self.particles;
         next
     }
 
-    /// Sets `s.out` to the local candidates of `u` for one particle: the intersection of the
+    /// Sets `out` to the local candidates of `u` for one particle: the intersection of the
     /// rows of its bound neighbours, less (under isomorphism) the nodes it has bound.
-    fn local(&self, particle: &[u32], u: usize, bound: &[bool], s: &mut Scratch) {
-        s.out.clear();
+    fn local(&self, particle: &[u32], u: usize, bound: &[bool], out: &mut Vec<u32>) {
+        out.clear();
         let mut first = true;
         for inc in self.q.incident[u].iter().filter(|i| bound[i.other]) {
             let row = self.tables[table_id(inc.rel, !inc.forward)].row(particle[inc.other]);
             if first {
-                s.out.extend_from_slice(row);
+                out.extend_from_slice(row);
                 first = false;
             } else {
-                super::search::intersect_in_place(&mut s.out, row);
+                super::search::intersect_in_place(out, row);
             }
-            if s.out.is_empty() {
+            if out.is_empty() {
                 return;
             }
         }
@@ -267,8 +264,8 @@ impl<'a> Sampler<'a> {
                 }
                 let id = self.cands[w].nodes[j as usize];
                 if let Some(at) = c.index_of(id) {
-                    if let Ok(p) = s.out.binary_search(&at) {
-                        s.out.remove(p);
+                    if let Ok(p) = out.binary_search(&at) {
+                        out.remove(p);
                     }
                 }
             }
@@ -276,17 +273,10 @@ impl<'a> Sampler<'a> {
     }
 }
 
-/// Reused buffers of a walk.
-#[derive(Default)]
-struct Scratch {
-    out: Vec<u32>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engines::gemp::space::query_graph::{Incidence, QueryRel};
-    use crate::model::ANY_TYPE;
+    use crate::engines::gemp::space::query_graph::undirected;
 
     /// A triangle query over a data graph whose candidate space is given by explicit tables:
     /// every node has candidates 0..n, and the edges of the data graph are `edges` (undirected).
@@ -294,32 +284,7 @@ mod tests {
         n: u32,
         edges: &[(u32, u32)],
     ) -> (QueryGraph, Vec<Candidates>, Vec<EdgeTable>) {
-        let qedges = [(0usize, 1usize), (1, 2), (2, 0)];
-        let mut incident = vec![Vec::new(); 3];
-        let rels = qedges
-            .iter()
-            .enumerate()
-            .map(|(r, &(a, b))| {
-                incident[a].push(Incidence {
-                    other: b,
-                    rel: r,
-                    forward: true,
-                });
-                incident[b].push(Incidence {
-                    other: a,
-                    rel: r,
-                    forward: false,
-                });
-                QueryRel {
-                    src: a,
-                    dst: b,
-                    types: vec![ANY_TYPE],
-                    undirected: true,
-                    whole_lists: true,
-                }
-            })
-            .collect();
-        let q = QueryGraph { rels, incident };
+        let q = undirected(3, &[(0, 1), (1, 2), (2, 0)]);
         let cands = vec![Candidates::from_sorted((0..n).collect(), n as usize); 3];
         let mut adj = vec![Vec::new(); n as usize];
         for &(a, b) in edges {
