@@ -127,11 +127,12 @@ def summarise(rows, engines, peer_best):
             ts = [r[e] for r in rs if r[e] is not None]
             totals[e] = (len(ts), sum(ts), statistics.median(ts) if ts else None)
         peers = [e for e in engines if e in peer_best]
-        best = min(peers, key=lambda e: (-totals[e][0], totals[e][1]))
+        # Without a peer in the run (--engines gemp-1, say) there is no ratio.
+        best = min(peers, key=lambda e: (-totals[e][0], totals[e][1])) if peers else None
         for e in engines:
             n, tot, med = totals[e]
             # Ratio over the queries both solved.
-            both = [r for r in rs if r[e] is not None and r[best] is not None]
+            both = [r for r in rs if best and r[e] is not None and r[best] is not None]
             ratio = (sum(r[e] for r in both) / sum(r[best] for r in both)
                      if both and sum(r[best] for r in both) > 0 else None)
             lines.append(

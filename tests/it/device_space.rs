@@ -99,9 +99,11 @@ fn device_space_counts_equal_host_and_brute_force() {
         .unwrap();
     let (runs, split) = (runs.into_inner(), split.into_inner());
     eprintln!("{runs} device counts, {split} of them split overflowing roots");
-    // The random graphs are small, so few roots overflow (4 of 150 with proptest's fixed seed);
-    // the K5 test below makes every root overflow.
-    assert!(runs > 100 && split >= 3, "{runs} runs, {split} split");
+    // The random graphs are small, so few roots overflow, and how many depends on how the device
+    // scheduled the work (3 to 12 of 150 on PoCL, fewer under load, fewer since refinement reaches
+    // its fixpoint): splitting is not asserted here but by the K5 test below, where every root
+    // overflows.
+    assert!(runs > 100, "{runs} runs, {split} split");
 }
 
 /// The complete graph K5 (one edge per pair, from the lower node to the higher).

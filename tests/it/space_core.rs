@@ -106,7 +106,7 @@ proptest! {
         let sem = if homo { Semantics::Homomorphism } else { Semantics::Isomorphism };
         let q = bind(&m, &p);
         let want = brute(&m, &q, sem).len() as u64;
-        for order in [None, Some("gql"), Some("ri"), Some("cost")] {
+        for order in [None, Some("gql"), Some("ri"), Some("cost"), Some("adaptive")] {
             for failing_sets in [true, false] {
                 let o = SpaceOptions { order: order.map(str::to_owned), failing_sets, ..SpaceOptions::default() };
                 prop_assert_eq!(space::count(&m, &q, sem, &o, None), Some(want), "order {:?}, failing sets {}", order, failing_sets);
@@ -176,7 +176,7 @@ proptest! {
         let q = bind(&m, &p);
         let plain = SpaceOptions { failing_sets: false, ..SpaceOptions::default() };
         let want = pool(1).install(|| space::count(&m, &q, sem, &plain, None)).unwrap();
-        for order in [None, Some("gql"), Some("ri")] {
+        for order in [None, Some("gql"), Some("ri"), Some("adaptive")] {
             let o = SpaceOptions { order: order.map(str::to_owned), ..SpaceOptions::default() };
             prop_assert_eq!(pool(4).install(|| space::count(&m, &q, sem, &o, None)), Some(want), "order {:?}", order);
             prop_assert_eq!(pool(4).install(|| space::count(&m, &q, sem, &o, Some(limit))), Some(want.min(limit)));
@@ -232,6 +232,52 @@ proptest! {
             for threads in [1, 4] {
                 prop_assert_eq!(pool(threads).install(|| space::count(&m, &q, sem, &o, None)), Some(want), "counting {}", counting);
             }
+        }
+    }
+}
+
+/// A larger connected pattern than [`pattern`] (5–7 nodes, up to 6 more relationships), so that
+/// the adaptive order's choices, dead ends and failing sets go several levels deep.
+fn larger_pattern() -> impl Strategy<Value = P> {
+    (5usize..8).prop_flat_map(|k| {
+        (
+            prop::collection::vec(prop::option::of(0u8..2), k),
+            prop::collection::vec(
+                (0..k, prop::option::of(0u8..2), any::<bool>(), any::<bool>()),
+                k - 1,
+            ),
+            prop::collection::vec((0..k, 0..k, prop::option::of(0u8..2), any::<bool>()), 0..7),
+        )
+            .prop_map(|(labels, tree, extra)| P {
+                labels,
+                tree,
+                extra,
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(80))]
+
+    /// The adaptive order (next node: the fewest local candidates under the bindings made), with
+    /// failing sets over pattern nodes, on one thread and on four (root candidates in chunks),
+    /// counts what a static order counts on one thread without failing sets, on patterns deep
+    /// enough for its choices and backjumps to matter; under a limit, exactly the limit.
+    #[test]
+    fn adaptive_order_counts_what_a_plain_static_order_counts(
+        g in graph(14, 48), p in larger_pattern(), homo in any::<bool>(), limit in 1u64..200,
+    ) {
+        let m = build(&g);
+        let sem = if homo { Semantics::Homomorphism } else { Semantics::Isomorphism };
+        let q = bind(&m, &p);
+        let plain = SpaceOptions { failing_sets: false, adaptive: false, sampling: false, ..SpaceOptions::default() };
+        let want = pool(1).install(|| space::count(&m, &q, sem, &plain, None)).unwrap();
+        for failing_sets in [true, false] {
+            let o = SpaceOptions { order: Some("adaptive".into()), failing_sets, ..SpaceOptions::default() };
+            for threads in [1, 4] {
+                prop_assert_eq!(pool(threads).install(|| space::count(&m, &q, sem, &o, None)), Some(want), "failing sets {}, {} threads", failing_sets, threads);
+            }
+            prop_assert_eq!(pool(4).install(|| space::count(&m, &q, sem, &o, Some(limit))), Some(want.min(limit)));
         }
     }
 }

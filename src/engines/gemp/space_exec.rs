@@ -415,5 +415,22 @@ pub(super) fn describe(
         },
         if counting { "" } else { " (by first-node chunks, in order)" }
     );
+    if prepared.adaptive_only && counting {
+        let _ = writeln!(
+            o,
+            "the count runs the adaptive order only (GEMP_SPACE_ORDER=adaptive): starting at {},              each next node the one with the fewest local candidates under the bindings made",
+            name(prepared.adaptive_searcher(&Control::new(None)).root())
+        );
+    } else if prepared.adaptive
+        && counting
+        && options.limit.is_none()
+        && prepared.choice.tiny_bound.is_none()
+    {
+        let _ = writeln!(
+            o,
+            "if that order overruns its first budget, the adaptive order (starting at {}, each              next node the one with the fewest local candidates under the bindings made) races              the orders in rate trials",
+            name(prepared.adaptive_searcher(&Control::new(None)).root())
+        );
+    }
     Some(o)
 }

@@ -10,13 +10,15 @@
 //!    samples) are scored again on [`sampled`] estimates of their partial matches.
 //! 3. [`search`]: backtracking by intersection of candidate-edge rows, failing-set pruning, the
 //!    last node counted when only counts are wanted, work stealing across threads, an exact
-//!    `--limit`.
+//!    `--limit`. Counting every match, [`adaptive`] (DP-iso's adaptive order: the next node is
+//!    the one with the fewest local candidates under the bindings made) races the static orders.
 //!
 //! It answers a query exactly when [`eligible`]: one `MATCH` of anonymous relationships between
 //! distinct nodes (existence checks), connected, at most 64 nodes, node-isomorphism or
 //! homomorphism, every `WHERE` conjunct on one node, no sub-pattern in the projections. Anything
 //! else runs on the planner-driven host matcher.
 
+pub mod adaptive;
 pub mod filter;
 pub mod order;
 pub mod query_graph;
@@ -42,8 +44,11 @@ pub use tables::EdgeTable;
 /// Knobs of the core (the defaults are what queries run with; tests and benchmarks vary them).
 #[derive(Debug, Clone)]
 pub struct SpaceOptions {
-    /// Force one order algorithm (`gql`, `ri`, `cost`); `None` = the cheapest by the cost model.
+    /// Force one order algorithm (`gql`, `ri`, `cost`, `adaptive` — the last for counts only);
+    /// `None` = the cheapest by the cost model.
     pub order: Option<String>,
+    /// Counting every match, the adaptive order ([`adaptive`]) races the static ones.
+    pub adaptive: bool,
     /// Failing-set pruning.
     pub failing_sets: bool,
     /// Orders of a costly query scored by sampled estimates ([`order::SAMPLE_FROM`],
@@ -69,11 +74,12 @@ impl Default for SpaceOptions {
     fn default() -> Self {
         SpaceOptions {
             order: None,
+            adaptive: true,
             failing_sets: true,
             sampling: true,
             sample_from: order::SAMPLE_FROM,
             sampled_after_visits: SAMPLED_AFTER_VISITS,
-            max_sweeps: 6,
+            max_sweeps: 32,
             trial_visits: TRIAL_VISITS,
             counting: false,
         }
@@ -82,9 +88,10 @@ impl Default for SpaceOptions {
 
 impl SpaceOptions {
     /// The defaults, with `GEMP_SPACE_ORDER` forcing an order (`gql`, `ri`, `cost`, or one spelled
-    /// out as `list:` and the pattern's node numbers), `GEMP_SPACE_FAILING_SETS=0` turning failing
-    /// sets off and `GEMP_SPACE_SAMPLING=0` scoring orders by the model alone (for benchmarks
-    /// comparing them).
+    /// out as `list:` and the pattern's node numbers, or `adaptive` for counts),
+    /// `GEMP_SPACE_FAILING_SETS=0` turning failing sets off, `GEMP_SPACE_SAMPLING=0` scoring
+    /// orders by the model alone and `GEMP_SPACE_ADAPTIVE=0` keeping the adaptive order out of
+    /// the race (for benchmarks comparing them).
     pub fn from_env() -> Self {
         let mut o = SpaceOptions::default();
         if let Ok(name) = std::env::var("GEMP_SPACE_ORDER") {
@@ -95,6 +102,9 @@ impl SpaceOptions {
         }
         if std::env::var("GEMP_SPACE_SAMPLING").is_ok_and(|v| v == "0") {
             o.sampling = false;
+        }
+        if std::env::var("GEMP_SPACE_ADAPTIVE").is_ok_and(|v| v == "0") {
+            o.adaptive = false;
         }
         o
     }
@@ -336,6 +346,10 @@ pub struct Prepared {
     pub injective: bool,
     /// Failing-set pruning on.
     pub failing_sets: bool,
+    /// Counting every match, the adaptive order races the static ones.
+    pub adaptive: bool,
+    /// Counts use the adaptive order only (`GEMP_SPACE_ORDER=adaptive`).
+    pub adaptive_only: bool,
     /// When a count re-scores the orders on sampled estimates ([`Self::count`]): from which
     /// estimated cost, after how many candidate visits of the model's order.
     pub lazy_sampling: Option<(f64, u64)>,
@@ -379,6 +393,8 @@ impl Prepared {
             alternatives,
             injective: semantics == Semantics::Isomorphism,
             failing_sets: options.failing_sets,
+            adaptive: options.adaptive,
+            adaptive_only: options.order.as_deref() == Some("adaptive"),
             lazy_sampling: (options.sampling && options.counting)
                 .then_some((options.sample_from, options.sampled_after_visits.max(1))),
             trial_visits: options.trial_visits.max(1),
@@ -397,6 +413,18 @@ impl Prepared {
             &self.space.cands,
             &self.space.tables,
             plan,
+            self.injective,
+            self.failing_sets,
+            control,
+        )
+    }
+
+    /// An adaptive-order searcher over this space ([`adaptive`]).
+    pub fn adaptive_searcher<'a>(&'a self, control: &'a Control) -> adaptive::AdaptiveSearcher<'a> {
+        adaptive::AdaptiveSearcher::new(
+            &self.space.query,
+            &self.space.cands,
+            &self.space.tables,
             self.injective,
             self.failing_sets,
             control,
@@ -441,8 +469,21 @@ impl Prepared {
                 && self.choice.tiny_bound.is_none()
                 && self.choice.cost >= from
         });
+        if self.adaptive_only {
+            return self
+                .attempt(
+                    Strategy::Adaptive,
+                    "adaptive",
+                    control,
+                    limit,
+                    u64::MAX,
+                    true,
+                )
+                .found;
+        }
         if let Some((_, after)) = sampling {
-            let run = self.attempt(&self.plan, self.choice.name, control, None, after, true);
+            let model = Strategy::Static(&self.plan);
+            let run = self.attempt(model, self.choice.name, control, None, after, true);
             if run.finished {
                 return run.found;
             }
@@ -473,8 +514,11 @@ impl Prepared {
                     .find(|c| c.0 == name)
                     .map_or(f64::INFINITY, |c| c.1)
             };
-            let near: Vec<(&str, &SearchPlan)> = std::iter::once((choice.name, &plan))
-                .chain(alternatives.iter().map(|(n, p)| (*n, p)))
+            let statics = || {
+                std::iter::once((choice.name, Strategy::Static(&plan)))
+                    .chain(alternatives.iter().map(|(n, p)| (*n, Strategy::Static(p))))
+            };
+            let near: Vec<(&str, Strategy)> = statics()
                 .filter(|(name, _)| score(name) <= NEAR_SAMPLED_COSTS * best)
                 .collect();
             let mut racing = near;
@@ -483,20 +527,22 @@ impl Prepared {
                 // estimates err low, seldom high: a partial match heading a huge subtree is rare
                 // in the sample); past that, every order races.
                 let budget = (SAMPLED_BUDGET_FACTOR * best).clamp(self.trial_visits as f64, 1e15);
-                let run = self.attempt(&plan, choice.name, control, None, budget as u64, true);
+                let chosen = Strategy::Static(&plan);
+                let run = self.attempt(chosen, choice.name, control, None, budget as u64, true);
                 if run.finished {
                     return run.found;
                 }
-                racing = std::iter::once((choice.name, &plan))
-                    .chain(alternatives.iter().map(|(n, p)| (*n, p)))
-                    .collect();
+                racing = statics().collect();
             }
-            let (name, plan) = match self.rate_rounds(&racing, control) {
+            if self.adaptive {
+                racing.push(("adaptive", Strategy::Adaptive));
+            }
+            let (name, strategy) = match self.rate_rounds(&racing, control) {
                 Ok(found) => return found,
                 Err(winner) => racing[winner],
             };
             return self
-                .attempt(plan, name, control, None, u64::MAX, true)
+                .attempt(strategy, name, control, None, u64::MAX, true)
                 .found;
         }
         self.hedged_count(&self.choice, &self.plan, &self.alternatives, control, limit)
@@ -512,9 +558,10 @@ impl Prepared {
         control: &Control,
         limit: Option<u64>,
     ) -> u64 {
+        let chosen = Strategy::Static(plan);
         if alternatives.is_empty() {
             return self
-                .attempt(plan, choice.name, control, limit, u64::MAX, true)
+                .attempt(chosen, choice.name, control, limit, u64::MAX, true)
                 .found;
         }
         // The cost model estimates the cost of every embedding; under a limit (the first N) an
@@ -526,24 +573,29 @@ impl Prepared {
             first = first.min(LIMITED_FIRST_TRIAL_VISITS.max(trial));
         }
         if first > trial {
-            let run = self.attempt(plan, choice.name, control, limit, first, true);
+            let run = self.attempt(chosen, choice.name, control, limit, first, true);
             if run.finished {
                 return run.found;
             }
         }
-        let orders: Vec<(&str, &SearchPlan)> = std::iter::once((choice.name, plan))
-            .chain(alternatives.iter().map(|(n, p)| (*n, p)))
+        // Counting every match, the adaptive order races too (under a limit the trials compare
+        // matches per visit, and an adaptive visit costs more than a static one).
+        let mut orders: Vec<(&str, Strategy)> = std::iter::once((choice.name, chosen))
+            .chain(alternatives.iter().map(|(n, p)| (*n, Strategy::Static(p))))
             .collect();
+        if self.adaptive && limit.is_none() {
+            orders.push(("adaptive", Strategy::Adaptive));
+        }
         let trials = if limit.is_some() {
             self.rate_trials(&orders, control, limit)
         } else {
             self.rate_rounds(&orders, control)
         };
-        let (best_name, best_plan) = match trials {
+        let (best_name, best) = match trials {
             Ok(found) => return found,
             Err(best) => orders[best],
         };
-        self.attempt(best_plan, best_name, control, limit, u64::MAX, true)
+        self.attempt(best, best_name, control, limit, u64::MAX, true)
             .found
     }
 
@@ -553,7 +605,7 @@ impl Prepared {
     /// first N soonest.
     fn rate_trials(
         &self,
-        orders: &[(&str, &SearchPlan)],
+        orders: &[(&str, Strategy)],
         control: &Control,
         limit: Option<u64>,
     ) -> std::result::Result<u64, usize> {
@@ -581,7 +633,7 @@ impl Prepared {
     /// thus costs a small trial, not a large one.
     fn rate_rounds(
         &self,
-        orders: &[(&str, &SearchPlan)],
+        orders: &[(&str, Strategy)],
         control: &Control,
     ) -> std::result::Result<u64, usize> {
         let mut alive: Vec<usize> = (0..orders.len()).collect();
@@ -616,7 +668,7 @@ impl Prepared {
     /// the whole count: that trial wins with what it found, the run marked timed out.
     fn trial_round(
         &self,
-        orders: &[(&str, &SearchPlan)],
+        orders: &[(&str, Strategy)],
         which: &[usize],
         control: &Control,
         limit: Option<u64>,
@@ -633,8 +685,8 @@ impl Prepared {
                 if winner.load(Ordering::Acquire) != usize::MAX {
                     return (i, None);
                 }
-                let (name, plan) = orders[i];
-                let run = self.attempt(plan, name, &controls[i], limit, visits, false);
+                let (name, strategy) = orders[i];
+                let run = self.attempt(strategy, name, &controls[i], limit, visits, false);
                 if run.finished
                     && winner
                         .compare_exchange(usize::MAX, i, Ordering::AcqRel, Ordering::Acquire)
@@ -663,11 +715,11 @@ impl Prepared {
         }
     }
 
-    /// One run of `plan` with at most `visits` candidate visits under `control`: on all threads
-    /// when `parallel`, else on this one.
+    /// One run of `strategy` with at most `visits` candidate visits under `control`: on all
+    /// threads when `parallel`, else on this one.
     fn attempt(
         &self,
-        plan: &SearchPlan,
+        strategy: Strategy,
         name: &str,
         control: &Control,
         limit: Option<u64>,
@@ -684,30 +736,52 @@ impl Prepared {
                 seconds: 0.0,
             };
         }
-        let mut searcher = self.searcher_for(plan, control).with_visit_budget(visits);
-        if !parallel {
-            searcher = searcher.sequential();
-        }
         let started = Instant::now();
-        searcher.run(&mut counter);
+        let (exhausted, visited, handed_over) = match strategy {
+            Strategy::Static(plan) => {
+                let mut searcher = self.searcher_for(plan, control).with_visit_budget(visits);
+                if !parallel {
+                    searcher = searcher.sequential();
+                }
+                searcher.run(&mut counter);
+                let handed = searcher.handed_over();
+                (searcher.exhausted(), searcher.visited(), handed)
+            }
+            Strategy::Adaptive => {
+                let mut searcher = self.adaptive_searcher(control).with_visit_budget(visits);
+                if !parallel {
+                    searcher = searcher.sequential();
+                }
+                searcher.run(&mut counter);
+                (searcher.exhausted(), searcher.visited(), 0)
+            }
+        };
         let seconds = started.elapsed().as_secs_f64();
         // A limit reached or a deadline passed ends the count whatever the budget says.
-        let finished = !searcher.exhausted() || control.stopped();
+        let finished = !exhausted || control.stopped();
         log::debug!(
-            "candidate space: order {name}: {} matches, about {} candidates visited, {} tasks \
-             handed to other threads{}",
+            "candidate space: order {name}: {} matches, about {visited} candidates visited, \
+             {handed_over} tasks handed to other threads{} in {:.1} ms",
             counter.count,
-            searcher.visited(),
-            searcher.handed_over(),
-            if finished { "" } else { " (gave up)" }
+            if finished { "" } else { " (gave up)" },
+            seconds * 1e3
         );
         Attempt {
             finished,
             found: counter.count,
-            visited: searcher.visited(),
+            visited,
             seconds,
         }
     }
+}
+
+/// One way to search the space: a static order's plan, or the adaptive order.
+#[derive(Clone, Copy)]
+enum Strategy<'p> {
+    /// Backtracking in the plan's order ([`Searcher`]).
+    Static(&'p SearchPlan),
+    /// DP-iso's adaptive order ([`adaptive::AdaptiveSearcher`]).
+    Adaptive,
 }
 
 /// How a round of order trials ended ([`Prepared::trial_round`]).

@@ -407,7 +407,7 @@ impl<'a> Back<'a> {
 }
 
 /// Intersects sorted, distinct `a` and `b` into `out` (cleared first).
-fn intersect_into(a: &[u32], b: &[u32], out: &mut Vec<u32>) {
+pub(super) fn intersect_into(a: &[u32], b: &[u32], out: &mut Vec<u32>) {
     out.clear();
     if b.len() > 16 * a.len() {
         let mut lo = 0;
