@@ -419,7 +419,7 @@ pub(super) fn describe(
         let _ = writeln!(
             o,
             "the count runs the adaptive order only (GEMP_SPACE_ORDER=adaptive): starting at {},              each next node the one with the fewest local candidates under the bindings made",
-            name(prepared.adaptive_searcher(&Control::new(None)).root())
+            name(prepared.adaptive_plan().root())
         );
     } else if prepared.adaptive
         && counting
@@ -429,7 +429,7 @@ pub(super) fn describe(
         let _ = writeln!(
             o,
             "if that order overruns its first budget, the adaptive order (starting at {}, each              next node the one with the fewest local candidates under the bindings made) races              the orders in rate trials",
-            name(prepared.adaptive_searcher(&Control::new(None)).root())
+            name(prepared.adaptive_plan().root())
         );
     }
     Some(o)

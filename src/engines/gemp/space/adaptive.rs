@@ -20,7 +20,10 @@
 //!   it; when every unbound node's neighbours are all bound and no two unbound nodes can share a
 //!   data node, they are counted together as the product of those sizes.
 //! - Threads: the root's candidates are split into chunks, each searched on one thread with its own
-//!   state and a forked visitor.
+//!   state and a forked visitor; while a thread is idle, the next level a busy thread reaches with
+//!   at least [`SPLIT_ABOVE_LAST`] nodes left to bind splits its candidates into pieces (a copy of
+//!   the state each, shared out by rayon's work stealing; such a level claims no failing set), so
+//!   one heavy root candidate is shared too.
 //!
 //! The adaptive search competes with the static orders in [`super::Prepared::count`]'s rate
 //! trials: it pays a few intersections per binding (one per unbound neighbour, not one per node)
@@ -31,7 +34,7 @@
 //! candidates of an unbound node are positions in its candidate list, sorted and distinct, equal to
 //! the intersection of its bound neighbours' rows (`Lc::Unset` when it has none).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -45,6 +48,10 @@ use crate::exec::Control;
 /// are enough candidates).
 const TASKS_PER_THREAD: usize = 16;
 
+/// Nodes left to bind from which a level's candidates are split among threads while one is idle
+/// (below that, a piece's subtree is too small to pay for the copy of the state).
+const SPLIT_ABOVE_LAST: usize = 3;
+
 /// Where an unbound node's local candidates are.
 #[derive(Debug, Clone, Copy)]
 enum Lc<'a> {
@@ -57,6 +64,7 @@ enum Lc<'a> {
 }
 
 /// One thread's search state.
+#[derive(Clone)]
 struct State<'a> {
     /// Bound pattern nodes (bit mask).
     bound: u64,
@@ -102,10 +110,10 @@ impl<'a> State<'a> {
     }
 }
 
-/// The adaptive-order search over one candidate space.
-pub struct AdaptiveSearcher<'a> {
-    cands: &'a [Candidates],
-    tables: &'a [EdgeTable],
+/// What the adaptive search needs of a query and its candidate space, computed once per query
+/// (the races of [`super::Prepared::count`] run it several times).
+#[derive(Debug, Clone)]
+pub struct AdaptivePlan {
     /// Per pattern node: (neighbour, the table walked from this node towards it).
     towards: Vec<Vec<(usize, usize)>>,
     /// Per pattern node: its neighbours (bit mask).
@@ -120,6 +128,13 @@ pub struct AdaptiveSearcher<'a> {
     /// the only bindings an injectivity check must look at).
     overlaps: Vec<u64>,
     root: usize,
+}
+
+/// The adaptive-order search over one candidate space.
+pub struct AdaptiveSearcher<'a> {
+    cands: &'a [Candidates],
+    tables: &'a [EdgeTable],
+    plan: &'a AdaptivePlan,
     injective: bool,
     failing_sets: bool,
     control: &'a Control,
@@ -129,19 +144,16 @@ pub struct AdaptiveSearcher<'a> {
     /// Units of 1,024 visits after which the search gives up.
     visit_budget: u64,
     exhausted: AtomicBool,
+    /// Tasks (root chunks, split pieces) being searched now.
+    busy: AtomicUsize,
+    /// Pieces split off for other threads.
+    handed_over: AtomicU64,
 }
 
-impl<'a> AdaptiveSearcher<'a> {
-    /// A search of query `q` (connected, at most [`MAX_NODES`] nodes) over `cands` and `tables`;
-    /// `injective` = node-isomorphism. The root is DP-iso's: the fewest candidates per neighbour.
-    pub fn new(
-        q: &QueryGraph,
-        cands: &'a [Candidates],
-        tables: &'a [EdgeTable],
-        injective: bool,
-        failing_sets: bool,
-        control: &'a Control,
-    ) -> Self {
+impl AdaptivePlan {
+    /// The plan of query `q` (connected, at most [`MAX_NODES`] nodes) over `cands` and `tables`.
+    /// The root is DP-iso's: the fewest candidates per neighbour.
+    pub fn new(q: &QueryGraph, cands: &[Candidates], tables: &[EdgeTable]) -> Self {
         let k = q.len();
         assert!(k <= MAX_NODES, "the adaptive search takes at most 64 nodes");
         let mut towards = vec![Vec::new(); k];
@@ -217,9 +229,7 @@ impl<'a> AdaptiveSearcher<'a> {
             }
         }
         let leaf = q.incident.iter().map(|incs| incs.len() == 1).collect();
-        AdaptiveSearcher {
-            cands,
-            tables,
+        AdaptivePlan {
             towards,
             adjacent,
             parents,
@@ -227,6 +237,30 @@ impl<'a> AdaptiveSearcher<'a> {
             weights,
             overlaps,
             root,
+        }
+    }
+
+    /// The pattern node bound first.
+    pub fn root(&self) -> usize {
+        self.root
+    }
+}
+
+impl<'a> AdaptiveSearcher<'a> {
+    /// A search of `plan` over `cands` and `tables` (those it was made from); `injective` =
+    /// node-isomorphism.
+    pub fn new(
+        plan: &'a AdaptivePlan,
+        cands: &'a [Candidates],
+        tables: &'a [EdgeTable],
+        injective: bool,
+        failing_sets: bool,
+        control: &'a Control,
+    ) -> Self {
+        AdaptiveSearcher {
+            cands,
+            tables,
+            plan,
             injective,
             failing_sets,
             control,
@@ -234,6 +268,8 @@ impl<'a> AdaptiveSearcher<'a> {
             visited: AtomicU64::new(0),
             visit_budget: u64::MAX,
             exhausted: AtomicBool::new(false),
+            busy: AtomicUsize::new(0),
+            handed_over: AtomicU64::new(0),
         }
     }
 
@@ -259,9 +295,9 @@ impl<'a> AdaptiveSearcher<'a> {
         self.visited.load(Ordering::Relaxed) * 1024
     }
 
-    /// The pattern node bound first.
-    pub fn root(&self) -> usize {
-        self.root
+    /// Pieces of a level's candidates split off for other threads so far.
+    pub fn handed_over(&self) -> u64 {
+        self.handed_over.load(Ordering::Relaxed)
     }
 
     fn k(&self) -> usize {
@@ -272,7 +308,7 @@ impl<'a> AdaptiveSearcher<'a> {
     /// not count the last node gets each match by pattern node (`ids[u]`: node `u`'s binding), so
     /// a [`super::Rows`] visitor takes the identity order.
     pub fn run<V: Visitor>(&self, v: &mut V) {
-        let n = self.cands[self.root].len();
+        let n = self.cands[self.plan.root].len();
         if n == 0 {
             return;
         }
@@ -288,7 +324,9 @@ impl<'a> AdaptiveSearcher<'a> {
                 .with_max_len(1)
                 .map(|(from, mut w)| {
                     if !self.control.stopped() {
+                        self.busy.fetch_add(1, Ordering::Relaxed);
                         self.search_root(from..(from + chunk).min(n), &mut w);
+                        self.busy.fetch_sub(1, Ordering::Relaxed);
                     }
                     w
                 })
@@ -308,8 +346,8 @@ impl<'a> AdaptiveSearcher<'a> {
             if !self.tick(&mut s) {
                 return;
             }
-            let fs = self.bind(self.root, j as u32, 1, &mut s, v);
-            if self.failing_sets && fs & (1u64 << self.root) == 0 {
+            let fs = self.bind(self.plan.root, j as u32, 1, &mut s, v);
+            if self.failing_sets && fs & (1u64 << self.plan.root) == 0 {
                 // The failure does not depend on the root's binding: no other can match.
                 return;
             }
@@ -350,7 +388,7 @@ impl<'a> AdaptiveSearcher<'a> {
         s.anc[u] = bit | s.lc_anc[u];
         let mark = s.undo.len();
         let mut emptied = None;
-        for &(w, tb) in &self.towards[u] {
+        for &(w, tb) in &self.plan.towards[u] {
             if s.bound & (1 << w) != 0 {
                 continue;
             }
@@ -385,9 +423,9 @@ impl<'a> AdaptiveSearcher<'a> {
                 emptied = Some(w);
                 break;
             }
-            if self.parents[w] & !s.bound == 0 {
+            if self.plan.parents[w] & !s.bound == 0 {
                 // Extendable now: its list is final until it is bound.
-                let weights = &self.weights[w];
+                let weights = &self.plan.weights[w];
                 s.weight[w] = s.list(w).iter().map(|&j| weights[j as usize]).sum();
             }
         }
@@ -414,7 +452,7 @@ impl<'a> AdaptiveSearcher<'a> {
     /// The bound node of the `overlaps` of `u` bound to data node `y`, if any.
     #[inline]
     fn conflict(&self, u: usize, y: u32, s: &State<'_>) -> Option<usize> {
-        let mut m = self.overlaps[u] & s.bound;
+        let mut m = self.plan.overlaps[u] & s.bound;
         while m != 0 {
             let p = m.trailing_zeros() as usize;
             if s.ids[p] == y {
@@ -434,7 +472,7 @@ impl<'a> AdaptiveSearcher<'a> {
         }
         let c = &self.cands[u];
         let (mut taken, mut anc) = (0, 0);
-        let mut m = self.overlaps[u] & s.bound;
+        let mut m = self.plan.overlaps[u] & s.bound;
         while m != 0 {
             let p = m.trailing_zeros() as usize;
             m &= m - 1;
@@ -467,11 +505,11 @@ impl<'a> AdaptiveSearcher<'a> {
         while m != 0 {
             let w = m.trailing_zeros() as usize;
             m &= m - 1;
-            if self.parents[w] & !s.bound != 0 {
+            if self.plan.parents[w] & !s.bound != 0 {
                 continue;
             }
             // Non-leaves before leaves, then the lighter.
-            let key = (self.leaf[w], s.weight[w]);
+            let key = (self.plan.leaf[w], s.weight[w]);
             let lighter = match (key.0, best_key.0) {
                 (false, true) => true,
                 (true, false) => false,
@@ -487,6 +525,15 @@ impl<'a> AdaptiveSearcher<'a> {
             return FULL;
         }
         let u = best;
+        if self.threads > 1
+            && depth + SPLIT_ABOVE_LAST <= k
+            && s.list(u).len() > 1
+            && self.busy.load(Ordering::Relaxed) < self.threads
+        {
+            if let Some(fs) = self.descend_split(u, depth, s, v) {
+                return fs;
+            }
+        }
         let bit = 1u64 << u;
         let own = bit | s.lc_anc[u];
         let mut fs = 0u64;
@@ -513,6 +560,55 @@ impl<'a> AdaptiveSearcher<'a> {
         fs
     }
 
+    /// Binds `u` to each of its local candidates, the list split into pieces searched in parallel
+    /// (each with a copy of the state and a forked visitor, merged into `v`). Claims no failing
+    /// set. `None` when `v` cannot fork (nothing done).
+    fn descend_split<V: Visitor>(
+        &self,
+        u: usize,
+        depth: usize,
+        s: &State<'a>,
+        v: &mut V,
+    ) -> Option<u64> {
+        let list = s.list(u).to_vec();
+        let piece = list.len().div_ceil(self.threads * 4).max(1);
+        let mut work = Vec::new();
+        for chunk in list.chunks(piece) {
+            work.push((chunk, v.fork()?));
+        }
+        // This task waits for (and helps with) the pieces, which count as busy instead.
+        self.busy.fetch_sub(1, Ordering::Relaxed);
+        self.handed_over
+            .fetch_add(work.len() as u64, Ordering::Relaxed);
+        let done: Vec<V> = work
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|(chunk, mut w)| {
+                self.busy.fetch_add(1, Ordering::Relaxed);
+                let mut s = s.clone();
+                for &j in chunk {
+                    if !self.tick(&mut s) {
+                        break;
+                    }
+                    if self.injective {
+                        let y = self.cands[u].nodes[j as usize];
+                        if self.conflict(u, y, &s).is_some() {
+                            continue;
+                        }
+                    }
+                    self.bind(u, j, depth + 1, &mut s, &mut w);
+                }
+                self.busy.fetch_sub(1, Ordering::Relaxed);
+                w
+            })
+            .collect();
+        self.busy.fetch_add(1, Ordering::Relaxed);
+        for w in done {
+            v.merge(w);
+        }
+        Some(FULL)
+    }
+
     /// Counts the matches of the unbound nodes `unbound` when they can be counted without
     /// binding them: one node, or nodes whose neighbours are all bound and no two of which can
     /// share a data node (the product of their free candidates). `None` otherwise.
@@ -521,8 +617,8 @@ impl<'a> AdaptiveSearcher<'a> {
         while m != 0 {
             let w = m.trailing_zeros() as usize;
             m &= m - 1;
-            if self.adjacent[w] & unbound != 0
-                || (self.injective && self.overlaps[w] & unbound != 0)
+            if self.plan.adjacent[w] & unbound != 0
+                || (self.injective && self.plan.overlaps[w] & unbound != 0)
             {
                 return None;
             }

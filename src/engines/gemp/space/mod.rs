@@ -350,6 +350,8 @@ pub struct Prepared {
     pub adaptive: bool,
     /// Counts use the adaptive order only (`GEMP_SPACE_ORDER=adaptive`).
     pub adaptive_only: bool,
+    /// The adaptive order's plan, made on first use ([`Self::adaptive_plan`]).
+    adaptive_plan: std::sync::OnceLock<adaptive::AdaptivePlan>,
     /// When a count re-scores the orders on sampled estimates ([`Self::count`]): from which
     /// estimated cost, after how many candidate visits of the model's order.
     pub lazy_sampling: Option<(f64, u64)>,
@@ -395,6 +397,7 @@ impl Prepared {
             failing_sets: options.failing_sets,
             adaptive: options.adaptive,
             adaptive_only: options.order.as_deref() == Some("adaptive"),
+            adaptive_plan: std::sync::OnceLock::new(),
             lazy_sampling: (options.sampling && options.counting)
                 .then_some((options.sample_from, options.sampled_after_visits.max(1))),
             trial_visits: options.trial_visits.max(1),
@@ -419,10 +422,17 @@ impl Prepared {
         )
     }
 
+    /// The adaptive order's plan over this space, made on first use ([`adaptive`]).
+    pub fn adaptive_plan(&self) -> &adaptive::AdaptivePlan {
+        self.adaptive_plan.get_or_init(|| {
+            adaptive::AdaptivePlan::new(&self.space.query, &self.space.cands, &self.space.tables)
+        })
+    }
+
     /// An adaptive-order searcher over this space ([`adaptive`]).
     pub fn adaptive_searcher<'a>(&'a self, control: &'a Control) -> adaptive::AdaptiveSearcher<'a> {
         adaptive::AdaptiveSearcher::new(
-            &self.space.query,
+            self.adaptive_plan(),
             &self.space.cands,
             &self.space.tables,
             self.injective,
@@ -736,27 +746,32 @@ impl Prepared {
                 seconds: 0.0,
             };
         }
-        let started = Instant::now();
-        let (exhausted, visited, handed_over) = match strategy {
+        // The time counts the search only (a rate trial compares searches, not set-up).
+        let (exhausted, visited, handed_over, seconds) = match strategy {
             Strategy::Static(plan) => {
                 let mut searcher = self.searcher_for(plan, control).with_visit_budget(visits);
                 if !parallel {
                     searcher = searcher.sequential();
                 }
+                let started = Instant::now();
                 searcher.run(&mut counter);
+                let seconds = started.elapsed().as_secs_f64();
                 let handed = searcher.handed_over();
-                (searcher.exhausted(), searcher.visited(), handed)
+                (searcher.exhausted(), searcher.visited(), handed, seconds)
             }
             Strategy::Adaptive => {
+                self.adaptive_plan();
                 let mut searcher = self.adaptive_searcher(control).with_visit_budget(visits);
                 if !parallel {
                     searcher = searcher.sequential();
                 }
+                let started = Instant::now();
                 searcher.run(&mut counter);
-                (searcher.exhausted(), searcher.visited(), 0)
+                let seconds = started.elapsed().as_secs_f64();
+                let handed = searcher.handed_over();
+                (searcher.exhausted(), searcher.visited(), handed, seconds)
             }
         };
-        let seconds = started.elapsed().as_secs_f64();
         // A limit reached or a deadline passed ends the count whatever the budget says.
         let finished = !exhausted || control.stopped();
         log::debug!(
