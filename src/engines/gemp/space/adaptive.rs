@@ -34,13 +34,13 @@
 //! candidates of an unbound node are positions in its candidate list, sorted and distinct, equal to
 //! the intersection of its bound neighbours' rows (`Lc::Unset` when it has none).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
 use super::filter::Candidates;
 use super::query_graph::QueryGraph;
-use super::search::{Visitor, FULL, MAX_NODES, MAX_TAIL};
+use super::search::{Meter, Visitor, FULL, MAX_NODES, MAX_TAIL};
 use super::tables::{table_id, EdgeTable};
 use crate::exec::Control;
 
@@ -139,15 +139,10 @@ pub struct AdaptiveSearcher<'a> {
     failing_sets: bool,
     control: &'a Control,
     threads: usize,
-    /// Candidates visited, in units of 1,024.
-    visited: AtomicU64,
-    /// Units of 1,024 visits after which the search gives up.
-    visit_budget: u64,
-    exhausted: AtomicBool,
+    /// Visits, budget, pieces handed to other threads.
+    meter: Meter,
     /// Tasks (root chunks, split pieces) being searched now.
     busy: AtomicUsize,
-    /// Pieces split off for other threads.
-    handed_over: AtomicU64,
 }
 
 impl AdaptivePlan {
@@ -164,14 +159,10 @@ impl AdaptivePlan {
                 adjacent[u] |= 1 << inc.other;
             }
         }
-        let share = |a: &Candidates, b: &Candidates| {
-            let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-            small.nodes.iter().any(|&v| large.contains(v))
-        };
         let mut overlaps = vec![0u64; k];
         for u in 0..k {
             for w in 0..u {
-                if share(&cands[u], &cands[w]) {
+                if cands[u].overlaps(&cands[w]) {
                     overlaps[u] |= 1 << w;
                     overlaps[w] |= 1 << u;
                 }
@@ -265,17 +256,14 @@ impl<'a> AdaptiveSearcher<'a> {
             failing_sets,
             control,
             threads: rayon::current_num_threads(),
-            visited: AtomicU64::new(0),
-            visit_budget: u64::MAX,
-            exhausted: AtomicBool::new(false),
+            meter: Meter::new(),
             busy: AtomicUsize::new(0),
-            handed_over: AtomicU64::new(0),
         }
     }
 
     /// Gives up (see [`Self::exhausted`]) after about `visits` candidates visited.
     pub fn with_visit_budget(mut self, visits: u64) -> Self {
-        self.visit_budget = visits / 1024;
+        self.meter.set_visit_budget(visits);
         self
     }
 
@@ -285,19 +273,9 @@ impl<'a> AdaptiveSearcher<'a> {
         self
     }
 
-    /// True when the search gave up at its visit budget: what it found is incomplete.
-    pub fn exhausted(&self) -> bool {
-        self.exhausted.load(Ordering::Relaxed)
-    }
-
-    /// Candidates visited so far, rounded down to thousands (1,024 per unit, per task).
-    pub fn visited(&self) -> u64 {
-        self.visited.load(Ordering::Relaxed) * 1024
-    }
-
-    /// Pieces of a level's candidates split off for other threads so far.
-    pub fn handed_over(&self) -> u64 {
-        self.handed_over.load(Ordering::Relaxed)
+    /// What the search counted: visits, whether it gave up, pieces split off for other threads.
+    pub fn meter(&self) -> &Meter {
+        &self.meter
     }
 
     fn k(&self) -> usize {
@@ -357,18 +335,7 @@ impl<'a> AdaptiveSearcher<'a> {
     /// True (after stopping) once the deadline passed or the visit budget ran out.
     #[inline]
     fn tick(&self, s: &mut State<'_>) -> bool {
-        s.ticks = s.ticks.wrapping_add(1);
-        if s.ticks % 1024 == 0 {
-            let units = self.visited.fetch_add(1, Ordering::Relaxed) + 1;
-            if units > self.visit_budget {
-                self.exhausted.store(true, Ordering::Relaxed);
-            }
-            if self.exhausted.load(Ordering::Relaxed) {
-                return false;
-            }
-            return self.control.check_deadline();
-        }
-        !self.control.stopped() && !self.exhausted.load(Ordering::Relaxed)
+        self.meter.tick(&mut s.ticks, self.control)
     }
 
     /// Binds `u` to its candidate at position `j`, updates its unbound neighbours' lists and goes
@@ -578,8 +545,7 @@ impl<'a> AdaptiveSearcher<'a> {
         }
         // This task waits for (and helps with) the pieces, which count as busy instead.
         self.busy.fetch_sub(1, Ordering::Relaxed);
-        self.handed_over
-            .fetch_add(work.len() as u64, Ordering::Relaxed);
+        self.meter.hand_over(work.len() as u64);
         let done: Vec<V> = work
             .into_par_iter()
             .with_max_len(1)

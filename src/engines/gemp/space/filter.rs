@@ -63,6 +63,16 @@ impl Candidates {
         self.nodes.len()
     }
 
+    /// True when this list and `other` share a node.
+    pub fn overlaps(&self, other: &Candidates) -> bool {
+        let (small, large) = if self.len() <= other.len() {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        small.nodes.iter().any(|&v| large.contains(v))
+    }
+
     /// True when nothing can bind.
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()

@@ -747,31 +747,23 @@ impl Prepared {
             };
         }
         // The time counts the search only (a rate trial compares searches, not set-up).
-        let (exhausted, visited, handed_over, seconds) = match strategy {
+        let (meter, seconds) = match strategy {
             Strategy::Static(plan) => {
                 let mut searcher = self.searcher_for(plan, control).with_visit_budget(visits);
                 if !parallel {
                     searcher = searcher.sequential();
                 }
-                let started = Instant::now();
-                searcher.run(&mut counter);
-                let seconds = started.elapsed().as_secs_f64();
-                let handed = searcher.handed_over();
-                (searcher.exhausted(), searcher.visited(), handed, seconds)
+                timed_run(&mut counter, |c| searcher.run(c), searcher.meter())
             }
             Strategy::Adaptive => {
-                self.adaptive_plan();
                 let mut searcher = self.adaptive_searcher(control).with_visit_budget(visits);
                 if !parallel {
                     searcher = searcher.sequential();
                 }
-                let started = Instant::now();
-                searcher.run(&mut counter);
-                let seconds = started.elapsed().as_secs_f64();
-                let handed = searcher.handed_over();
-                (searcher.exhausted(), searcher.visited(), handed, seconds)
+                timed_run(&mut counter, |c| searcher.run(c), searcher.meter())
             }
         };
+        let (exhausted, visited, handed_over) = meter;
         // A limit reached or a deadline passed ends the count whatever the budget says.
         let finished = !exhausted || control.stopped();
         log::debug!(
@@ -788,6 +780,22 @@ impl Prepared {
             seconds,
         }
     }
+}
+
+/// Runs `run` into `counter`, timed; then what `meter` counted: (gave up, candidates visited,
+/// tasks handed to other threads), and the seconds.
+fn timed_run<'c>(
+    counter: &mut Counter<'c, 'c>,
+    run: impl FnOnce(&mut Counter<'c, 'c>),
+    meter: &search::Meter,
+) -> ((bool, u64, u64), f64) {
+    let started = Instant::now();
+    run(counter);
+    let seconds = started.elapsed().as_secs_f64();
+    (
+        (meter.exhausted(), meter.visited(), meter.handed_over()),
+        seconds,
+    )
 }
 
 /// One way to search the space: a static order's plan, or the adaptive order.

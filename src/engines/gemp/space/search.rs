@@ -92,14 +92,10 @@ impl SearchPlan {
             anc[d] = a;
         }
         let root = (0..cands[order[0]].len() as u32).collect();
-        let share = |a: &Candidates, b: &Candidates| {
-            let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-            small.nodes.iter().any(|&v| large.contains(v))
-        };
         let overlaps = (0..k)
             .map(|d| {
                 (0..d)
-                    .filter(|&p| share(&cands[order[p]], &cands[order[d]]))
+                    .filter(|&p| cands[order[p]].overlaps(&cands[order[d]]))
                     .collect()
             })
             .collect();
@@ -345,6 +341,82 @@ impl<'a> Task<'a> {
     }
 }
 
+/// What a search counts as it goes, shared by its threads: candidate visits against a budget,
+/// whether it gave up, and the work handed to other threads ([`Searcher`] and
+/// [`super::adaptive::AdaptiveSearcher`]).
+#[derive(Debug)]
+pub struct Meter {
+    /// Candidates visited, in units of 1,024 (updated every 1,024 per task).
+    visited: AtomicU64,
+    /// Units of 1,024 visits after which the search gives up.
+    visit_budget: u64,
+    /// Set once the visit budget ran out.
+    exhausted: AtomicBool,
+    /// Tasks handed to other threads.
+    handed_over: AtomicU64,
+}
+
+impl Meter {
+    /// No visits yet, no budget.
+    pub fn new() -> Self {
+        Meter {
+            visited: AtomicU64::new(0),
+            visit_budget: u64::MAX,
+            exhausted: AtomicBool::new(false),
+            handed_over: AtomicU64::new(0),
+        }
+    }
+
+    /// Gives up after about `visits` candidates visited.
+    pub fn set_visit_budget(&mut self, visits: u64) {
+        self.visit_budget = visits / 1024;
+    }
+
+    /// Counts one visit of a task whose own count is `ticks`; false once the budget ran out,
+    /// the deadline or memory limit passed (checked every 1,024 visits) or `control` was stopped.
+    #[inline]
+    pub fn tick(&self, ticks: &mut u32, control: &Control) -> bool {
+        *ticks = ticks.wrapping_add(1);
+        if *ticks % 1024 == 0 {
+            let units = self.visited.fetch_add(1, Ordering::Relaxed) + 1;
+            if units > self.visit_budget {
+                self.exhausted.store(true, Ordering::Relaxed);
+            }
+            if self.exhausted.load(Ordering::Relaxed) {
+                return false;
+            }
+            return control.check_deadline();
+        }
+        !control.stopped() && !self.exhausted.load(Ordering::Relaxed)
+    }
+
+    /// True when the search gave up at its visit budget: what it found is incomplete.
+    pub fn exhausted(&self) -> bool {
+        self.exhausted.load(Ordering::Relaxed)
+    }
+
+    /// Candidates visited so far, rounded down to thousands (1,024 per unit, per task).
+    pub fn visited(&self) -> u64 {
+        self.visited.load(Ordering::Relaxed) * 1024
+    }
+
+    /// Tasks handed to other threads so far.
+    pub fn handed_over(&self) -> u64 {
+        self.handed_over.load(Ordering::Relaxed)
+    }
+
+    /// Records `n` more tasks handed to other threads.
+    pub fn hand_over(&self, n: u64) {
+        self.handed_over.fetch_add(n, Ordering::Relaxed);
+    }
+}
+
+impl Default for Meter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Where split-off work goes: the scope its tasks run in, and the visitors they end with (merged
 /// into the caller's when the scope ends).
 struct Spawner<'x, 's, V> {
@@ -450,14 +522,8 @@ pub struct Searcher<'a> {
     pending: AtomicUsize,
     /// Threads working on this search.
     busy: AtomicUsize,
-    /// Candidates visited, in units of 1,024 (updated every 1,024 per task).
-    visited: AtomicU64,
-    /// Units of 1,024 visits after which the search gives up ([`Searcher::with_visit_budget`]).
-    visit_budget: u64,
-    /// Set once the visit budget ran out.
-    exhausted: AtomicBool,
-    /// Tasks handed to other threads.
-    handed_over: AtomicU64,
+    /// Visits, budget, hand-overs ([`Searcher::with_visit_budget`]).
+    meter: Meter,
     /// The first depth of the tail counted together when counting (see the module docs); the
     /// last depth when no longer tail qualifies.
     tail_start: usize,
@@ -498,10 +564,7 @@ impl<'a> Searcher<'a> {
             threads: rayon::current_num_threads(),
             pending: AtomicUsize::new(0),
             busy: AtomicUsize::new(0),
-            visited: AtomicU64::new(0),
-            visit_budget: u64::MAX,
-            exhausted: AtomicBool::new(false),
-            handed_over: AtomicU64::new(0),
+            meter: Meter::new(),
             tail_start: plan.tail_start,
             tail_terms: TailTerms::new(plan, plan.tail_start),
         }
@@ -509,7 +572,7 @@ impl<'a> Searcher<'a> {
 
     /// Gives up (see [`Self::exhausted`]) after about `visits` candidates visited.
     pub fn with_visit_budget(mut self, visits: u64) -> Self {
-        self.visit_budget = visits / 1024;
+        self.meter.set_visit_budget(visits);
         self
     }
 
@@ -519,19 +582,9 @@ impl<'a> Searcher<'a> {
         self
     }
 
-    /// True when the search gave up at its visit budget: what it found is incomplete.
-    pub fn exhausted(&self) -> bool {
-        self.exhausted.load(Ordering::Relaxed)
-    }
-
-    /// Tasks handed to other threads so far.
-    pub fn handed_over(&self) -> u64 {
-        self.handed_over.load(Ordering::Relaxed)
-    }
-
-    /// Candidates visited so far, rounded down to thousands (1,024 per unit, per task).
-    pub fn visited(&self) -> u64 {
-        self.visited.load(Ordering::Relaxed) * 1024
+    /// What the search counted: visits, whether it gave up, hand-overs.
+    pub fn meter(&self) -> &Meter {
+        &self.meter
     }
 
     fn k(&self) -> usize {
@@ -583,18 +636,7 @@ impl<'a> Searcher<'a> {
     /// True (after stopping) once the deadline or memory limit passed; checked every 1,024 steps.
     #[inline]
     fn tick(&self, t: &mut Task<'_>) -> bool {
-        t.ticks = t.ticks.wrapping_add(1);
-        if t.ticks % 1024 == 0 {
-            let units = self.visited.fetch_add(1, Ordering::Relaxed) + 1;
-            if units > self.visit_budget {
-                self.exhausted.store(true, Ordering::Relaxed);
-            }
-            if self.exhausted.load(Ordering::Relaxed) {
-                return false;
-            }
-            return self.control.check_deadline();
-        }
-        !self.control.stopped() && !self.exhausted.load(Ordering::Relaxed)
+        self.meter.tick(&mut t.ticks, self.control)
     }
 
     #[inline]
@@ -808,7 +850,7 @@ impl<'a> Searcher<'a> {
         let mut t2 = t.resume(s, rest);
         let done = spawner.done;
         self.pending.fetch_add(1, Ordering::Relaxed);
-        self.handed_over.fetch_add(1, Ordering::Relaxed);
+        self.meter.hand_over(1);
         spawner.scope.spawn(move |scope| {
             self.pending.fetch_sub(1, Ordering::Relaxed);
             self.busy.fetch_add(1, Ordering::Relaxed);
