@@ -30,14 +30,25 @@ struct P {
 }
 
 fn pattern() -> impl Strategy<Value = P> {
-    (2usize..6).prop_flat_map(|k| {
+    pattern_with(2..6, 0..3)
+}
+
+/// A connected pattern of `nodes` nodes with `extra` relationships beyond its spanning tree.
+fn pattern_with(
+    nodes: std::ops::Range<usize>,
+    extra: std::ops::Range<usize>,
+) -> impl Strategy<Value = P> {
+    nodes.prop_flat_map(move |k| {
         (
             prop::collection::vec(prop::option::of(0u8..2), k),
             prop::collection::vec(
                 (0..k, prop::option::of(0u8..2), any::<bool>(), any::<bool>()),
                 k - 1,
             ),
-            prop::collection::vec((0..k, 0..k, prop::option::of(0u8..2), any::<bool>()), 0..3),
+            prop::collection::vec(
+                (0..k, 0..k, prop::option::of(0u8..2), any::<bool>()),
+                extra.clone(),
+            ),
         )
             .prop_map(|(labels, tree, extra)| P {
                 labels,
@@ -239,21 +250,7 @@ proptest! {
 /// A larger connected pattern than [`pattern`] (5–7 nodes, up to 6 more relationships), so that
 /// the adaptive order's choices, dead ends and failing sets go several levels deep.
 fn larger_pattern() -> impl Strategy<Value = P> {
-    (5usize..8).prop_flat_map(|k| {
-        (
-            prop::collection::vec(prop::option::of(0u8..2), k),
-            prop::collection::vec(
-                (0..k, prop::option::of(0u8..2), any::<bool>(), any::<bool>()),
-                k - 1,
-            ),
-            prop::collection::vec((0..k, 0..k, prop::option::of(0u8..2), any::<bool>()), 0..7),
-        )
-            .prop_map(|(labels, tree, extra)| P {
-                labels,
-                tree,
-                extra,
-            })
-    })
+    pattern_with(5..8, 0..7)
 }
 
 proptest! {
