@@ -33,9 +33,12 @@ use timely::dataflow::{InputHandleVec, ProbeHandle};
 use timely::worker::Worker;
 
 use super::local::{
-    accepts, edge_ways, ids_hold, intersect, items, list_len, neighbours, reweigh, Local, Wire,
+    accepts, edge_ways, edge_ways_seen_from, ids_hold, intersect, items, list_len, neighbours,
+    neighbours_with_repeats, reweigh, Local, Wire,
 };
-use super::plan::DistPlan;
+use super::plan::{DistPlan, Vertex};
+use super::sieve::{build_sieves, Sieve};
+use super::star::{count_star, Star};
 use crate::error::{Error, Result};
 use crate::pattern::ir::BoundQuery;
 
@@ -105,7 +108,11 @@ fn step_until(
 }
 
 /// Sends each `(destination worker, item)` to its worker; returns what this worker received.
-fn exchange_all<D>(worker: &mut Worker, abort: &AtomicBool, items: Vec<(u64, D)>) -> Result<Vec<D>>
+pub(super) fn exchange_all<D>(
+    worker: &mut Worker,
+    abort: &AtomicBool,
+    items: Vec<(u64, D)>,
+) -> Result<Vec<D>>
 where
     D: timely::ExchangeData + Clone,
 {
@@ -165,17 +172,39 @@ pub fn run_worker(
     settings: &Settings,
     abort: &AtomicBool,
 ) -> Result<Gathered> {
+    // Every worker is past its load once the set is checked (an exchange with all): the query's
+    // time counts from there.
     check_set(worker, abort, settings, local.part_count())?;
+    if let Some(star) = Star::of(&plan) {
+        let count = count_star(worker, abort, &local, &query, &plan, &star)?;
+        return Ok(Gathered {
+            count,
+            rows: Vec::new(),
+        });
+    }
+    let started = std::time::Instant::now();
+    let sieves = Arc::new(build_sieves(worker, abort, &local, &plan, 0)?);
     let me = worker.index();
+    log::debug!(
+        "worker {me}: label sieves built in {:.1} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
     let count = Rc::new(Cell::new(0u64));
     let rows: Rc<RefCell<Vec<(Row, u64)>>> = Rc::new(RefCell::new(Vec::new()));
     let probe = ProbeHandle::new();
     let mut input: InputHandleVec<u64, Partial> = InputHandleVec::new();
     let k = plan.order.len();
     let counting = plan.counts_last();
+    // The second vertex's candidates are proposed by the scan itself when its one back-edge is to
+    // the first vertex (whose lists the scanning worker holds).
+    let start_proposes = k >= 2 && plan.order[1].back.len() == 1;
     worker.dataflow::<u64, _, _>(|scope| {
         let mut stream = scope.input_from(&mut input);
         for i in 1..k {
+            if plan.counted_at_previous_owner(i) {
+                // Counted where the vertex before it was bound (or by the scan).
+                break;
+            }
             let vertex = plan.order[i].clone();
             let last = i + 1 == k;
             let backs = Arc::new(vertex.back.clone());
@@ -197,22 +226,26 @@ pub fn run_worker(
                         (len > 0).then_some(p)
                     });
             }
-            // Propose: the smallest list, at its node's owner.
-            let (l1, l2) = (Arc::clone(&local), Arc::clone(&local));
-            let (b1, b2) = (Arc::clone(&backs), Arc::clone(&backs));
-            stream = stream
-                .exchange(move |p: &Partial| l1.worker_of(p.nodes[b1[p.best as usize].pos]))
-                .flat_map(move |mut p: Partial| {
-                    let back = &b2[p.best as usize];
-                    let node = p.nodes[back.pos];
-                    p.cands = l2
-                        .at(node)
-                        .map(|(m, l)| neighbours(m, l, back))
-                        .unwrap_or_default();
-                    (!p.cands.is_empty()).then_some(p)
-                });
+            let here = plan.counted_where_proposed(i);
+            // Propose: the smallest list, at its node's owner (done by the scan for the second
+            // vertex when its one back-edge is to the first).
+            if !(i == 1 && start_proposes) {
+                let (l1, l2) = (Arc::clone(&local), Arc::clone(&local));
+                let (b1, b2) = (Arc::clone(&backs), Arc::clone(&backs));
+                let pl = Arc::clone(&plan);
+                stream = stream
+                    .exchange(move |p: &Partial| l1.worker_of(p.nodes[b1[p.best as usize].pos]))
+                    .flat_map(move |p: Partial| {
+                        let back = &b2[p.best as usize];
+                        match l2.at(p.nodes[back.pos]) {
+                            Some(at) => propose_at(&pl, i, at, back, p),
+                            None => Vec::new(),
+                        }
+                    });
+            }
             // Intersect with every other back-edge's list, at its node's owner: step `t` takes
             // the `t`-th back-edge other than the proposer.
+            let weighed = plan.weighed_where_proposed(i);
             for t in 0..k_back.saturating_sub(1) {
                 let (l1, l2) = (Arc::clone(&local), Arc::clone(&local));
                 let (b1, b2) = (Arc::clone(&backs), Arc::clone(&backs));
@@ -221,23 +254,52 @@ pub fn run_worker(
                     .exchange(move |p: &Partial| l1.worker_of(p.nodes[b1[other(p)].pos]))
                     .flat_map(move |mut p: Partial| {
                         let back = &b2[other(&p)];
-                        let pos = back.pos;
-                        let node = p.nodes[pos];
-                        let list = l2
-                            .at(node)
-                            .map(|(m, l)| neighbours(m, l, back))
-                            .unwrap_or_default();
-                        intersect(&mut p.cands, &list);
-                        (!p.cands.is_empty()).then_some(p)
+                        let Some((m, l)) = l2.at(p.nodes[back.pos]) else {
+                            return Vec::new();
+                        };
+                        if weighed {
+                            return weigh_by_list(p, &neighbours_with_repeats(m, l, back), true);
+                        }
+                        intersect(&mut p.cands, &neighbours(m, l, back));
+                        if p.cands.is_empty() {
+                            Vec::new()
+                        } else {
+                            vec![p]
+                        }
                     });
             }
-            // Split the candidates by owner; check and extend (or count) there.
+            if here {
+                // A last vertex that needs nothing of its candidates' owners: counted here.
+                let (l1, q, pl, sv) = (
+                    Arc::clone(&local),
+                    Arc::clone(&query),
+                    Arc::clone(&plan),
+                    Arc::clone(&sieves),
+                );
+                let counted = Rc::clone(&count);
+                stream = stream.flat_map(move |p: Partial| {
+                    let n = count_here(&l1, &q, &pl, &sv, i, p);
+                    counted.set(counted.get().saturating_add(n));
+                    None::<Partial>
+                });
+                continue;
+            }
+            // Drop the candidates that fail the checks every worker can make, split the rest by
+            // owner; check and extend (or count) there.
             let (l1, l2, l3) = (Arc::clone(&local), Arc::clone(&local), Arc::clone(&local));
-            let injective = plan.injective;
+            let (q0, pl0, sv) = (Arc::clone(&query), Arc::clone(&plan), Arc::clone(&sieves));
             let (q, pl) = (Arc::clone(&query), Arc::clone(&plan));
+            // The next vertex, when it is counted where this one is bound: its proposer.
+            let next_back = plan
+                .counted_at_previous_owner(i + 1)
+                .then(|| plan.order[i + 1].back[0].clone());
+            let sv_next = Arc::clone(&sieves);
             let counted = Rc::clone(&count);
             stream = stream
-                .flat_map(move |p: Partial| split(&l1, p, injective))
+                .flat_map(move |mut p: Partial| {
+                    keep_candidates(&l1, &q0, &pl0, &sv, i, &mut p);
+                    split(&l1, p)
+                })
                 .exchange(move |p: &Partial| l2.worker_of(p.cands[0]))
                 .flat_map(move |p: Partial| {
                     let vertex = &pl.order[i];
@@ -250,7 +312,7 @@ pub fn run_worker(
                         {
                             continue;
                         }
-                        let weight = if pl.edges {
+                        let weight = if pl.edges && !weighed {
                             let mut nodes = p.nodes.clone();
                             nodes.push(c);
                             let ways = edge_ways(m, lc, &pl.rels, &nodes, i);
@@ -267,6 +329,22 @@ pub fn run_worker(
                         }
                         let mut nodes = p.nodes.clone();
                         nodes.push(c);
+                        if let Some(back) = &next_back {
+                            let at = (m, lc);
+                            let k = count_proposed(
+                                &l3,
+                                &q,
+                                &pl,
+                                &sv_next,
+                                i + 1,
+                                at,
+                                back,
+                                &nodes,
+                                weight,
+                            );
+                            n = n.saturating_add(k);
+                            continue;
+                        }
                         let mut next = Partial {
                             nodes,
                             cands: Vec::new(),
@@ -332,11 +410,28 @@ pub fn run_worker(
             if weight == 0 {
                 continue;
             }
-            pending.push(Partial::start(
-                global,
-                items(m, &query, start, plan.slots, v),
-                weight,
-            ));
+            if plan.counted_at_previous_owner(1) {
+                let back = &plan.order[1].back[0];
+                let n = count_proposed(
+                    &local,
+                    &query,
+                    &plan,
+                    &sieves,
+                    1,
+                    (m, v),
+                    back,
+                    &[global],
+                    weight,
+                );
+                count.set(count.get().saturating_add(n));
+                continue;
+            }
+            let p = Partial::start(global, items(m, &query, start, plan.slots, v), weight);
+            if start_proposes {
+                pending.extend(propose_at(&plan, 1, (m, v), &plan.order[1].back[0], p));
+            } else {
+                pending.push(p);
+            }
             if pending.len() >= settings.batch.max(1) {
                 round = feed(worker, abort, &mut input, &probe, &mut pending, round)?;
             }
@@ -345,6 +440,10 @@ pub fn run_worker(
     feed(worker, abort, &mut input, &probe, &mut pending, round)?;
     input.close();
     step_until(worker, abort, || probe.done())?;
+    log::debug!(
+        "worker {me}: matched in {:.1} ms after every worker had loaded its parts",
+        started.elapsed().as_secs_f64() * 1e3
+    );
     // Gather at worker 0.
     let counts = exchange_all(worker, abort, vec![(0, count.get())])?;
     let rows = std::mem::take(&mut *rows.borrow_mut());
@@ -371,12 +470,271 @@ fn feed(
     Ok(round + 1)
 }
 
-/// `p`'s candidates without the nodes it already binds (when injective), one share per owning
-/// worker.
-fn split(local: &Local, mut p: Partial, injective: bool) -> Vec<Partial> {
-    if injective {
-        p.cands.retain(|c| !p.nodes.contains(c));
+/// `p` with the candidates of the vertex at position `i` proposed by back-edge `back`, whose node
+/// has local index `l` in `part`: weighed there under Cypher semantics when the plan says so
+/// ([`propose_weighed`], one partial per weight), else the list's distinct nodes; nothing when no
+/// candidate is left.
+fn propose_at(
+    plan: &DistPlan,
+    i: usize,
+    (part, l): (&crate::model::part::Part, u32),
+    back: &super::plan::BackEdge,
+    mut p: Partial,
+) -> Vec<Partial> {
+    if plan.weighed_where_proposed(i) {
+        if plan.order[i].back.len() > 1 {
+            // Disjoint types: the ways are the product of each list's parallel edges.
+            let list = neighbours_with_repeats(part, l, back);
+            p.cands.clear();
+            return weigh_by_list(p, &list, false);
+        }
+        return propose_weighed(plan, i, (part, l), back, p);
     }
+    p.cands = neighbours(part, l, back);
+    if p.cands.is_empty() {
+        Vec::new()
+    } else {
+        vec![p]
+    }
+}
+
+/// `p` with its candidates weighed by their entries in `list` (sorted, one entry per edge): each
+/// candidate's weight is `p`'s times its entries (one partial per distinct weight). With
+/// `intersect`, the candidates are `p`'s, those without an entry dropped; without, they are
+/// `list`'s distinct nodes.
+fn weigh_by_list(mut p: Partial, list: &[u32], intersect: bool) -> Vec<Partial> {
+    let mut shares: Vec<(u64, Vec<u32>)> = Vec::new();
+    let mut add = |c: u32, entries: usize| {
+        let weight = p.weight.saturating_mul(entries as u64);
+        match shares.iter_mut().find(|(w, _)| *w == weight) {
+            Some((_, cands)) => cands.push(c),
+            None => shares.push((weight, vec![c])),
+        }
+    };
+    let mut at = 0;
+    if intersect {
+        for &c in &p.cands {
+            while at < list.len() && list[at] < c {
+                at += 1;
+            }
+            let entries = list[at..].iter().take_while(|&&x| x == c).count();
+            if entries > 0 {
+                add(c, entries);
+            }
+        }
+    } else {
+        while at < list.len() {
+            let c = list[at];
+            let entries = list[at..].iter().take_while(|&&x| x == c).count();
+            at += entries;
+            add(c, entries);
+        }
+    }
+    let last = shares.pop();
+    let mut out: Vec<Partial> = shares
+        .into_iter()
+        .map(|(weight, cands)| Partial {
+            nodes: p.nodes.clone(),
+            cands,
+            vals: p.vals.clone(),
+            best: p.best,
+            best_len: p.best_len,
+            weight,
+        })
+        .collect();
+    if let Some((weight, cands)) = last {
+        p.cands = cands;
+        p.weight = weight;
+        out.push(p);
+    }
+    out
+}
+
+/// The matches the bound nodes `nodes` (positions `0..i`, weight `weight`) count at the last
+/// vertex (position `i`), whose one back-edge `back` is to a node of local index `l` in `part`:
+/// what [`propose_at`] then [`count_here`] count, read straight off the lists without building a
+/// partial match (under Cypher semantics every list entry is an edge, so each entry that passes
+/// counts once, and a node bound again is weighed as [`propose_weighed`] weighs it).
+#[allow(clippy::too_many_arguments)]
+fn count_proposed(
+    local: &Local,
+    query: &BoundQuery,
+    plan: &DistPlan,
+    sieves: &[Option<Sieve>],
+    i: usize,
+    (part, l): (&crate::model::part::Part, u32),
+    back: &super::plan::BackEdge,
+    nodes: &[u32],
+    weight: u64,
+) -> u64 {
+    let vertex = &plan.order[i];
+    let sieve = sieves.get(i).and_then(Option::as_ref);
+    let keep = |c: u32| {
+        !(plan.injective && nodes.contains(&c))
+            && sieve.is_none_or(|s| s.holds(c))
+            && ids_hold(&local.ids_only, query, vertex, &plan.slot_at, nodes, c)
+    };
+    let lists = |visit: &mut dyn FnMut(&[u32])| {
+        let mut add = |adj: &crate::model::Adjacency| {
+            if back.types.is_empty() {
+                visit(&adj.neighbors[adj.range_of_type(l, crate::model::ANY_TYPE)]);
+            } else {
+                for &t in &back.types {
+                    visit(adj.neighbors_of_type(l, t));
+                }
+            }
+        };
+        match back.dir {
+            crate::exec::plan::Dir::Out => add(part.out()),
+            crate::exec::plan::Dir::In => add(part.inc()),
+            crate::exec::plan::Dir::Both => {
+                add(part.out());
+                add(part.inc());
+            }
+        }
+    };
+    let mut total = 0u64;
+    if plan.edges {
+        let mut again: Vec<u32> = Vec::new();
+        lists(&mut |list: &[u32]| {
+            for &c in list {
+                if nodes.contains(&c) {
+                    again.push(c);
+                } else if keep(c) {
+                    total = total.saturating_add(weight);
+                }
+            }
+        });
+        if again.is_empty() {
+            return total;
+        }
+        // Nodes bound again: weighed from the proposer's side, once each.
+        again.sort_unstable();
+        again.dedup();
+        let other = nodes[back.pos];
+        let mut bound = nodes.to_vec();
+        for c in again.into_iter().filter(|&c| keep(c)) {
+            bound.truncate(i);
+            bound.push(c);
+            let ways = edge_ways_seen_from(part, l, other, &plan.rels, &bound, i);
+            if ways.0 > 0 {
+                total = total.saturating_add(reweigh(weight, ways));
+            }
+        }
+        return total;
+    }
+    if back.types.len() != 1 || back.dir == crate::exec::plan::Dir::Both {
+        // Several lists, or one over every type (sorted by type first): their distinct nodes.
+        let distinct = neighbours(part, l, back);
+        let n = distinct.into_iter().filter(|&c| keep(c)).count() as u64;
+        return n.saturating_mul(weight);
+    }
+    // One list of one type, sorted by neighbour: its distinct nodes in one pass.
+    lists(&mut |list: &[u32]| {
+        let mut previous = None;
+        for &c in list {
+            if previous != Some(c) && keep(c) {
+                total = total.saturating_add(weight);
+            }
+            previous = Some(c);
+        }
+    });
+    total
+}
+
+/// The matches `p` counts at the last vertex (position `i`) where its candidates are: those that
+/// pass the checks every worker can make, times its weight.
+fn count_here(
+    local: &Local,
+    query: &BoundQuery,
+    plan: &DistPlan,
+    sieves: &[Option<Sieve>],
+    i: usize,
+    mut p: Partial,
+) -> u64 {
+    keep_candidates(local, query, plan, sieves, i, &mut p);
+    (p.cands.len() as u64).saturating_mul(p.weight)
+}
+
+/// Keeps those of `p`'s candidates for the vertex at position `i` that pass the checks every
+/// worker can make: not a node `p` already binds (when injective), the vertex's labels (its sieve)
+/// and its id comparisons.
+fn keep_candidates(
+    local: &Local,
+    query: &BoundQuery,
+    plan: &DistPlan,
+    sieves: &[Option<Sieve>],
+    i: usize,
+    p: &mut Partial,
+) {
+    let vertex: &Vertex = &plan.order[i];
+    let sieve = sieves.get(i).and_then(Option::as_ref);
+    let nodes = &p.nodes;
+    p.cands.retain(|&c| {
+        !(plan.injective && nodes.contains(&c))
+            && sieve.is_none_or(|s| s.holds(c))
+            && ids_hold(&local.ids_only, query, vertex, &plan.slot_at, nodes, c)
+    });
+}
+
+/// `p` with the candidates of the vertex at position `i` proposed by its one back-edge `back`
+/// (whose node has local index `lo` in `part`), weighed under Cypher semantics by the edges that
+/// node's lists hold to each (its weight times their ways): one partial per distinct weight
+/// (almost always one: parallel edges are rare).
+fn propose_weighed(
+    plan: &DistPlan,
+    i: usize,
+    (part, lo): (&crate::model::part::Part, u32),
+    back: &super::plan::BackEdge,
+    mut p: Partial,
+) -> Vec<Partial> {
+    let other = p.nodes[back.pos];
+    let list = neighbours_with_repeats(part, lo, back);
+    let mut shares: Vec<(u64, Vec<u32>)> = Vec::new();
+    let mut at = 0;
+    while at < list.len() {
+        let c = list[at];
+        let same = list[at..].iter().take_while(|&&x| x == c).count();
+        at += same;
+        let weight = if p.nodes.contains(&c) {
+            // A node bound again: the relationships already bound between the two count.
+            let mut nodes = p.nodes.clone();
+            nodes.push(c);
+            let ways = edge_ways_seen_from(part, lo, other, &plan.rels, &nodes, i);
+            if ways.0 == 0 {
+                continue;
+            }
+            reweigh(p.weight, ways)
+        } else {
+            p.weight.saturating_mul(same as u64)
+        };
+        match shares.iter_mut().find(|(w, _)| *w == weight) {
+            Some((_, cands)) => cands.push(c),
+            None => shares.push((weight, vec![c])),
+        }
+    }
+    let last = shares.pop();
+    let mut out: Vec<Partial> = shares
+        .into_iter()
+        .map(|(weight, cands)| Partial {
+            nodes: p.nodes.clone(),
+            cands,
+            vals: p.vals.clone(),
+            best: p.best,
+            best_len: p.best_len,
+            weight,
+        })
+        .collect();
+    if let Some((weight, cands)) = last {
+        p.cands = cands;
+        p.weight = weight;
+        out.push(p);
+    }
+    out
+}
+
+/// `p`'s candidates, one share per owning worker.
+fn split(local: &Local, p: Partial) -> Vec<Partial> {
     let mut shares: Vec<(u64, Vec<u32>)> = Vec::new();
     for &c in &p.cands {
         let w = local.worker_of(c);

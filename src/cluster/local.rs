@@ -70,6 +70,8 @@ pub struct Local {
     /// A model without nodes, for the conjuncts that read nodes only through `id()` (evaluated on
     /// global ids, which index no part's arrays).
     pub ids_only: Model,
+    /// The whole model's node count (global ids are below it).
+    pub global_nodes: u64,
 }
 
 impl Local {
@@ -105,26 +107,39 @@ impl Local {
 /// The sorted, distinct neighbours (global ids) of the node of local index `node` in `part`
 /// along `back`.
 pub fn neighbours(part: &Part, node: u32, back: &BackEdge) -> Vec<u32> {
+    let mut out = neighbours_with_repeats(part, node, back);
+    out.dedup();
+    out
+}
+
+/// The neighbours (global ids) of the node of local index `node` in `part` along `back`, sorted,
+/// each as often as an edge joins them: once per edge (a neighbour joined by edges in both
+/// directions of an undirected `back` once per edge, a self-loop once).
+pub fn neighbours_with_repeats(part: &Part, node: u32, back: &BackEdge) -> Vec<u32> {
     let mut out = Vec::new();
-    let mut add = |adj: &Adjacency| {
+    let mut add = |adj: &Adjacency, skip: Option<u32>| {
+        let mut take = |list: &[u32]| match skip {
+            Some(me) => out.extend(list.iter().copied().filter(|&c| c != me)),
+            None => out.extend_from_slice(list),
+        };
         if back.types.is_empty() {
-            out.extend_from_slice(&adj.neighbors[adj.range_of_type(node, ANY_TYPE)]);
+            take(&adj.neighbors[adj.range_of_type(node, ANY_TYPE)]);
         } else {
             for &t in &back.types {
-                out.extend_from_slice(adj.neighbors_of_type(node, t));
+                take(adj.neighbors_of_type(node, t));
             }
         }
     };
     match back.dir {
-        Dir::Out => add(part.out()),
-        Dir::In => add(part.inc()),
+        Dir::Out => add(part.out(), None),
+        Dir::In => add(part.inc(), None),
         Dir::Both => {
-            add(part.out());
-            add(part.inc());
+            add(part.out(), None);
+            // A self-loop is in both lists: once, from the out-list.
+            add(part.inc(), part.global(node));
         }
     }
     out.sort_unstable();
-    out.dedup();
     out
 }
 
@@ -168,6 +183,40 @@ pub fn edge_ways(
     pos: usize,
 ) -> (u64, u64) {
     let c = nodes[pos];
+    edge_ways_by(rels, nodes, pos, |other| {
+        edges_between(part, local, c, other)
+    })
+}
+
+/// [`edge_ways`] read from the other end: `part` holds the lists of the node of local index
+/// `local`, global id `other`, which must be the bound end of every relationship bound with
+/// position `pos` (a vertex with one back-edge and no self-loop). The same classes of edges are
+/// read from `other`'s lists instead of the candidate's, so a candidate can be weighed where it
+/// was proposed.
+pub fn edge_ways_seen_from(
+    part: &Part,
+    local: u32,
+    other: u32,
+    rels: &[PlacedRel],
+    nodes: &[u32],
+    pos: usize,
+) -> (u64, u64) {
+    let c = nodes[pos];
+    edge_ways_by(rels, nodes, pos, |o| {
+        debug_assert_eq!(o, other, "a relationship of the vertex ends elsewhere");
+        edges_between_seen_from(part, local, other, c)
+    })
+}
+
+/// The common part of [`edge_ways`] and [`edge_ways_seen_from`]: `between(other)` gives the edges
+/// between the candidate and `other`.
+fn edge_ways_by(
+    rels: &[PlacedRel],
+    nodes: &[u32],
+    pos: usize,
+    between: impl Fn(u32) -> Vec<((u32, u32), u64)>,
+) -> (u64, u64) {
+    let c = nodes[pos];
     let mut done: Vec<(usize, u32)> = Vec::new();
     let (mut ways, mut div) = (1u64, 1u64);
     for r in rels.iter().filter(|r| r.last() == pos) {
@@ -188,7 +237,7 @@ pub fn edge_ways(
                     || (nodes[x.src] == other && nodes[x.dst] == c))
         };
         let group: Vec<&PlacedRel> = rels.iter().filter(pair).collect();
-        let edges = edges_between(part, local, c, other);
+        let edges = between(other);
         let now = injective_choices(&group, &edges, nodes, c);
         if now == 0 {
             return (0, 1);
@@ -227,6 +276,31 @@ fn edges_between(part: &Part, local: u32, c: u32, other: u32) -> Vec<((u32, u32)
         for p in i.range(local) {
             if i.neighbors[p] == other {
                 add((i.types[p], other));
+            }
+        }
+    }
+    out
+}
+
+/// [`edges_between`] read from `other`'s lists (`other`: local index `local` in `part`): the same
+/// (type, source) classes with the same multiplicities.
+fn edges_between_seen_from(part: &Part, local: u32, other: u32, c: u32) -> Vec<((u32, u32), u64)> {
+    let mut out: Vec<((u32, u32), u64)> = Vec::new();
+    let mut add = |key: (u32, u32)| match out.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, n)) => *n += 1,
+        None => out.push((key, 1)),
+    };
+    let o = part.out();
+    for p in o.range(local) {
+        if o.neighbors[p] == c {
+            add((o.types[p], other));
+        }
+    }
+    if other != c {
+        let i = part.inc();
+        for p in i.range(local) {
+            if i.neighbors[p] == c {
+                add((i.types[p], c));
             }
         }
     }

@@ -7,6 +7,8 @@
 //!   vertex);
 //! - [`local`]: what one process holds (its parts) and the per-node routines;
 //! - [`dataflow`]: the worker's timely dataflow, in rounds of start vertices;
+//! - [`sieve`]: per-query label bits of every node, so candidates are filtered before they travel;
+//! - [`star`]: star-shaped counts (one centre, leaves checking labels only) counted at the centre;
 //! - [`connect`]: the connections between processes, made silently within a deadline;
 //! - [`run`]: one process's run (timely's configuration and failure handling);
 //! - [`finish`]: the result at process 0 (count, grouping, `DISTINCT`, `ORDER BY`, `LIMIT`).
@@ -20,6 +22,8 @@ pub mod finish;
 pub mod local;
 pub mod plan;
 pub mod run;
+pub mod sieve;
+pub mod star;
 
 pub use finish::{finish, Finished};
 pub use plan::DistPlan;

@@ -102,6 +102,10 @@ pub struct DistPlan {
     pub edges: bool,
     /// The pattern's relationships with the positions of their ends (all semantics).
     pub rels: Vec<PlacedRel>,
+    /// Every relationship names its types and no two share one: no edge can be bound by two
+    /// relationships, so under Cypher semantics a match's ways are the product of each
+    /// relationship's parallel edges.
+    pub disjoint_types: bool,
     /// What comes back.
     pub output: Output,
 }
@@ -269,7 +273,14 @@ impl DistPlan {
                 clause: r.clause,
             })
             .collect();
+        let mut named: Vec<u32> = p.rels.iter().flat_map(|r| r.types.clone()).collect();
+        let typed = p.rels.iter().all(|r| !r.types.is_empty());
+        let total = named.len();
+        named.sort_unstable();
+        named.dedup();
+        let disjoint_types = typed && named.len() == total;
         Ok(DistPlan {
+            disjoint_types,
             order,
             slots: n,
             slot_at: placed.clone(),
@@ -284,6 +295,50 @@ impl DistPlan {
     /// evaluates no items.
     pub fn counts_last(&self) -> bool {
         matches!(self.output, Output::Count { .. })
+    }
+
+    /// True when the vertex at position `i` is the last of a count and can be counted where its
+    /// candidates are proposed, without visiting their owners: its only checks are labels (read
+    /// from a sieve, [`super::sieve`]), id comparisons and injectivity, it returns no item, and
+    /// under Cypher semantics it has a single back-edge (whose node's lists hold every edge the
+    /// candidate's relationships can bind).
+    pub fn counted_where_proposed(&self, i: usize) -> bool {
+        let Some(v) = self.order.get(i) else {
+            return false;
+        };
+        i > 0
+            && i + 1 == self.order.len()
+            && self.counts_last()
+            && v.filters.is_empty()
+            && v.loops.is_empty()
+            && v.items.is_empty()
+            && (!self.edges || self.weighed_where_proposed(i))
+    }
+
+    /// True when the vertex at position `i` is counted where its proposer was bound: it is
+    /// [counted where proposed](Self::counted_where_proposed) and its one back-edge is to the
+    /// vertex just before it (so the worker that binds that vertex holds the list).
+    pub fn counted_at_previous_owner(&self, i: usize) -> bool {
+        self.counted_where_proposed(i)
+            && self
+                .order
+                .get(i)
+                .is_some_and(|v| v.back.len() == 1 && v.back[0].pos + 1 == i)
+    }
+
+    /// True when, under Cypher semantics, the candidates of the vertex at position `i` are
+    /// weighed (the ways their relationships bind edges) where they are proposed and intersected,
+    /// not at their owners: a vertex without self-loops and either with one back-edge (whose
+    /// node's lists hold every edge its relationship can bind) or in a pattern whose
+    /// relationships' types are [disjoint](Self::disjoint_types) (a candidate's ways are then the
+    /// product of its parallel edges in each back-edge's list).
+    pub fn weighed_where_proposed(&self, i: usize) -> bool {
+        self.edges
+            && i > 0
+            && self
+                .order
+                .get(i)
+                .is_some_and(|v| v.loops.is_empty() && (v.back.len() == 1 || self.disjoint_types))
     }
 }
 

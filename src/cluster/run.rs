@@ -117,6 +117,7 @@ fn load(set: &PartitionSet, options: &ClusterOptions) -> Result<Local> {
         parts,
         workers,
         ids_only: crate::model::ModelBuilder::new().freeze()?,
+        global_nodes: set.manifest.nodes,
     })
 }
 

@@ -2,8 +2,10 @@
 //!
 //! A [`Part`] holds the nodes part `index` of `parts` owns (node `v` belongs to part
 //! [`super::partition::owner`]`(v, parts)`), numbered by **local index**: the rank of the node's
-//! global id among the owned ids, which are kept sorted ([`Part::ids`]), so the global → local map
-//! is a binary search over them ([`Part::local`]) and costs no memory beyond that list. Everything
+//! global id among the owned ids, which are kept sorted ([`Part::ids`]). The global → local map
+//! ([`Part::local`]) reads a rank index built on open: one bit per node of the whole model (owned
+//! or not) and the count of owned nodes before every 64-bit word, 1.5 bits per global node (3.75 MB
+//! for 20 million nodes), so a lookup is two reads instead of a binary search. Everything else
 //! indexed by node is sized to the owned nodes:
 //!
 //! - [`Part::nodes`]: a [`Model`] over the owned nodes by local index with their labels, keys,
@@ -22,6 +24,8 @@
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use super::partition::owner;
 use super::{Adjacency, Model};
 use crate::error::{Error, Result};
@@ -35,6 +39,41 @@ pub struct Part {
     nodes: Arc<Model>,
     out: Adjacency,
     inc: Adjacency,
+    rank: RankIndex,
+}
+
+/// The owned nodes as one bit per global id, with the number of owned nodes before each word: a
+/// global id's local index is that count plus the set bits below it in its word.
+#[derive(Debug)]
+struct RankIndex {
+    bits: Vec<u64>,
+    before: Vec<u32>,
+}
+
+impl RankIndex {
+    /// The index of `ids` (strictly increasing, each below `global_nodes`).
+    fn new(ids: &[u32], global_nodes: u64) -> RankIndex {
+        let words = (global_nodes as usize).div_ceil(64);
+        let mut bits = vec![0u64; words];
+        for &v in ids {
+            bits[v as usize / 64] |= 1u64 << (v % 64);
+        }
+        let mut before = Vec::with_capacity(words);
+        let mut seen = 0u32;
+        for &w in &bits {
+            before.push(seen);
+            seen += w.count_ones();
+        }
+        RankIndex { bits, before }
+    }
+
+    /// The rank of `v` among the owned ids, when owned.
+    fn rank(&self, v: u32) -> Option<u32> {
+        let word = v as usize / 64;
+        let w = *self.bits.get(word)?;
+        let bit = 1u64 << (v % 64);
+        (w & bit != 0).then(|| self.before[word] + (w & (bit - 1)).count_ones())
+    }
 }
 
 impl Part {
@@ -74,15 +113,24 @@ impl Part {
                 "node {v} is beyond the model's {global_nodes} nodes"
             ));
         }
-        if let Some(&v) = ids.iter().find(|&&v| owner(v, parts) != index) {
+        let foreign = ids
+            .par_iter()
+            .with_min_len(1 << 16)
+            .find_first(|&&v| owner(v, parts) != index);
+        if let Some(&v) = foreign {
             return bad(format!("node {v} belongs to part {}", owner(v, parts)));
         }
         let types = nodes.rel_types().len();
-        for (adj, what) in [(&out, "out-lists"), (&inc, "in-lists")] {
-            if let Err(message) = check_adjacency(adj, ids.len(), global_nodes, types) {
+        let (out_ok, inc_ok) = rayon::join(
+            || check_adjacency(&out, ids.len(), global_nodes, types),
+            || check_adjacency(&inc, ids.len(), global_nodes, types),
+        );
+        for (checked, what) in [(out_ok, "out-lists"), (inc_ok, "in-lists")] {
+            if let Err(message) = checked {
                 return bad(format!("{what}: {message}"));
             }
         }
+        let rank = RankIndex::new(ids, global_nodes);
         Ok(Part {
             index,
             parts,
@@ -90,6 +138,7 @@ impl Part {
             nodes: Arc::new(nodes),
             out,
             inc,
+            rank,
         })
     }
 
@@ -123,9 +172,9 @@ impl Part {
         self.nodes.node_count()
     }
 
-    /// The local index of global node `v`, when this part owns it (a binary search).
+    /// The local index of global node `v`, when this part owns it (two reads of the rank index).
     pub fn local(&self, v: u32) -> Option<u32> {
-        self.ids().binary_search(&v).ok().map(|i| i as u32)
+        self.rank.rank(v)
     }
 
     /// The global id of local node `local` (`local` below [`Part::owned_count`]).
@@ -181,22 +230,53 @@ fn check_adjacency(
     if adj.types.len() != adj.neighbors.len() || !adj.edge_ids.is_empty() {
         return Err("adjacency arrays differ in length".into());
     }
+    // The passes over the entries run on all cores (a part of 10⁸ edges is read in seconds).
     if let Some(&v) = adj
         .neighbors
-        .iter()
-        .find(|&&v| u64::from(v) >= global_nodes)
+        .par_iter()
+        .with_min_len(1 << 16)
+        .find_first(|&&v| u64::from(v) >= global_nodes)
     {
         return Err(format!("neighbour {v} is beyond the model's nodes"));
     }
-    if let Some(&t) = adj.types.iter().find(|&&t| t as usize >= types) {
+    if let Some(&t) = adj
+        .types
+        .par_iter()
+        .with_min_len(1 << 16)
+        .find_first(|&&t| t as usize >= types)
+    {
         return Err(format!("relationship type id {t} out of range"));
     }
-    for (l, w) in offsets.windows(2).enumerate() {
-        let range = w[0] as usize..w[1] as usize;
-        let (ts, ns) = (&adj.types[range.clone()], &adj.neighbors[range]);
-        if (1..ts.len()).any(|i| (ts[i - 1], ns[i - 1]) > (ts[i], ns[i])) {
-            return Err(format!("the list of local node {l} is not sorted"));
-        }
+    let unsorted = (0..n)
+        .into_par_iter()
+        .with_min_len(1 << 12)
+        .find_first(|&l| {
+            let range = offsets[l] as usize..offsets[l + 1] as usize;
+            let (ts, ns) = (&adj.types[range.clone()], &adj.neighbors[range]);
+            (1..ts.len()).any(|i| (ts[i - 1], ns[i - 1]) > (ts[i], ns[i]))
+        });
+    if let Some(l) = unsorted {
+        return Err(format!("the list of local node {l} is not sorted"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RankIndex;
+
+    #[test]
+    fn the_rank_index_agrees_with_a_binary_search() {
+        // Every third id and a run across a word boundary, over 300 global ids.
+        let mut ids: Vec<u32> = (0..300).filter(|v| v % 3 == 0).collect();
+        ids.extend(120..135);
+        ids.sort_unstable();
+        ids.dedup();
+        let index = RankIndex::new(&ids, 300);
+        for v in 0..400u32 {
+            let expected = ids.binary_search(&v).ok().map(|i| i as u32);
+            assert_eq!(index.rank(v), expected, "node {v}");
+        }
+        assert_eq!(RankIndex::new(&[], 0).rank(0), None);
+    }
 }
