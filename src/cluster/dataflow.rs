@@ -63,6 +63,9 @@ struct Partial {
     best_len: u64,
     /// Ways its relationships bind edges (Cypher semantics; else 1).
     weight: u64,
+    /// A triangle's third vertex's list from the first node, one entry per edge
+    /// ([`DistPlan::triangle_ahead`]; else empty).
+    ahead: Vec<u32>,
 }
 
 impl Partial {
@@ -74,6 +77,7 @@ impl Partial {
             best: 0,
             best_len: u64::MAX,
             weight,
+            ahead: Vec::new(),
         }
     }
 }
@@ -198,10 +202,11 @@ pub fn run_worker(
     // The second vertex's candidates are proposed by the scan itself when its one back-edge is to
     // the first vertex (whose lists the scanning worker holds).
     let start_proposes = k >= 2 && plan.order[1].back.len() == 1;
+    let triangle = plan.triangle_ahead();
     worker.dataflow::<u64, _, _>(|scope| {
         let mut stream = scope.input_from(&mut input);
         for i in 1..k {
-            if plan.counted_at_previous_owner(i) {
+            if plan.counted_at_previous_owner(i) || (i == 2 && triangle.is_some()) {
                 // Counted where the vertex before it was bound (or by the scan).
                 break;
             }
@@ -294,6 +299,7 @@ pub fn run_worker(
                 .counted_at_previous_owner(i + 1)
                 .then(|| plan.order[i + 1].back[0].clone());
             let sv_next = Arc::clone(&sieves);
+            let triangle_here = triangle.filter(|_| i == 1);
             let counted = Rc::clone(&count);
             stream = stream
                 .flat_map(move |mut p: Partial| {
@@ -329,6 +335,13 @@ pub fn run_worker(
                         }
                         let mut nodes = p.nodes.clone();
                         nodes.push(c);
+                        if let Some((_, to_second)) = triangle_here {
+                            let back = &pl.order[2].back[to_second];
+                            let list = neighbours_with_repeats(m, lc, back);
+                            let k = count_triangle(&l3, &q, &pl, &sv_next, &nodes, &p.ahead, &list);
+                            n = n.saturating_add(k.saturating_mul(weight));
+                            continue;
+                        }
                         if let Some(back) = &next_back {
                             let at = (m, lc);
                             let k = count_proposed(
@@ -352,6 +365,7 @@ pub fn run_worker(
                             best: 0,
                             best_len: u64::MAX,
                             weight,
+                            ahead: Vec::new(),
                         };
                         next.vals.extend(items(m, &q, vertex, pl.slots, lc));
                         out.push(next);
@@ -426,7 +440,17 @@ pub fn run_worker(
                 count.set(count.get().saturating_add(n));
                 continue;
             }
-            let p = Partial::start(global, items(m, &query, start, plan.slots, v), weight);
+            if start_proposes && list_len(m, v, &plan.order[1].back[0]) == 0 {
+                // No candidate for the second vertex: no partial match to build.
+                continue;
+            }
+            let mut p = Partial::start(global, items(m, &query, start, plan.slots, v), weight);
+            if let Some((to_first, _)) = triangle {
+                p.ahead = neighbours_with_repeats(m, v, &plan.order[2].back[to_first]);
+                if p.ahead.is_empty() {
+                    continue;
+                }
+            }
             if start_proposes {
                 pending.extend(propose_at(&plan, 1, (m, v), &plan.order[1].back[0], p));
             } else {
@@ -540,6 +564,7 @@ fn weigh_by_list(mut p: Partial, list: &[u32], intersect: bool) -> Vec<Partial> 
             best: p.best,
             best_len: p.best_len,
             weight,
+            ahead: p.ahead.clone(),
         })
         .collect();
     if let Some((weight, cands)) = last {
@@ -642,6 +667,50 @@ fn count_proposed(
     total
 }
 
+/// A triangle's count for the bound first two nodes `nodes` (weight aside): its third vertex's
+/// candidates are the nodes in both `ahead` (the list from the first node) and `list` (from the
+/// second), both sorted with one entry per edge; each that passes the checks every worker can
+/// make counts the product of its entries in the two under Cypher semantics (the types are
+/// pairwise disjoint there, so no edge is bound twice), else once.
+fn count_triangle(
+    local: &Local,
+    query: &BoundQuery,
+    plan: &DistPlan,
+    sieves: &[Option<Sieve>],
+    nodes: &[u32],
+    ahead: &[u32],
+    list: &[u32],
+) -> u64 {
+    let vertex = &plan.order[2];
+    let sieve = sieves.get(2).and_then(Option::as_ref);
+    let (mut x, mut y, mut total) = (0, 0, 0u64);
+    while x < ahead.len() && y < list.len() {
+        let (c, d) = (ahead[x], list[y]);
+        if c < d {
+            x += 1;
+        } else if d < c {
+            y += 1;
+        } else {
+            let first = ahead[x..].iter().take_while(|&&e| e == c).count();
+            let second = list[y..].iter().take_while(|&&e| e == c).count();
+            x += first;
+            y += second;
+            let passes = !(plan.injective && nodes.contains(&c))
+                && sieve.is_none_or(|s| s.holds(c))
+                && ids_hold(&local.ids_only, query, vertex, &plan.slot_at, nodes, c);
+            if passes {
+                let ways = if plan.edges {
+                    (first as u64).saturating_mul(second as u64)
+                } else {
+                    1
+                };
+                total = total.saturating_add(ways);
+            }
+        }
+    }
+    total
+}
+
 /// The matches `p` counts at the last vertex (position `i`) where its candidates are: those that
 /// pass the checks every worker can make, times its weight.
 fn count_here(
@@ -723,6 +792,7 @@ fn propose_weighed(
             best: p.best,
             best_len: p.best_len,
             weight,
+            ahead: p.ahead.clone(),
         })
         .collect();
     if let Some((weight, cands)) = last {
@@ -752,6 +822,7 @@ fn split(local: &Local, p: Partial) -> Vec<Partial> {
             best: 0,
             best_len: u64::MAX,
             weight: p.weight,
+            ahead: p.ahead.clone(),
         })
         .collect()
 }

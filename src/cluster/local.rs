@@ -429,6 +429,9 @@ pub fn items(
     let Some(proj) = query.stages.first() else {
         return Vec::new();
     };
+    if vertex.items.is_empty() {
+        return Vec::new();
+    }
     let nodes = binding(slots, vertex.slot, node);
     let env = env(part.nodes(), &nodes);
     vertex

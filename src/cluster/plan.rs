@@ -315,6 +315,25 @@ impl DistPlan {
             && (!self.edges || self.weighed_where_proposed(i))
     }
 
+    /// For a triangle count (three vertices, the third counted where proposed, with one back-edge
+    /// to each of the others, the second with its one back-edge to the first): the third
+    /// vertex's back-edges to the first and to the second (indices into its `back`). Its list
+    /// from the first node is then read by the scan, while that node's lists are at hand, and
+    /// travels with the partial match to the second node's owner, which intersects and counts:
+    /// one trip per partial match instead of BiGJoin's four.
+    pub fn triangle_ahead(&self) -> Option<(usize, usize)> {
+        let third = self.order.get(2)?;
+        if self.order.len() != 3
+            || !self.counted_where_proposed(2)
+            || self.order[1].back.len() != 1
+            || third.back.len() != 2
+        {
+            return None;
+        }
+        let to = |pos: usize| third.back.iter().position(|b| b.pos == pos);
+        Some((to(0)?, to(1)?))
+    }
+
     /// True when the vertex at position `i` is counted where its proposer was bound: it is
     /// [counted where proposed](Self::counted_where_proposed) and its one back-edge is to the
     /// vertex just before it (so the worker that binds that vertex holds the list).

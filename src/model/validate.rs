@@ -280,6 +280,24 @@ pub(super) fn lists_distinct(adj: &Adjacency, n: usize) -> bool {
     scan_lists(cores, adj, n).distinct
 }
 
+/// Some node of `adj` (offsets already checked, `n` nodes) whose list is not sorted by (type,
+/// neighbour), found on all cores for big lists: for [`super::part::Part::new`].
+pub(super) fn unsorted_list(adj: &Adjacency, n: usize) -> Option<usize> {
+    let cores = Cores {
+        parallel: n + adj.neighbors.len() >= PARALLEL_FROM,
+    };
+    scan_lists(cores, adj, n).unsorted
+}
+
+/// The largest id of `ids` (0 when empty), on all cores for big arrays: for
+/// [`super::part::Part::new`].
+pub(super) fn largest_id(ids: &[u32]) -> u32 {
+    Cores {
+        parallel: ids.len() >= PARALLEL_FROM,
+    }
+    .max(ids)
+}
+
 /// Nodes per task of [`scan_lists`] on all cores.
 const SCAN_CHUNK: usize = 1 << 12;
 
