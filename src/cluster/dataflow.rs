@@ -34,7 +34,7 @@ use timely::worker::Worker;
 
 use super::local::{
     accepts, edge_ways, edge_ways_seen_from, ids_hold, intersect, items, list_len, neighbours,
-    neighbours_with_repeats, reweigh, Local, Wire,
+    neighbours_with_repeats, reweigh, visit_lists, Local, Wire,
 };
 use super::plan::{DistPlan, Vertex};
 use super::sieve::{build_sieves, Sieve};
@@ -440,9 +440,22 @@ pub fn run_worker(
                 count.set(count.get().saturating_add(n));
                 continue;
             }
-            if start_proposes && list_len(m, v, &plan.order[1].back[0]) == 0 {
-                // No candidate for the second vertex: no partial match to build.
-                continue;
+            if start_proposes {
+                // No candidate for the second vertex (none with its labels): no partial match.
+                let back = &plan.order[1].back[0];
+                let any = match sieves.get(1).and_then(Option::as_ref) {
+                    Some(sieve) => {
+                        let mut found = false;
+                        visit_lists(m, v, back, &mut |list| {
+                            found = found || list.iter().any(|&c| sieve.holds(c))
+                        });
+                        found
+                    }
+                    None => list_len(m, v, back) > 0,
+                };
+                if !any {
+                    continue;
+                }
             }
             let mut p = Partial::start(global, items(m, &query, start, plan.slots, v), weight);
             if let Some((to_first, _)) = triangle {
@@ -452,7 +465,14 @@ pub fn run_worker(
                 }
             }
             if start_proposes {
-                pending.extend(propose_at(&plan, 1, (m, v), &plan.order[1].back[0], p));
+                // Only the shares with a candidate left after the checks every worker can make
+                // (most die here when the second vertex has labels) enter the dataflow.
+                for mut share in propose_at(&plan, 1, (m, v), &plan.order[1].back[0], p) {
+                    keep_candidates(&local, &query, &plan, &sieves, 1, &mut share);
+                    if !share.cands.is_empty() {
+                        pending.push(share);
+                    }
+                }
             } else {
                 pending.push(p);
             }
@@ -599,25 +619,7 @@ fn count_proposed(
             && sieve.is_none_or(|s| s.holds(c))
             && ids_hold(&local.ids_only, query, vertex, &plan.slot_at, nodes, c)
     };
-    let lists = |visit: &mut dyn FnMut(&[u32])| {
-        let mut add = |adj: &crate::model::Adjacency| {
-            if back.types.is_empty() {
-                visit(&adj.neighbors[adj.range_of_type(l, crate::model::ANY_TYPE)]);
-            } else {
-                for &t in &back.types {
-                    visit(adj.neighbors_of_type(l, t));
-                }
-            }
-        };
-        match back.dir {
-            crate::exec::plan::Dir::Out => add(part.out()),
-            crate::exec::plan::Dir::In => add(part.inc()),
-            crate::exec::plan::Dir::Both => {
-                add(part.out());
-                add(part.inc());
-            }
-        }
-    };
+    let lists = |visit: &mut dyn FnMut(&[u32])| visit_lists(part, l, back, visit);
     let mut total = 0u64;
     if plan.edges {
         let mut again: Vec<u32> = Vec::new();

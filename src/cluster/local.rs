@@ -143,6 +143,28 @@ pub fn neighbours_with_repeats(part: &Part, node: u32, back: &BackEdge) -> Vec<u
     out
 }
 
+/// Calls `visit` with each list of the node of local index `node` in `part` along `back` (one per
+/// named type and direction; each sorted by neighbour when a type is named), without copying.
+pub fn visit_lists(part: &Part, node: u32, back: &BackEdge, visit: &mut dyn FnMut(&[u32])) {
+    let mut add = |adj: &Adjacency| {
+        if back.types.is_empty() {
+            visit(&adj.neighbors[adj.range_of_type(node, ANY_TYPE)]);
+        } else {
+            for &t in &back.types {
+                visit(adj.neighbors_of_type(node, t));
+            }
+        }
+    };
+    match back.dir {
+        Dir::Out => add(part.out()),
+        Dir::In => add(part.inc()),
+        Dir::Both => {
+            add(part.out());
+            add(part.inc());
+        }
+    }
+}
+
 /// The length of the lists of the node of local index `node` in `part` along `back` with
 /// repeats (parallel edges, and a neighbour on both sides of an undirected edge): BiGJoin's
 /// count, an upper bound of [`neighbours`]'s length that is zero exactly when it is empty, read
