@@ -546,7 +546,7 @@ fn propose_at(
 /// candidate's weight is `p`'s times its entries (one partial per distinct weight). With
 /// `intersect`, the candidates are `p`'s, those without an entry dropped; without, they are
 /// `list`'s distinct nodes.
-fn weigh_by_list(mut p: Partial, list: &[u32], intersect: bool) -> Vec<Partial> {
+fn weigh_by_list(p: Partial, list: &[u32], intersect: bool) -> Vec<Partial> {
     let mut shares: Vec<(u64, Vec<u32>)> = Vec::new();
     let mut add = |c: u32, entries: usize| {
         let weight = p.weight.saturating_mul(entries as u64);
@@ -574,25 +574,7 @@ fn weigh_by_list(mut p: Partial, list: &[u32], intersect: bool) -> Vec<Partial> 
             add(c, entries);
         }
     }
-    let last = shares.pop();
-    let mut out: Vec<Partial> = shares
-        .into_iter()
-        .map(|(weight, cands)| Partial {
-            nodes: p.nodes.clone(),
-            cands,
-            vals: p.vals.clone(),
-            best: p.best,
-            best_len: p.best_len,
-            weight,
-            ahead: p.ahead.clone(),
-        })
-        .collect();
-    if let Some((weight, cands)) = last {
-        p.cands = cands;
-        p.weight = weight;
-        out.push(p);
-    }
-    out
+    into_shares(p, shares)
 }
 
 /// The matches the bound nodes `nodes` (positions `0..i`, weight `weight`) count at the last
@@ -757,7 +739,7 @@ fn propose_weighed(
     i: usize,
     (part, lo): (&crate::model::part::Part, u32),
     back: &super::plan::BackEdge,
-    mut p: Partial,
+    p: Partial,
 ) -> Vec<Partial> {
     let other = p.nodes[back.pos];
     let list = neighbours_with_repeats(part, lo, back);
@@ -784,6 +766,11 @@ fn propose_weighed(
             None => shares.push((weight, vec![c])),
         }
     }
+    into_shares(p, shares)
+}
+
+/// `p` once per (weight, candidates) share, `p` itself the last (none: no share).
+fn into_shares(mut p: Partial, mut shares: Vec<(u64, Vec<u32>)>) -> Vec<Partial> {
     let last = shares.pop();
     let mut out: Vec<Partial> = shares
         .into_iter()
