@@ -20,6 +20,9 @@ use crate::error::Result;
 /// Bit words sent per message of the all-to-all.
 const WORDS_PER_MESSAGE: usize = 1 << 14;
 
+/// Messages per destination in one round of the all-to-all.
+const MESSAGES_PER_ROUND: usize = 16;
+
 /// A run of a sieve's words on its way to another worker: (vertex position, first word, words).
 type Words = (u32, u32, Vec<u64>);
 
@@ -85,28 +88,37 @@ pub fn build_sieves(
         }
         sieves.push(Some(sieve));
     }
-    // Every worker's words to every other worker, in messages of at most WORDS_PER_MESSAGE
-    // (a part's nodes are spread over the whole id range, so its words are sent whole).
-    let mut outgoing: Vec<(u64, Words)> = Vec::new();
-    for (i, sieve) in sieves.iter().enumerate() {
-        let Some(sieve) = sieve else { continue };
-        for (c, chunk) in sieve.words.chunks(WORDS_PER_MESSAGE).enumerate() {
+    // Every worker's words to every other worker, in messages of at most WORDS_PER_MESSAGE (a
+    // part's nodes are spread over the whole id range, so its words are sent whole), and in
+    // rounds of MESSAGES_PER_ROUND messages per destination, so that what is in flight stays
+    // bounded (2 MB per destination) however large the graph. Every worker runs the same rounds
+    // (they depend only on the plan and the node count); a round's words are OR-ed in after it
+    // is sent, and later rounds send other words.
+    let messages: Vec<(usize, usize)> = sieves
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.as_ref().map(|s| (i, s.words.len())))
+        .flat_map(|(i, len)| (0..len.div_ceil(WORDS_PER_MESSAGE)).map(move |c| (i, c)))
+        .collect();
+    for round in messages.chunks(MESSAGES_PER_ROUND) {
+        let mut outgoing: Vec<(u64, Words)> = Vec::new();
+        for &(i, c) in round {
+            let Some(sieve) = &sieves[i] else { continue };
+            let start = c * WORDS_PER_MESSAGE;
+            let chunk = &sieve.words[start..(start + WORDS_PER_MESSAGE).min(sieve.words.len())];
             if chunk.iter().all(|&w| w == 0) {
                 continue;
             }
             for to in (0..peers).filter(|&w| w != me) {
-                outgoing.push((
-                    to as u64,
-                    (i as u32, (c * WORDS_PER_MESSAGE) as u32, chunk.to_vec()),
-                ));
+                outgoing.push((to as u64, (i as u32, start as u32, chunk.to_vec())));
             }
         }
-    }
-    for (i, offset, words) in exchange_all(worker, abort, outgoing)? {
-        if let Some(Some(sieve)) = sieves.get_mut(i as usize) {
-            let target = sieve.words.iter_mut().skip(offset as usize);
-            for (mine, theirs) in target.zip(words) {
-                *mine |= theirs;
+        for (i, offset, words) in exchange_all(worker, abort, outgoing)? {
+            if let Some(Some(sieve)) = sieves.get_mut(i as usize) {
+                let target = sieve.words.iter_mut().skip(offset as usize);
+                for (mine, theirs) in target.zip(words) {
+                    *mine |= theirs;
+                }
             }
         }
     }
