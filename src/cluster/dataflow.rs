@@ -594,13 +594,7 @@ fn count_proposed(
     nodes: &[u32],
     weight: u64,
 ) -> u64 {
-    let vertex = &plan.order[i];
-    let sieve = sieves.get(i).and_then(Option::as_ref);
-    let keep = |c: u32| {
-        !(plan.injective && nodes.contains(&c))
-            && sieve.is_none_or(|s| s.holds(c))
-            && ids_hold(&local.ids_only, query, vertex, &plan.slot_at, nodes, c)
-    };
+    let keep = |c: u32| passes_everywhere(local, query, plan, sieves, i, nodes, c);
     let lists = |visit: &mut dyn FnMut(&[u32])| visit_lists(part, l, back, visit);
     let mut total = 0u64;
     if plan.edges {
@@ -665,8 +659,6 @@ fn count_triangle(
     ahead: &[u32],
     list: &[u32],
 ) -> u64 {
-    let vertex = &plan.order[2];
-    let sieve = sieves.get(2).and_then(Option::as_ref);
     let (mut x, mut y, mut total) = (0, 0, 0u64);
     while x < ahead.len() && y < list.len() {
         let (c, d) = (ahead[x], list[y]);
@@ -679,10 +671,7 @@ fn count_triangle(
             let second = list[y..].iter().take_while(|&&e| e == c).count();
             x += first;
             y += second;
-            let passes = !(plan.injective && nodes.contains(&c))
-                && sieve.is_none_or(|s| s.holds(c))
-                && ids_hold(&local.ids_only, query, vertex, &plan.slot_at, nodes, c);
-            if passes {
+            if passes_everywhere(local, query, plan, sieves, 2, nodes, c) {
                 let ways = if plan.edges {
                     (first as u64).saturating_mul(second as u64)
                 } else {
@@ -720,14 +709,30 @@ fn keep_candidates(
     i: usize,
     p: &mut Partial,
 ) {
-    let vertex: &Vertex = &plan.order[i];
-    let sieve = sieves.get(i).and_then(Option::as_ref);
     let nodes = &p.nodes;
-    p.cands.retain(|&c| {
-        !(plan.injective && nodes.contains(&c))
-            && sieve.is_none_or(|s| s.holds(c))
-            && ids_hold(&local.ids_only, query, vertex, &plan.slot_at, nodes, c)
-    });
+    p.cands
+        .retain(|&c| passes_everywhere(local, query, plan, sieves, i, nodes, c));
+}
+
+/// True when node `c` passes, for the vertex at position `i` after the bound nodes `nodes`, the
+/// checks every worker can make: not a bound node (when injective), the vertex's labels (its
+/// sieve) and its id comparisons.
+fn passes_everywhere(
+    local: &Local,
+    query: &BoundQuery,
+    plan: &DistPlan,
+    sieves: &[Option<Sieve>],
+    i: usize,
+    nodes: &[u32],
+    c: u32,
+) -> bool {
+    let vertex: &Vertex = &plan.order[i];
+    !(plan.injective && nodes.contains(&c))
+        && sieves
+            .get(i)
+            .and_then(Option::as_ref)
+            .is_none_or(|s| s.holds(c))
+        && ids_hold(&local.ids_only, query, vertex, &plan.slot_at, nodes, c)
 }
 
 /// `p` with the candidates of the vertex at position `i` proposed by its one back-edge `back`

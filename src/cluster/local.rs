@@ -226,7 +226,7 @@ pub fn edge_ways_seen_from(
     let c = nodes[pos];
     edge_ways_by(rels, nodes, pos, |o| {
         debug_assert_eq!(o, other, "a relationship of the vertex ends elsewhere");
-        edges_between_seen_from(part, local, other, c)
+        edges_between(part, local, other, c)
     })
 }
 
@@ -279,9 +279,11 @@ pub fn reweigh(weight: u64, (factor, divisor): (u64, u64)) -> u64 {
     u64::try_from(w).unwrap_or(u64::MAX)
 }
 
-/// The edges between `c` (global id; local index `local` in `part`) and `other` as (type,
-/// source) with their multiplicities (a self-loop once).
-fn edges_between(part: &Part, local: u32, c: u32, other: u32) -> Vec<((u32, u32), u64)> {
+/// The edges between `me` (global id; local index `local` in `part`, whose lists are read) and
+/// `far` as (type, source) classes with their multiplicities (a self-loop once). The classes do
+/// not depend on which end's lists are read: `edges_between(p, x, a, b)` over `a`'s lists equals
+/// `edges_between(q, y, b, a)` over `b`'s.
+fn edges_between(part: &Part, local: u32, me: u32, far: u32) -> Vec<((u32, u32), u64)> {
     let mut out: Vec<((u32, u32), u64)> = Vec::new();
     let mut add = |key: (u32, u32)| match out.iter_mut().find(|(k, _)| *k == key) {
         Some((_, n)) => *n += 1,
@@ -289,40 +291,15 @@ fn edges_between(part: &Part, local: u32, c: u32, other: u32) -> Vec<((u32, u32)
     };
     let o = part.out();
     for p in o.range(local) {
-        if o.neighbors[p] == other {
-            add((o.types[p], c));
+        if o.neighbors[p] == far {
+            add((o.types[p], me));
         }
     }
-    if other != c {
+    if far != me {
         let i = part.inc();
         for p in i.range(local) {
-            if i.neighbors[p] == other {
-                add((i.types[p], other));
-            }
-        }
-    }
-    out
-}
-
-/// [`edges_between`] read from `other`'s lists (`other`: local index `local` in `part`): the same
-/// (type, source) classes with the same multiplicities.
-fn edges_between_seen_from(part: &Part, local: u32, other: u32, c: u32) -> Vec<((u32, u32), u64)> {
-    let mut out: Vec<((u32, u32), u64)> = Vec::new();
-    let mut add = |key: (u32, u32)| match out.iter_mut().find(|(k, _)| *k == key) {
-        Some((_, n)) => *n += 1,
-        None => out.push((key, 1)),
-    };
-    let o = part.out();
-    for p in o.range(local) {
-        if o.neighbors[p] == c {
-            add((o.types[p], other));
-        }
-    }
-    if other != c {
-        let i = part.inc();
-        for p in i.range(local) {
-            if i.neighbors[p] == c {
-                add((i.types[p], c));
+            if i.neighbors[p] == far {
+                add((i.types[p], far));
             }
         }
     }

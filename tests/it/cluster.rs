@@ -27,9 +27,21 @@ fn ok(out: &std::process::Output) -> String {
 /// A random multigraph of `n` nodes labelled `A`/`B`, about `m` edges typed `X`/`Y`, with an
 /// integer `v` (0..3) and a string `s` on every node, written as `dir/model.gemp`.
 fn random_snapshot(dir: &Path, seed: u64, n: usize, m: usize) -> PathBuf {
+    typed_random_snapshot(dir, seed, n, m, &["X", "Y"])
+}
+
+/// [`random_snapshot`] with the relationship types `type_names`, each edge's type drawn among
+/// them.
+fn typed_random_snapshot(
+    dir: &Path,
+    seed: u64,
+    n: usize,
+    m: usize,
+    type_names: &[&str],
+) -> PathBuf {
     let mut rng = Rng(seed);
     let mut b = ModelBuilder::new();
-    let types = [b.rel_type("X"), b.rel_type("Y")];
+    let types: Vec<u32> = type_names.iter().map(|t| b.rel_type(t)).collect();
     let (v, s) = (b.node_property("v"), b.node_property("s"));
     let ids: Vec<u32> = (0..n)
         .map(|i| {
@@ -45,7 +57,7 @@ fn random_snapshot(dir: &Path, seed: u64, n: usize, m: usize) -> PathBuf {
     }
     for _ in 0..m {
         let (x, y) = (ids[rng.below(n)], ids[rng.below(n)]);
-        b.add_edge(x, y, types[rng.below(2)]).unwrap();
+        b.add_edge(x, y, types[rng.below(types.len())]).unwrap();
     }
     let path = dir.join("model.gemp");
     gemp::model::snapshot::write(&b.freeze().unwrap(), &path).unwrap();
@@ -291,32 +303,6 @@ fn cypher_semantics_count_as_on_one_machine() {
     }
 }
 
-/// A random multigraph of `n` nodes labelled `A`/`B` with about `m` edges of three types `X`, `Y`,
-/// `Z` (self-loops and parallel edges throughout on few nodes) and an integer `v` (0..3).
-fn three_type_snapshot(dir: &Path, seed: u64, n: usize, m: usize) -> PathBuf {
-    let mut rng = Rng(seed);
-    let mut b = ModelBuilder::new();
-    let types = [b.rel_type("X"), b.rel_type("Y"), b.rel_type("Z")];
-    let v = b.node_property("v");
-    let ids: Vec<u32> = (0..n)
-        .map(|i| {
-            let label = if rng.chance(40) { "A" } else { "B" };
-            b.add_node(&format!("n{i}"), &[label])
-        })
-        .collect();
-    for &id in &ids {
-        b.set_node_property(id, v, ValueRef::Int(rng.below(3) as i64))
-            .unwrap();
-    }
-    for _ in 0..m {
-        let (x, y) = (ids[rng.below(n)], ids[rng.below(n)]);
-        b.add_edge(x, y, types[rng.below(3)]).unwrap();
-    }
-    let path = dir.join("model.gemp");
-    gemp::model::snapshot::write(&b.freeze().unwrap(), &path).unwrap();
-    path
-}
-
 /// Counts the cluster answers without sending every candidate to its owner: stars counted at
 /// their centre (leaves with labels, typed, undirected, a centre with a filter), paths whose last
 /// vertex is counted where its proposer is bound, and patterns of pairwise disjoint types whose
@@ -351,7 +337,7 @@ fn counts_made_in_place_equal_the_single_machine() {
     {
         let sub = dir.path().join(format!("g{g}"));
         std::fs::create_dir(&sub).unwrap();
-        let snap = three_type_snapshot(&sub, 60 + g as u64, n, m);
+        let snap = typed_random_snapshot(&sub, 60 + g as u64, n, m, &["X", "Y", "Z"]);
         let parts = sub.join("parts");
         partition(&snap, (procs * threads) as u32, &parts);
         for query in COUNTED_IN_PLACE_QUERIES {
